@@ -1,0 +1,307 @@
+//===- DTFAttrs.cpp - dtf dialect attributes -------------------------------===//
+
+#include "dialects/dtf/IR/DTFDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+using namespace mlir;
+using namespace mlir::dtf;
+
+#include "dialects/dtf/IR/DTFEnums.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "dialects/dtf/IR/DTFAttrs.cpp.inc"
+
+void DTFDialect::registerAttributes() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "dialects/dtf/IR/DTFAttrs.cpp.inc"
+      >();
+}
+
+//===----------------------------------------------------------------------===//
+// Parameter parsers and printers
+//===----------------------------------------------------------------------===//
+
+FailureOr<APFloat> mlir::dtf::parseF64Parameter(AsmParser &parser) {
+  double value;
+  if (parser.parseFloat(value))
+    return failure();
+  return APFloat(value);
+}
+
+void mlir::dtf::printF64Parameter(AsmPrinter &printer,
+                                  const APFloat &parameter) {
+  double value = parameter.convertToDouble();
+  // The shortest %g form that reads back as the same double, so that
+  // hyper-parameters written as 0.01 print as 0.01.
+  char buffer[32];
+  for (int precision = 1; precision <= 17; ++precision) {
+    std::snprintf(buffer, sizeof(buffer), "%.*g", precision, value);
+    if (std::strtod(buffer, nullptr) == value)
+      break;
+  }
+  std::string text(buffer);
+  // MLIR float literals need a '.' before any exponent.
+  if (std::isfinite(value) && text.find('.') == std::string::npos) {
+    size_t exponent = text.find_first_of("eE");
+    text.insert(exponent == std::string::npos ? text.size() : exponent, ".0");
+  }
+  printer << text;
+}
+
+FailureOr<bool> mlir::dtf::parseBoolParameter(AsmParser &parser) {
+  if (succeeded(parser.parseOptionalKeyword("true")))
+    return true;
+  if (succeeded(parser.parseOptionalKeyword("false")))
+    return false;
+  return parser.emitError(parser.getCurrentLocation(),
+                          "expected 'true' or 'false'");
+}
+
+//===----------------------------------------------------------------------===//
+// DeviceAttr
+//===----------------------------------------------------------------------===//
+
+static bool isKnownJob(StringRef job) { return job == "ps" || job == "worker"; }
+
+static bool isKnownDeviceType(StringRef type) {
+  return type == "CPU" || type == "GPU";
+}
+
+/// Parses a non-negative decimal index such as the N of "task:N".
+static std::optional<int64_t> parseIndex(StringRef text) {
+  int64_t value;
+  if (text.empty() || !llvm::all_of(text, llvm::isDigit) ||
+      text.getAsInteger(10, value))
+    return std::nullopt;
+  return value;
+}
+
+FailureOr<DeviceAttr> DeviceAttr::parseDeviceName(MLIRContext *context,
+                                                  StringRef name,
+                                                  std::string &error) {
+  if (!name.consume_front("/")) {
+    error = "expected a leading '/'";
+    return failure();
+  }
+  SmallVector<StringRef> parts;
+  name.split(parts, '/');
+
+  auto component = [&](size_t i) { return i < parts.size() ? parts[i] : ""; };
+
+  StringRef job = component(0);
+  if (!job.consume_front("job:")) {
+    error = ("expected 'job:NAME' first, got '" + component(0) + "'").str();
+    return failure();
+  }
+  if (!isKnownJob(job)) {
+    error = ("unknown job '" + job + "'; expected 'ps' or 'worker'").str();
+    return failure();
+  }
+
+  StringRef task = component(1);
+  if (!task.consume_front("task:")) {
+    error = ("expected 'task:N' after the job, got '" + component(1) + "'")
+                .str();
+    return failure();
+  }
+  std::optional<int64_t> taskIndex = parseIndex(task);
+  if (!taskIndex) {
+    error = ("task index '" + task + "' is not a non-negative integer").str();
+    return failure();
+  }
+
+  StringRef deviceType;
+  int64_t deviceIndex = -1;
+  if (parts.size() > 2) {
+    StringRef device = parts[2];
+    if (!device.consume_front("device:")) {
+      error = ("expected 'device:TYPE:K' after the task, got '" + parts[2] +
+               "'")
+                  .str();
+      return failure();
+    }
+    auto [type, index] = device.split(':');
+    if (!isKnownDeviceType(type)) {
+      error = ("unknown device type '" + type + "'; expected 'CPU' or 'GPU'")
+                  .str();
+      return failure();
+    }
+    std::optional<int64_t> parsedIndex = parseIndex(index);
+    if (!parsedIndex) {
+      error = ("device index '" + index + "' is not a non-negative integer")
+                  .str();
+      return failure();
+    }
+    deviceType = type;
+    deviceIndex = *parsedIndex;
+  }
+  if (parts.size() > 3) {
+    error = ("unexpected component '" + parts[3] + "' after the device").str();
+    return failure();
+  }
+  return DeviceAttr::get(context, job, *taskIndex, deviceType, deviceIndex);
+}
+
+std::string DeviceAttr::getName() const {
+  std::string name =
+      ("/job:" + getJob() + "/task:" + Twine(getTask())).str();
+  if (hasDevicePart())
+    name += ("/device:" + getDeviceType() + ":" + Twine(getDeviceIndex())).str();
+  return name;
+}
+
+DeviceAttr DeviceAttr::getTaskDevice() const {
+  return DeviceAttr::get(getContext(), getJob(), getTask(), "", -1);
+}
+
+Attribute DeviceAttr::parse(AsmParser &parser, Type) {
+  SMLoc loc = parser.getCurrentLocation();
+  std::string name;
+  if (parser.parseLess() || parser.parseString(&name) || parser.parseGreater())
+    return {};
+  std::string error;
+  FailureOr<DeviceAttr> device =
+      parseDeviceName(parser.getContext(), name, error);
+  if (failed(device)) {
+    parser.emitError(loc, "invalid device '") << name << "': " << error;
+    return {};
+  }
+  return *device;
+}
+
+void DeviceAttr::print(AsmPrinter &printer) const {
+  printer << "<\"" << getName() << "\">";
+}
+
+LogicalResult DeviceAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                 StringRef job, int64_t task,
+                                 StringRef deviceType, int64_t deviceIndex) {
+  if (!isKnownJob(job))
+    return emitError() << "unknown job '" << job
+                       << "'; expected 'ps' or 'worker'";
+  if (task < 0)
+    return emitError() << "task index " << task << " is negative";
+  if (deviceType.empty() ? deviceIndex != -1
+                         : !isKnownDeviceType(deviceType) || deviceIndex < 0)
+    return emitError() << "invalid device part '" << deviceType << ":"
+                       << deviceIndex << "'";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ClusterAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult ClusterAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                  ArrayAttr ps, ArrayAttr worker) {
+  for (auto [job, tasks] : {std::pair<StringRef, ArrayAttr>{"ps", ps},
+                            std::pair<StringRef, ArrayAttr>{"worker", worker}}) {
+    for (auto [index, task] : llvm::enumerate(tasks)) {
+      auto address = llvm::dyn_cast<StringAttr>(task);
+      if (!address)
+        return emitError() << "job '" << job << "' task " << index
+                           << ": expected a \"host:port\" string, got "
+                           << task;
+      auto [host, port] = address.getValue().rsplit(':');
+      unsigned portNumber;
+      if (host.empty() || port.size() == address.getValue().size() ||
+          port.getAsInteger(10, portNumber) || portNumber == 0 ||
+          portNumber > 65535)
+        return emitError() << "job '" << job << "' task " << index << ": '"
+                           << address.getValue()
+                           << "' is not host:port with a port in 1..65535";
+    }
+  }
+  if (worker.empty())
+    return emitError() << "the cluster has no worker task";
+  return success();
+}
+
+int64_t ClusterAttr::getNumTasks(StringRef job) const {
+  if (job == "ps")
+    return getPs().size();
+  if (job == "worker")
+    return getWorker().size();
+  return 0;
+}
+
+//===----------------------------------------------------------------------===//
+// Initializers and optimizers
+//===----------------------------------------------------------------------===//
+
+static LogicalResult
+verifyNormalInit(function_ref<InFlightDiagnostic()> emitError,
+                 const APFloat &meanValue, const APFloat &stddevValue) {
+  double mean = meanValue.convertToDouble();
+  double stddev = stddevValue.convertToDouble();
+  if (!std::isfinite(mean))
+    return emitError() << "mean must be finite";
+  if (!(stddev > 0.0) || !std::isfinite(stddev))
+    return emitError() << "stddev must be positive and finite, got " << stddev;
+  return success();
+}
+
+LogicalResult TruncatedNormalInitAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, APFloat mean, APFloat stddev,
+    int64_t) {
+  return verifyNormalInit(emitError, mean, stddev);
+}
+
+LogicalResult
+RandomNormalInitAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                             APFloat mean, APFloat stddev, int64_t) {
+  return verifyNormalInit(emitError, mean, stddev);
+}
+
+static LogicalResult
+verifyLearningRate(function_ref<InFlightDiagnostic()> emitError,
+                   const APFloat &rateValue) {
+  double rate = rateValue.convertToDouble();
+  if (!(rate > 0.0) || !std::isfinite(rate))
+    return emitError() << "learning_rate must be positive and finite, got "
+                       << rate;
+  return success();
+}
+
+LogicalResult SGDAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                              APFloat learningRate) {
+  return verifyLearningRate(emitError, learningRate);
+}
+
+LogicalResult MomentumAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                   APFloat learningRate,
+                                   APFloat momentumValue, bool) {
+  double momentum = momentumValue.convertToDouble();
+  if (failed(verifyLearningRate(emitError, learningRate)))
+    return failure();
+  if (!(momentum >= 0.0) || !std::isfinite(momentum))
+    return emitError() << "momentum must be non-negative and finite, got "
+                       << momentum;
+  return success();
+}
+
+LogicalResult AdamAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                               APFloat learningRate, APFloat beta1Value,
+                               APFloat beta2Value, APFloat epsilonValue) {
+  double beta1 = beta1Value.convertToDouble();
+  double beta2 = beta2Value.convertToDouble();
+  double epsilon = epsilonValue.convertToDouble();
+  if (failed(verifyLearningRate(emitError, learningRate)))
+    return failure();
+  if (!(beta1 >= 0.0 && beta1 < 1.0))
+    return emitError() << "beta1 must be in [0, 1), got " << beta1;
+  if (!(beta2 >= 0.0 && beta2 < 1.0))
+    return emitError() << "beta2 must be in [0, 1), got " << beta2;
+  if (!(epsilon > 0.0) || !std::isfinite(epsilon))
+    return emitError() << "epsilon must be positive and finite, got "
+                       << epsilon;
+  return success();
+}

@@ -1,0 +1,170 @@
+//===- DTFAttrs.td - dtf dialect attributes ----------------*- tablegen -*-===//
+
+#ifndef DTF_IR_DTFATTRS_TD
+#define DTF_IR_DTFATTRS_TD
+
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+include "dialects/dtf/IR/DTFDialect.td"
+
+class DTF_Attr<string name, string attrMnemonic, list<Trait> traits = []>
+    : AttrDef<DTF_Dialect, name, traits> {
+  let mnemonic = attrMnemonic;
+}
+
+// A float hyper-parameter, stored as an APFloat (double semantics) so that
+// it can be hashed and compared bitwise. Printed in the shortest form that
+// parses back to the same double, so that 0.01 stays 0.01.
+class DTF_F64Parameter<string desc, string default = "">
+    : AttrOrTypeParameter<"::llvm::APFloat", desc> {
+  let parser = "::mlir::dtf::parseF64Parameter($_parser)";
+  let printer = "::mlir::dtf::printF64Parameter($_printer, $_self)";
+  let comparator = "$_lhs.bitwiseIsEqual($_rhs)";
+  let defaultValue = !if(!empty(default), "", "::llvm::APFloat(" # default # ")");
+}
+
+class DTF_BoolParameter<string desc, string default>
+    : AttrOrTypeParameter<"bool", desc> {
+  let parser = "::mlir::dtf::parseBoolParameter($_parser)";
+  let printer = "$_printer << ($_self ? \"true\" : \"false\")";
+  let defaultValue = default;
+}
+
+//===----------------------------------------------------------------------===//
+// Placement
+//===----------------------------------------------------------------------===//
+
+def DTF_DeviceAttr : DTF_Attr<"Device", "device"> {
+  let summary = "a TensorFlow device name: /job:J/task:N[/device:TYPE:K]";
+  let description = [{
+    Names where an op runs, with TensorFlow's device-name syntax. The job is
+    `ps` or `worker`; the optional device part is `CPU` or `GPU` with an
+    index. Carried by ops as the discardable attribute `dtf.device`.
+
+    ```mlir
+    #dtf.device<"/job:ps/task:0">
+    #dtf.device<"/job:worker/task:1/device:GPU:0">
+    ```
+  }];
+  let parameters = (ins StringRefParameter<"job name">:$job,
+                        "int64_t":$task,
+                        StringRefParameter<"device type or empty", "\"\"">:$deviceType,
+                        "int64_t":$deviceIndex);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Parses a device name such as "/job:worker/task:1/device:GPU:0". On
+    /// failure, returns a message naming the malformed part.
+    static ::mlir::FailureOr<DeviceAttr>
+    parseDeviceName(::mlir::MLIRContext *context, ::llvm::StringRef name,
+                    std::string &error);
+    /// The canonical device name, e.g. "/job:ps/task:0".
+    std::string getName() const;
+    bool hasDevicePart() const { return !getDeviceType().empty(); }
+    /// The task this device belongs to, without the device part.
+    DeviceAttr getTaskDevice() const;
+  }];
+}
+
+def DTF_ClusterAttr : DTF_Attr<"Cluster", "cluster"> {
+  let summary = "the tasks of a cluster: ps and worker host:port lists";
+  let description = [{
+    TensorFlow's ClusterSpec, attached to the module as `dtf.cluster`.
+
+    ```mlir
+    module attributes {dtf.cluster = #dtf.cluster<ps = ["localhost:2222"],
+        worker = ["localhost:2223", "localhost:2224"]>} { ... }
+    ```
+  }];
+  let parameters = (ins "::mlir::ArrayAttr":$ps, "::mlir::ArrayAttr":$worker);
+  let assemblyFormat = "`<` `ps` `=` $ps `,` `worker` `=` $worker `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Number of tasks of `job` ("ps" or "worker"); 0 for any other job.
+    int64_t getNumTasks(::llvm::StringRef job) const;
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Variable initializers
+//===----------------------------------------------------------------------===//
+
+def DTF_ZerosInitAttr : DTF_Attr<"ZerosInit", "zeros"> {
+  let summary = "initializes a variable with zeros";
+}
+
+def DTF_ConstantInitAttr : DTF_Attr<"ConstantInit", "constant"> {
+  let summary = "initializes every element of a variable with one value";
+  let parameters = (ins DTF_F64Parameter<"fill value">:$value);
+  let assemblyFormat = "`<` $value `>`";
+}
+
+def DTF_TruncatedNormalInitAttr
+    : DTF_Attr<"TruncatedNormalInit", "truncated_normal"> {
+  let summary = "normal samples, redrawn beyond two standard deviations";
+  let parameters = (ins DTF_F64Parameter<"mean", "0.0">:$mean,
+                        DTF_F64Parameter<"standard deviation">:$stddev,
+                        "int64_t":$seed);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+def DTF_RandomNormalInitAttr : DTF_Attr<"RandomNormalInit", "random_normal"> {
+  let summary = "normal samples";
+  let parameters = (ins DTF_F64Parameter<"mean", "0.0">:$mean,
+                        DTF_F64Parameter<"standard deviation">:$stddev,
+                        "int64_t":$seed);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+def DTF_InitializerAttr : AnyAttrOf<[DTF_ZerosInitAttr, DTF_ConstantInitAttr,
+                                     DTF_TruncatedNormalInitAttr,
+                                     DTF_RandomNormalInitAttr]>;
+
+//===----------------------------------------------------------------------===//
+// Optimizers
+//===----------------------------------------------------------------------===//
+
+def DTF_SGDAttr : DTF_Attr<"SGD", "sgd"> {
+  let summary = "plain gradient descent: var -= learning_rate * grad";
+  let parameters = (ins DTF_F64Parameter<"learning rate">:$learning_rate);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+def DTF_MomentumAttr : DTF_Attr<"Momentum", "momentum"> {
+  let summary = "gradient descent with momentum (optionally Nesterov)";
+  let parameters = (ins DTF_F64Parameter<"learning rate">:$learning_rate,
+                        DTF_F64Parameter<"momentum">:$momentum,
+                        DTF_BoolParameter<"Nesterov momentum", "false">:$use_nesterov);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+def DTF_AdamAttr : DTF_Attr<"Adam", "adam"> {
+  let summary = "Adam, with TensorFlow's AdamOptimizer defaults";
+  let parameters = (ins DTF_F64Parameter<"learning rate", "0.001">:$learning_rate,
+                        DTF_F64Parameter<"beta1", "0.9">:$beta1,
+                        DTF_F64Parameter<"beta2", "0.999">:$beta2,
+                        DTF_F64Parameter<"epsilon", "1e-08">:$epsilon);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+def DTF_OptimizerAttr : AnyAttrOf<[DTF_SGDAttr, DTF_MomentumAttr, DTF_AdamAttr]>;
+
+//===----------------------------------------------------------------------===//
+// Enums
+//===----------------------------------------------------------------------===//
+
+def DTF_Padding : I32EnumAttr<"Padding", "TensorFlow window padding", [
+    I32EnumAttrCase<"SAME", 0>,
+    I32EnumAttrCase<"VALID", 1>]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::dtf";
+}
+
+def DTF_PaddingAttr : EnumAttr<DTF_Dialect, DTF_Padding, "padding">;
+
+#endif // DTF_IR_DTFATTRS_TD

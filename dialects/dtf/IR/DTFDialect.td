@@ -1,0 +1,47 @@
+//===- DTFDialect.td - The dtf dialect definition ----------*- tablegen -*-===//
+//
+// The dtf dialect models TensorFlow 1.x style training graphs: tensors,
+// variables held in resources, the usual neural-network ops, and a `minimize`
+// request that later passes turn into gradients and optimizer updates.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DTF_IR_DTFDIALECT_TD
+#define DTF_IR_DTFDIALECT_TD
+
+include "mlir/IR/OpBase.td"
+
+def DTF_Dialect : Dialect {
+  let name = "dtf";
+  let cppNamespace = "::mlir::dtf";
+  let summary = "Distributed TensorFlow-style training graphs";
+  let description = [{
+    Ops of a TensorFlow 1.x training graph on ranked tensors. Variables are
+    `!dtf.resource` handles; placement onto tasks of a cluster is expressed
+    with the discardable `dtf.device` attribute on ops and the `dtf.cluster`
+    attribute on the module.
+  }];
+  let useDefaultTypePrinterParser = 1;
+  let useDefaultAttributePrinterParser = 1;
+  let hasOperationAttrVerify = 1;
+  let hasConstantMaterializer = 1;
+  let extraClassDeclaration = [{
+    /// Name of the discardable attribute pinning an op to a device.
+    static constexpr ::llvm::StringLiteral getDeviceAttrName() {
+      return ::llvm::StringLiteral("dtf.device");
+    }
+    /// Name of the module attribute describing the cluster.
+    static constexpr ::llvm::StringLiteral getClusterAttrName() {
+      return ::llvm::StringLiteral("dtf.cluster");
+    }
+
+  private:
+    void registerTypes();
+    void registerAttributes();
+  }];
+}
+
+class DTF_Op<string mnemonic, list<Trait> traits = []>
+    : Op<DTF_Dialect, mnemonic, traits>;
+
+#endif // DTF_IR_DTFDIALECT_TD

@@ -1,0 +1,600 @@
+//===- DTFOps.cpp - dtf dialect operations ---------------------------------===//
+//
+// Shape functions follow TensorFlow's; every shape error names the shapes
+// involved so that a user can find the offending op in a large graph.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/dtf/IR/DTFOps.h"
+
+#include "mlir/Dialect/Traits.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallSet.h"
+
+using namespace mlir;
+using namespace mlir::dtf;
+
+/// Whether two dimension sizes can describe the same tensor.
+static bool dimsCompatible(int64_t lhs, int64_t rhs) {
+  return ShapedType::isDynamic(lhs) || ShapedType::isDynamic(rhs) ||
+         lhs == rhs;
+}
+
+// Default-valued attributes are not yet filled in when the parser infers
+// result types, so shape functions read them through these helpers.
+static bool flagOrFalse(BoolAttr flag) { return flag && flag.getValue(); }
+static ArrayRef<int64_t> axesOrAll(DenseI64ArrayAttr axes) {
+  return axes ? axes.asArrayRef() : ArrayRef<int64_t>();
+}
+
+/// `custom<Padding>`: the bare keyword SAME or VALID.
+static ParseResult parsePadding(OpAsmParser &parser, PaddingAttr &padding) {
+  SMLoc loc = parser.getCurrentLocation();
+  StringRef keyword;
+  if (parser.parseKeyword(&keyword))
+    return failure();
+  std::optional<Padding> value = symbolizePadding(keyword);
+  if (!value)
+    return parser.emitError(loc, "expected padding SAME or VALID, got '")
+           << keyword << "'";
+  padding = PaddingAttr::get(parser.getContext(), *value);
+  return success();
+}
+
+static void printPadding(OpAsmPrinter &printer, Operation *,
+                         PaddingAttr padding) {
+  printer << stringifyPadding(padding.getValue());
+}
+
+//===----------------------------------------------------------------------===//
+// ConstantOp
+//===----------------------------------------------------------------------===//
+
+OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
+
+//===----------------------------------------------------------------------===//
+// VariableOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult VariableOp::verify() {
+  Type elementType = getValueType().getElementType();
+  if (isa<TruncatedNormalInitAttr, RandomNormalInitAttr>(getInitializer()) &&
+      !isa<FloatType>(elementType))
+    return emitOpError("random initializer needs a float variable, got ")
+           << getValueType();
+  // Variable names identify checkpoint entries and PS state, so a duplicate
+  // would silently alias two variables.
+  for (Operation &sibling : *(*this)->getBlock()) {
+    auto other = dyn_cast<VariableOp>(sibling);
+    if (other && other != *this && other.getName() == getName())
+      return emitOpError("variable name '")
+             << getName() << "' is already used in this block";
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ReadOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReadOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &inferred) {
+  auto resource = dyn_cast<ResourceType>(adaptor.getResource().getType());
+  if (!resource)
+    return failure();
+  inferred.push_back(resource.getValueType());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// MatMulOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult MatMulOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> location,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &inferred) {
+  auto a = dyn_cast<RankedTensorType>(adaptor.getA().getType());
+  auto b = dyn_cast<RankedTensorType>(adaptor.getB().getType());
+  if (!a || !b || a.getRank() != 2 || b.getRank() != 2)
+    return emitOptionalError(location, "expects two 2-D tensors, got ",
+                             adaptor.getA().getType(), " and ",
+                             adaptor.getB().getType());
+  if (a.getElementType() != b.getElementType())
+    return emitOptionalError(location, "element types differ: ", a, " and ",
+                             b);
+  bool transposeA = flagOrFalse(adaptor.getTransposeAAttr());
+  bool transposeB = flagOrFalse(adaptor.getTransposeBAttr());
+  int64_t rows = a.getDimSize(transposeA ? 1 : 0);
+  int64_t innerA = a.getDimSize(transposeA ? 0 : 1);
+  int64_t innerB = b.getDimSize(transposeB ? 1 : 0);
+  int64_t cols = b.getDimSize(transposeB ? 0 : 1);
+  if (!dimsCompatible(innerA, innerB))
+    return emitOptionalError(
+        location, "inner dimensions differ: ", a,
+        transposeA ? " (transposed)" : "", " and ", b,
+        transposeB ? " (transposed)" : "", " multiply ", innerA, " by ",
+        innerB);
+  inferred.push_back(RankedTensorType::get({rows, cols}, a.getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Broadcasting elementwise ops
+//===----------------------------------------------------------------------===//
+
+/// The NumPy-broadcast shape of `lhs` and `rhs` with `elementType`, or an
+/// error naming both shapes. A null `elementType` keeps the operands'.
+static LogicalResult inferBroadcastType(std::optional<Location> location,
+                                        Type lhsType, Type rhsType,
+                                        Type elementType,
+                                        SmallVectorImpl<Type> &inferred) {
+  auto lhs = dyn_cast<RankedTensorType>(lhsType);
+  auto rhs = dyn_cast<RankedTensorType>(rhsType);
+  if (!lhs || !rhs)
+    return emitOptionalError(location, "expects ranked tensors, got ", lhsType,
+                             " and ", rhsType);
+  if (lhs.getElementType() != rhs.getElementType())
+    return emitOptionalError(location, "element types differ: ", lhs, " and ",
+                             rhs);
+  SmallVector<int64_t> shape;
+  if (!OpTrait::util::getBroadcastedShape(lhs.getShape(), rhs.getShape(),
+                                          shape))
+    return emitOptionalError(location, "shapes are not broadcast-compatible: ",
+                             lhs, " and ", rhs);
+  inferred.push_back(RankedTensorType::get(
+      shape, elementType ? elementType : lhs.getElementType()));
+  return success();
+}
+
+#define DTF_BROADCAST_BINARY_INFERENCE(OpClass)                                \
+  LogicalResult OpClass::inferReturnTypes(                                     \
+      MLIRContext *, std::optional<Location> location, Adaptor adaptor,        \
+      SmallVectorImpl<Type> &inferred) {                                       \
+    return inferBroadcastType(location, adaptor.getLhs().getType(),           \
+                              adaptor.getRhs().getType(), Type(), inferred);   \
+  }
+DTF_BROADCAST_BINARY_INFERENCE(AddOp)
+DTF_BROADCAST_BINARY_INFERENCE(SubOp)
+DTF_BROADCAST_BINARY_INFERENCE(MulOp)
+DTF_BROADCAST_BINARY_INFERENCE(DivOp)
+#undef DTF_BROADCAST_BINARY_INFERENCE
+
+LogicalResult EqualOp::inferReturnTypes(MLIRContext *context,
+                                        std::optional<Location> location,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &inferred) {
+  return inferBroadcastType(location, adaptor.getLhs().getType(),
+                            adaptor.getRhs().getType(),
+                            IntegerType::get(context, 1), inferred);
+}
+
+LogicalResult BiasAddOp::inferReturnTypes(MLIRContext *,
+                                          std::optional<Location> location,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &inferred) {
+  auto input = dyn_cast<RankedTensorType>(adaptor.getInput().getType());
+  auto bias = dyn_cast<RankedTensorType>(adaptor.getBias().getType());
+  if (!input || !bias || input.getRank() < 1 || bias.getRank() != 1)
+    return emitOptionalError(location,
+                             "expects an input of rank >= 1 and a 1-D bias, "
+                             "got ",
+                             adaptor.getInput().getType(), " and ",
+                             adaptor.getBias().getType());
+  if (input.getElementType() != bias.getElementType())
+    return emitOptionalError(location, "element types differ: ", input,
+                             " and ", bias);
+  if (!dimsCompatible(input.getShape().back(), bias.getDimSize(0)))
+    return emitOptionalError(location, "bias ", bias,
+                             " does not match the last dimension of ", input);
+  inferred.push_back(input);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Unary ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult SoftmaxOp::verify() {
+  if (getInput().getType().getRank() < 1)
+    return emitOpError("expects a tensor of rank >= 1, got ")
+           << getInput().getType();
+  return success();
+}
+
+LogicalResult ClipByValueOp::verify() {
+  double min = getMin().convertToDouble();
+  double max = getMax().convertToDouble();
+  if (!(min <= max))
+    return emitOpError("min ") << min << " is greater than max " << max;
+  return success();
+}
+
+LogicalResult SoftmaxCrossEntropyWithLogitsOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> location, Adaptor adaptor,
+    SmallVectorImpl<Type> &inferred) {
+  auto logits = dyn_cast<RankedTensorType>(adaptor.getLogits().getType());
+  auto labels = dyn_cast<RankedTensorType>(adaptor.getLabels().getType());
+  if (!logits || !labels || logits.getRank() != 2 || labels.getRank() != 2)
+    return emitOptionalError(location,
+                             "expects 2-D logits and labels, got ",
+                             adaptor.getLogits().getType(), " and ",
+                             adaptor.getLabels().getType());
+  if (logits.getElementType() != labels.getElementType() ||
+      !dimsCompatible(logits.getDimSize(0), labels.getDimSize(0)) ||
+      !dimsCompatible(logits.getDimSize(1), labels.getDimSize(1)))
+    return emitOptionalError(location, "logits ", logits,
+                             " and labels ", labels, " differ");
+  inferred.push_back(
+      RankedTensorType::get({logits.getDimSize(0)}, logits.getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+/// The result type of reducing `input` over `axes` (all when empty).
+static LogicalResult inferReduceType(std::optional<Location> location,
+                                     Type inputType, ArrayRef<int64_t> axes,
+                                     bool keepDims,
+                                     SmallVectorImpl<Type> &inferred) {
+  auto input = dyn_cast<RankedTensorType>(inputType);
+  if (!input)
+    return emitOptionalError(location, "expects a ranked tensor, got ",
+                             inputType);
+  int64_t rank = input.getRank();
+  SmallVector<bool> reduced(rank, axes.empty());
+  for (int64_t axis : axes) {
+    if (axis < -rank || axis >= rank)
+      return emitOptionalError(location, "axis ", axis,
+                               " is out of range for ", input);
+    int64_t normalized = axis < 0 ? axis + rank : axis;
+    if (reduced[normalized])
+      return emitOptionalError(location, "axis ", axis,
+                               " is reduced twice in ", input);
+    reduced[normalized] = true;
+  }
+  SmallVector<int64_t> shape;
+  for (int64_t dim = 0; dim < rank; ++dim) {
+    if (!reduced[dim])
+      shape.push_back(input.getDimSize(dim));
+    else if (keepDims)
+      shape.push_back(1);
+  }
+  inferred.push_back(RankedTensorType::get(shape, input.getElementType()));
+  return success();
+}
+
+LogicalResult ReduceSumOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> location,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &inferred) {
+  return inferReduceType(location, adaptor.getInput().getType(),
+                         axesOrAll(adaptor.getAxesAttr()),
+                         flagOrFalse(adaptor.getKeepDimsAttr()), inferred);
+}
+
+LogicalResult ReduceMeanOp::inferReturnTypes(MLIRContext *,
+                                             std::optional<Location> location,
+                                             Adaptor adaptor,
+                                             SmallVectorImpl<Type> &inferred) {
+  return inferReduceType(location, adaptor.getInput().getType(),
+                         axesOrAll(adaptor.getAxesAttr()),
+                         flagOrFalse(adaptor.getKeepDimsAttr()), inferred);
+}
+
+//===----------------------------------------------------------------------===//
+// Shape manipulation and casts
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReshapeOp::verify() {
+  auto input = getInput().getType();
+  auto output = getOutput().getType();
+  if (input.getElementType() != output.getElementType())
+    return emitOpError("element types differ: ")
+           << input << " and " << output;
+  if (input.hasStaticShape() && output.hasStaticShape() &&
+      input.getNumElements() != output.getNumElements())
+    return emitOpError("cannot reshape ")
+           << input << " (" << input.getNumElements() << " elements) to "
+           << output << " (" << output.getNumElements() << " elements)";
+  return success();
+}
+
+OpFoldResult ReshapeOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getOutput().getType())
+    return getInput();
+  return {};
+}
+
+LogicalResult ArgMaxOp::inferReturnTypes(MLIRContext *context,
+                                         std::optional<Location> location,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &inferred) {
+  auto input = dyn_cast<RankedTensorType>(adaptor.getInput().getType());
+  if (!input || input.getRank() < 1)
+    return emitOptionalError(location, "expects a tensor of rank >= 1, got ",
+                             adaptor.getInput().getType());
+  int64_t rank = input.getRank();
+  int64_t axis = adaptor.getAxis();
+  if (axis < -rank || axis >= rank)
+    return emitOptionalError(location, "axis ", axis, " is out of range for ",
+                             input);
+  if (axis < 0)
+    axis += rank;
+  SmallVector<int64_t> shape(input.getShape());
+  shape.erase(shape.begin() + axis);
+  inferred.push_back(
+      RankedTensorType::get(shape, IntegerType::get(context, 64)));
+  return success();
+}
+
+LogicalResult CastOp::verify() {
+  auto input = getInput().getType();
+  auto output = getOutput().getType();
+  if (input.getRank() != output.getRank() ||
+      !llvm::all_of(llvm::zip(input.getShape(), output.getShape()),
+                    [](auto dims) {
+                      return dimsCompatible(std::get<0>(dims),
+                                            std::get<1>(dims));
+                    }))
+    return emitOpError("cannot change the shape: ")
+           << input << " to " << output;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Convolution and pooling
+//===----------------------------------------------------------------------===//
+
+/// Checks a TensorFlow NHWC window attribute: [1, h, w, 1] with h, w > 0.
+static LogicalResult verifyWindow(std::optional<Location> location,
+                                  StringRef name, ArrayRef<int64_t> window) {
+  if (window.size() != 4 || window[0] != 1 || window[3] != 1 ||
+      window[1] < 1 || window[2] < 1) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << "[";
+    llvm::interleaveComma(window, os);
+    os << "]";
+    return emitOptionalError(location, name, " must be [1, h, w, 1] with h, w ",
+                             ">= 1 (NHWC), got ", os.str());
+  }
+  return success();
+}
+
+/// TensorFlow's output size of a window op along one spatial dimension.
+static int64_t windowOutputSize(int64_t input, int64_t window, int64_t stride,
+                                Padding padding) {
+  if (ShapedType::isDynamic(input))
+    return ShapedType::kDynamic;
+  if (padding == Padding::SAME)
+    return llvm::divideCeil(input, stride);
+  return input < window ? 0 : llvm::divideCeil(input - window + 1, stride);
+}
+
+/// The NHWC output type of a window op, or an error when the window does
+/// not fit with VALID padding.
+static LogicalResult inferWindowType(std::optional<Location> location,
+                                     RankedTensorType input, int64_t windowH,
+                                     int64_t windowW, int64_t channels,
+                                     ArrayRef<int64_t> strides,
+                                     Padding padding,
+                                     SmallVectorImpl<Type> &inferred) {
+  int64_t height = windowOutputSize(input.getDimSize(1), windowH, strides[1],
+                                    padding);
+  int64_t width = windowOutputSize(input.getDimSize(2), windowW, strides[2],
+                                   padding);
+  if (height == 0 || width == 0)
+    return emitOptionalError(location, "window ", windowH, "x", windowW,
+                             " does not fit in ", input,
+                             " with VALID padding");
+  inferred.push_back(RankedTensorType::get(
+      {input.getDimSize(0), height, width, channels},
+      input.getElementType()));
+  return success();
+}
+
+/// The conv2d shape function on types, shared with the backprop verifiers.
+static LogicalResult inferConv2DType(std::optional<Location> location,
+                                     Type inputType, Type filterType,
+                                     ArrayRef<int64_t> strides, Padding padding,
+                                     SmallVectorImpl<Type> &inferred) {
+  auto input = dyn_cast<RankedTensorType>(inputType);
+  auto filter = dyn_cast<RankedTensorType>(filterType);
+  if (!input || !filter || input.getRank() != 4 || filter.getRank() != 4)
+    return emitOptionalError(location,
+                             "expects a 4-D NHWC input and a 4-D HWIO filter, "
+                             "got ",
+                             inputType, " and ", filterType);
+  if (input.getElementType() != filter.getElementType())
+    return emitOptionalError(location, "element types differ: ", input,
+                             " and ", filter);
+  if (!dimsCompatible(input.getDimSize(3), filter.getDimSize(2)))
+    return emitOptionalError(location, "input ", input, " has ",
+                             input.getDimSize(3), " channels but filter ",
+                             filter, " expects ", filter.getDimSize(2));
+  if (failed(verifyWindow(location, "strides", strides)))
+    return failure();
+  return inferWindowType(location, input, filter.getDimSize(0),
+                         filter.getDimSize(1), filter.getDimSize(3), strides,
+                         padding, inferred);
+}
+
+LogicalResult Conv2DOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> location,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &inferred) {
+  if (!adaptor.getStridesAttr() || !adaptor.getPaddingAttr())
+    return emitOptionalError(location, "expects strides and padding");
+  return inferConv2DType(location, adaptor.getInput().getType(),
+                         adaptor.getFilter().getType(), adaptor.getStrides(),
+                         adaptor.getPadding(), inferred);
+}
+
+LogicalResult MaxPoolOp::inferReturnTypes(MLIRContext *,
+                                          std::optional<Location> location,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &inferred) {
+  auto input = dyn_cast<RankedTensorType>(adaptor.getInput().getType());
+  if (!input || input.getRank() != 4)
+    return emitOptionalError(location, "expects a 4-D NHWC input, got ",
+                             adaptor.getInput().getType());
+  if (!adaptor.getKsizeAttr() || !adaptor.getStridesAttr() ||
+      !adaptor.getPaddingAttr())
+    return emitOptionalError(location, "expects ksize, strides and padding");
+  if (failed(verifyWindow(location, "ksize", adaptor.getKsize())) ||
+      failed(verifyWindow(location, "strides", adaptor.getStrides())))
+    return failure();
+  return inferWindowType(location, input, adaptor.getKsize()[1],
+                         adaptor.getKsize()[2], input.getDimSize(3),
+                         adaptor.getStrides(), adaptor.getPadding(), inferred);
+}
+
+//===----------------------------------------------------------------------===//
+// MinimizeOp
+//===----------------------------------------------------------------------===//
+
+/// The global step, when given, must hold a scalar integer.
+static LogicalResult verifyGlobalStep(Operation *op, Value globalStep) {
+  if (!globalStep)
+    return success();
+  RankedTensorType step =
+      cast<ResourceType>(globalStep.getType()).getValueType();
+  if (step.getRank() != 0 || !step.getElementType().isSignlessInteger())
+    return op->emitOpError("global step must hold a scalar integer, got ")
+           << step;
+  return success();
+}
+
+LogicalResult MinimizeOp::verify() {
+  return verifyGlobalStep(*this, getGlobalStep());
+}
+
+LogicalResult ApplyGradientsOp::verify() {
+  if (getVariables().size() != getGradients().size())
+    return emitOpError("has ")
+           << getVariables().size() << " variables but "
+           << getGradients().size() << " gradients";
+  for (auto [index, pair] :
+       llvm::enumerate(llvm::zip(getVariables(), getGradients()))) {
+    auto [variable, gradient] = pair;
+    RankedTensorType valueType =
+        cast<ResourceType>(variable.getType()).getValueType();
+    if (valueType != gradient.getType())
+      return emitOpError("gradient #")
+             << index << " has type " << gradient.getType()
+             << " but its variable holds " << valueType;
+  }
+  return verifyGlobalStep(*this, getGlobalStep());
+}
+
+//===----------------------------------------------------------------------===//
+// Gradient ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult SoftmaxCrossEntropyWithLogitsGradOp::inferReturnTypes(
+    MLIRContext *context, std::optional<Location> location, Adaptor adaptor,
+    SmallVectorImpl<Type> &inferred) {
+  SmallVector<Type> lossType;
+  if (failed(SoftmaxCrossEntropyWithLogitsOp::inferReturnTypes(
+          context, location,
+          SoftmaxCrossEntropyWithLogitsOp::Adaptor(
+              ValueRange{adaptor.getLogits(), adaptor.getLabels()}),
+          lossType)))
+    return failure();
+  if (lossType.front() != adaptor.getDloss().getType())
+    return emitOptionalError(location, "dloss ", adaptor.getDloss().getType(),
+                             " does not match the loss ", lossType.front(),
+                             " of logits ", adaptor.getLogits().getType());
+  inferred.push_back(adaptor.getLogits().getType());
+  return success();
+}
+
+LogicalResult BiasAddGradOp::inferReturnTypes(MLIRContext *,
+                                              std::optional<Location> location,
+                                              Adaptor adaptor,
+                                              SmallVectorImpl<Type> &inferred) {
+  auto dy = dyn_cast<RankedTensorType>(adaptor.getDy().getType());
+  if (!dy || dy.getRank() < 1)
+    return emitOptionalError(location, "expects a tensor of rank >= 1, got ",
+                             adaptor.getDy().getType());
+  inferred.push_back(
+      RankedTensorType::get({dy.getShape().back()}, dy.getElementType()));
+  return success();
+}
+
+LogicalResult BroadcastToOp::verify() {
+  auto input = getInput().getType();
+  auto output = getOutput().getType();
+  SmallVector<int64_t> shape;
+  if (input.getElementType() != output.getElementType() ||
+      input.getRank() > output.getRank() ||
+      !OpTrait::util::getBroadcastedShape(input.getShape(), output.getShape(),
+                                          shape) ||
+      ArrayRef<int64_t>(shape) != output.getShape())
+    return emitOpError("cannot broadcast ") << input << " to " << output;
+  return success();
+}
+
+OpFoldResult BroadcastToOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getOutput().getType())
+    return getInput();
+  return {};
+}
+
+/// Checks that `dy` has the type of conv2d(input, filter): how the backprop
+/// ops tie the types of the three tensors together.
+static LogicalResult verifyConvGradientTypes(Operation *op, Type input,
+                                             Type filter, Type dy,
+                                             ArrayRef<int64_t> strides,
+                                             Padding padding) {
+  SmallVector<Type> forward;
+  // Diagnostics of the forward shape function name the shapes at fault.
+  if (failed(inferConv2DType(op->getLoc(), input, filter, strides, padding,
+                             forward)))
+    return failure();
+  if (forward.front() != dy)
+    return op->emitOpError("conv2d of ")
+           << input << " with filter " << filter << " gives "
+           << forward.front() << ", but dy is " << dy;
+  return success();
+}
+
+LogicalResult Conv2DBackpropInputOp::verify() {
+  return verifyConvGradientTypes(*this, getOutput().getType(),
+                                 getFilter().getType(), getDy().getType(),
+                                 getStrides(), getPadding());
+}
+
+LogicalResult Conv2DBackpropFilterOp::verify() {
+  return verifyConvGradientTypes(*this, getInput().getType(),
+                                 getOutput().getType(), getDy().getType(),
+                                 getStrides(), getPadding());
+}
+
+LogicalResult MaxPoolGradOp::verify() {
+  SmallVector<Type> forward;
+  if (failed(verifyWindow(getLoc(), "ksize", getKsize())) ||
+      failed(verifyWindow(getLoc(), "strides", getStrides())))
+    return failure();
+  if (failed(inferWindowType(getLoc(), getInput().getType(),
+                             getKsize()[1], getKsize()[2],
+                             getInput().getType().getDimSize(3), getStrides(),
+                             getPadding(), forward)))
+    return failure();
+  if (forward.front() != getDy().getType())
+    return emitOpError("max_pool of ")
+           << getInput().getType() << " gives " << forward.front()
+           << ", but dy is " << getDy().getType();
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "dialects/dtf/IR/DTFOps.cpp.inc"

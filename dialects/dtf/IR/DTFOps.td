@@ -1,0 +1,528 @@
+//===- DTFOps.td - dtf dialect operations ------------------*- tablegen -*-===//
+//
+// Ops follow TensorFlow's semantics (NHWC convolutions, NumPy broadcasting,
+// SAME/VALID padding); result types are inferred wherever TensorFlow's shape
+// functions determine them, and a shape mismatch names both shapes.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DTF_IR_DTFOPS_TD
+#define DTF_IR_DTFOPS_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "dialects/dtf/IR/DTFDialect.td"
+include "dialects/dtf/IR/DTFTypes.td"
+include "dialects/dtf/IR/DTFAttrs.td"
+
+//===----------------------------------------------------------------------===//
+// Type constraints
+//===----------------------------------------------------------------------===//
+
+def DTF_FloatTensor : RankedTensorOf<[AnyFloat]>;
+def DTF_NumericTensor : RankedTensorOf<[AnyFloat, AnySignlessInteger]>;
+def DTF_Tensor : RankedTensorOf<[AnyType]>;
+def DTF_ScalarFloatTensor : 0DTensorOf<[AnyFloat]>;
+def DTF_Matrix : TensorRankOf<[AnyFloat], [2]>;
+def DTF_Image : TensorRankOf<[AnyFloat], [4]>;
+
+def DTF_Window : ConfinedAttr<DenseI64ArrayAttr, [DenseArrayCount<4>]>;
+
+// The resource operand of an op that reads or writes a variable.
+class DTF_ResourceArg<list<MemoryEffect> effects>
+    : Arg<DTF_ResourceType, "variable", effects>;
+
+//===----------------------------------------------------------------------===//
+// Graph inputs and state
+//===----------------------------------------------------------------------===//
+
+def DTF_PlaceholderOp : DTF_Op<"placeholder", [Pure]> {
+  let summary = "a tensor fed into the graph by name at each step";
+  let description = [{
+    TensorFlow's `tf.placeholder`: the executor feeds a tensor of exactly this
+    type under `name` (a batch of images, a batch of labels).
+
+    ```mlir
+    %x = dtf.placeholder "x" : tensor<100x784xf32>
+    ```
+  }];
+  let arguments = (ins StrAttr:$name);
+  let results = (outs DTF_Tensor:$output);
+  let assemblyFormat = "$name attr-dict `:` type($output)";
+}
+
+def DTF_ConstantOp : DTF_Op<"constant",
+    [ConstantLike, Pure, AllTypesMatch<["value", "output"]>]> {
+  let summary = "a constant tensor";
+  let arguments = (ins ElementsAttr:$value);
+  let results = (outs DTF_Tensor:$output);
+  let assemblyFormat = "attr-dict $value";
+  let hasFolder = 1;
+}
+
+def DTF_VariableOp : DTF_Op<"variable"> {
+  let summary = "a named, mutable tensor that persists across steps";
+  let description = [{
+    TensorFlow's `tf.Variable`. The result is a handle; `dtf.read`,
+    `dtf.assign` and `dtf.assign_add` use it. `trainable` variables are the
+    ones `dtf.minimize` differentiates with respect to. Names are unique
+    within a block.
+
+    ```mlir
+    %w = dtf.variable "hid_w" init(#dtf.truncated_normal<stddev = 0.1, seed = 1>)
+        : !dtf.resource<tensor<784x100xf32>>
+    %step = dtf.variable "global_step" init(#dtf.zeros) {trainable = false}
+        : !dtf.resource<tensor<i64>>
+    ```
+  }];
+  let arguments = (ins StrAttr:$name, DTF_InitializerAttr:$initializer,
+                       DefaultValuedAttr<BoolAttr, "true">:$trainable);
+  let results = (outs Res<DTF_ResourceType, "", [MemAlloc]>:$handle);
+  let assemblyFormat = [{
+    $name `init` `(` $initializer `)` attr-dict `:` qualified(type($handle))
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The type of the tensor the variable holds.
+    ::mlir::RankedTensorType getValueType() {
+      return getHandle().getType().getValueType();
+    }
+  }];
+}
+
+def DTF_ReadOp : DTF_Op<"read", [InferTypeOpAdaptor]> {
+  let summary = "the current value of a variable";
+  let arguments = (ins DTF_ResourceArg<[MemRead]>:$resource);
+  let results = (outs DTF_Tensor:$value);
+  let assemblyFormat = "$resource attr-dict `:` qualified(type($resource))";
+}
+
+class DTF_UpdateOp<string mnemonic, string doc>
+    : DTF_Op<mnemonic, [TypesMatchWith<
+        "value has the variable's type", "resource", "value",
+        "::llvm::cast<::mlir::dtf::ResourceType>($_self).getValueType()">]> {
+  let summary = doc;
+  let arguments = (ins DTF_ResourceArg<[MemRead, MemWrite]>:$resource,
+                       DTF_Tensor:$value);
+  let assemblyFormat =
+      "$resource `,` $value attr-dict `:` qualified(type($resource))";
+}
+
+def DTF_AssignOp : DTF_UpdateOp<"assign", "replaces the value of a variable">;
+def DTF_AssignAddOp
+    : DTF_UpdateOp<"assign_add", "adds a tensor to the value of a variable">;
+
+//===----------------------------------------------------------------------===//
+// Linear algebra and elementwise math
+//===----------------------------------------------------------------------===//
+
+def DTF_MatMulOp : DTF_Op<"matmul", [Pure, InferTypeOpAdaptor]> {
+  let summary = "matrix product of two 2-D tensors";
+  let description = [{
+    `op(a) x op(b)` where `op` transposes when `transpose_a`/`transpose_b`
+    is set; the inner dimensions must agree.
+
+    ```mlir
+    %y = dtf.matmul %x, %w : tensor<100x784xf32>, tensor<784x100xf32>
+    ```
+  }];
+  let arguments = (ins DTF_Matrix:$a, DTF_Matrix:$b,
+                       DefaultValuedAttr<BoolAttr, "false">:$transpose_a,
+                       DefaultValuedAttr<BoolAttr, "false">:$transpose_b);
+  let results = (outs DTF_Matrix:$output);
+  let assemblyFormat = "$a `,` $b attr-dict `:` type($a) `,` type($b)";
+}
+
+class DTF_BroadcastBinaryOp<string mnemonic, string doc,
+                            list<Trait> traits = []>
+    : DTF_Op<mnemonic, !listconcat([Pure, InferTypeOpAdaptor], traits)> {
+  let summary = doc;
+  let description = [{
+    Elementwise with NumPy broadcasting: shapes are aligned at the trailing
+    dimension and each pair of dimensions must be equal or one of them 1.
+  }];
+  let arguments = (ins DTF_NumericTensor:$lhs, DTF_NumericTensor:$rhs);
+  let results = (outs DTF_NumericTensor:$output);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs)";
+}
+
+def DTF_AddOp : DTF_BroadcastBinaryOp<"add", "elementwise sum", [Commutative]>;
+def DTF_SubOp : DTF_BroadcastBinaryOp<"sub", "elementwise difference">;
+def DTF_MulOp
+    : DTF_BroadcastBinaryOp<"mul", "elementwise product", [Commutative]>;
+def DTF_DivOp : DTF_BroadcastBinaryOp<"div", "elementwise quotient">;
+
+def DTF_EqualOp : DTF_Op<"equal", [Pure, Commutative, InferTypeOpAdaptor]> {
+  let summary = "elementwise equality, with broadcasting, as i1";
+  let arguments = (ins DTF_Tensor:$lhs, DTF_Tensor:$rhs);
+  let results = (outs RankedTensorOf<[I1]>:$output);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs)";
+}
+
+def DTF_BiasAddOp : DTF_Op<"bias_add", [Pure, InferTypeOpAdaptor]> {
+  let summary = "adds a 1-D bias along the last dimension";
+  let arguments = (ins DTF_FloatTensor:$input,
+                       TensorRankOf<[AnyFloat], [1]>:$bias);
+  let results = (outs DTF_FloatTensor:$output);
+  let assemblyFormat =
+      "$input `,` $bias attr-dict `:` type($input) `,` type($bias)";
+}
+
+class DTF_UnaryOp<string mnemonic, string doc, Type tensor = DTF_FloatTensor>
+    : DTF_Op<mnemonic, [Pure, SameOperandsAndResultType]> {
+  let summary = doc;
+  let arguments = (ins tensor:$input);
+  let results = (outs tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
+def DTF_NegOp : DTF_UnaryOp<"neg", "elementwise negation", DTF_NumericTensor>;
+def DTF_ReluOp : DTF_UnaryOp<"relu", "elementwise max(x, 0)">;
+def DTF_LogOp : DTF_UnaryOp<"log", "elementwise natural logarithm">;
+def DTF_SoftmaxOp : DTF_UnaryOp<"softmax", "softmax along the last dimension"> {
+  let hasVerifier = 1;
+}
+
+def DTF_ClipByValueOp : DTF_Op<"clip_by_value",
+    [Pure, SameOperandsAndResultType]> {
+  let summary = "clamps each element to [min, max]";
+  let arguments = (ins DTF_FloatTensor:$input, F64Attr:$min, F64Attr:$max);
+  let results = (outs DTF_FloatTensor:$output);
+  let assemblyFormat =
+      "$input `,` $min `,` $max attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+def DTF_SoftmaxCrossEntropyWithLogitsOp
+    : DTF_Op<"softmax_cross_entropy_with_logits",
+             [Pure, InferTypeOpAdaptor]> {
+  let summary = "per-example cross-entropy of softmax(logits) and labels";
+  let description = [{
+    TensorFlow's `tf.nn.softmax_cross_entropy_with_logits`: for logits and
+    label distributions of shape [N, C], returns
+    `-sum(labels * log_softmax(logits), 1)` of shape [N], computed stably.
+  }];
+  let arguments = (ins DTF_Matrix:$logits, DTF_Matrix:$labels);
+  let results = (outs TensorRankOf<[AnyFloat], [1]>:$loss);
+  let assemblyFormat =
+      "$logits `,` $labels attr-dict `:` type($logits) `,` type($labels)";
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions and shape manipulation
+//===----------------------------------------------------------------------===//
+
+class DTF_ReduceOp<string mnemonic, string doc>
+    : DTF_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
+  let summary = doc;
+  let description = [{
+    Reduces over `axes` (all dimensions when empty; negative axes count from
+    the end), keeping them as size 1 when `keep_dims` is set.
+  }];
+  let arguments = (ins DTF_NumericTensor:$input,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$axes,
+                       DefaultValuedAttr<BoolAttr, "false">:$keep_dims);
+  let results = (outs DTF_NumericTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
+def DTF_ReduceSumOp : DTF_ReduceOp<"reduce_sum", "sum over dimensions">;
+def DTF_ReduceMeanOp : DTF_ReduceOp<"reduce_mean", "mean over dimensions">;
+
+def DTF_ReshapeOp : DTF_Op<"reshape", [Pure]> {
+  let summary = "the same elements under another static shape";
+  let arguments = (ins DTF_Tensor:$input);
+  let results = (outs DTF_Tensor:$output);
+  let assemblyFormat =
+      "$input attr-dict `:` type($input) `->` type($output)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def DTF_ArgMaxOp : DTF_Op<"argmax", [Pure, InferTypeOpAdaptor]> {
+  let summary = "index of the largest element along an axis, as i64";
+  let arguments = (ins DTF_NumericTensor:$input, I64Attr:$axis);
+  let results = (outs RankedTensorOf<[I64]>:$output);
+  let assemblyFormat = "$input `,` $axis attr-dict `:` type($input)";
+}
+
+def DTF_CastOp : DTF_Op<"cast", [Pure]> {
+  let summary = "converts each element to another element type";
+  let arguments = (ins DTF_Tensor:$input);
+  let results = (outs DTF_Tensor:$output);
+  let assemblyFormat =
+      "$input attr-dict `:` type($input) `to` type($output)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Convolution and pooling (NHWC)
+//===----------------------------------------------------------------------===//
+
+def DTF_Conv2DOp : DTF_Op<"conv2d", [Pure, InferTypeOpAdaptor]> {
+  let summary = "2-D convolution of NHWC input with an HWIO filter";
+  let description = [{
+    TensorFlow's `tf.nn.conv2d`: `strides` is `[1, stride_h, stride_w, 1]`;
+    with SAME padding the output is `ceil(in / stride)`, with VALID
+    `ceil((in - k + 1) / stride)`.
+
+    ```mlir
+    %y = dtf.conv2d %x, %f strides [1, 1, 1, 1] padding SAME
+        : tensor<100x28x28x1xf32>, tensor<5x5x1x32xf32>
+    ```
+  }];
+  let arguments = (ins DTF_Image:$input, DTF_Image:$filter,
+                       DTF_Window:$strides, DTF_PaddingAttr:$padding);
+  let results = (outs DTF_Image:$output);
+  let assemblyFormat = [{
+    $input `,` $filter `strides` $strides `padding` custom<Padding>($padding) attr-dict
+    `:` type($input) `,` type($filter)
+  }];
+}
+
+def DTF_MaxPoolOp : DTF_Op<"max_pool", [Pure, InferTypeOpAdaptor]> {
+  let summary = "max pooling over NHWC windows";
+  let arguments = (ins DTF_Image:$input, DTF_Window:$ksize,
+                       DTF_Window:$strides, DTF_PaddingAttr:$padding);
+  let results = (outs DTF_Image:$output);
+  let assemblyFormat = [{
+    $input `ksize` $ksize `strides` $strides `padding` custom<Padding>($padding) attr-dict
+    `:` type($input)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Training
+//===----------------------------------------------------------------------===//
+
+def DTF_MinimizeOp : DTF_Op<"minimize"> {
+  let summary = "asks for the loss to be minimized by an optimizer";
+  let description = [{
+    `optimizer.minimize(loss, global_step)`: the `--dtf-autodiff` pass
+    replaces it with the gradients of `loss` with respect to every trainable
+    variable it depends on, and `--dtf-expand-optimizer` with the updates.
+    The global step, if given, is incremented once per applied update.
+
+    ```mlir
+    dtf.minimize %loss : tensor<f32>, #dtf.adam<learning_rate = 0.01>
+        global_step %step : !dtf.resource<tensor<i64>>
+    ```
+  }];
+  let arguments = (ins DTF_ScalarFloatTensor:$loss,
+                       DTF_OptimizerAttr:$optimizer,
+                       Optional<DTF_ResourceType>:$global_step);
+  let assemblyFormat = [{
+    $loss `:` type($loss) `,` $optimizer
+    (`global_step` $global_step^ `:` qualified(type($global_step)))? attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def DTF_ApplyGradientsOp : DTF_Op<"apply_gradients",
+    [AttrSizedOperandSegments]> {
+  let summary = "applies computed gradients to their variables";
+  let description = [{
+    The second half of `minimize` (TensorFlow's `apply_gradients`):
+    `--dtf-autodiff` replaces `dtf.minimize` with the backward pass ending in
+    this op, pairing each trainable variable with its gradient;
+    `--dtf-expand-optimizer` then turns it into the optimizer's update ops,
+    slot variables and the global-step increment.
+
+    ```mlir
+    dtf.apply_gradients #dtf.sgd<learning_rate = 0.5>
+        (%w, %b : !dtf.resource<tensor<4x2xf32>>, !dtf.resource<tensor<2xf32>>)
+        grads(%dw, %db : tensor<4x2xf32>, tensor<2xf32>)
+    ```
+  }];
+  let arguments = (ins DTF_OptimizerAttr:$optimizer,
+                       Variadic<DTF_ResourceType>:$variables,
+                       Variadic<DTF_FloatTensor>:$gradients,
+                       Optional<DTF_ResourceType>:$global_step);
+  let assemblyFormat = [{
+    $optimizer `(` $variables `:` qualified(type($variables)) `)`
+    `grads` `(` $gradients `:` type($gradients) `)`
+    (`global_step` $global_step^ `:` qualified(type($global_step)))? attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Gradient ops
+//
+// The ops `--dtf-autodiff` emits for the backward pass; their names and
+// semantics are TensorFlow's (ReluGrad, Conv2DBackpropInput, MaxPoolGrad...).
+//===----------------------------------------------------------------------===//
+
+def DTF_ReluGradOp : DTF_Op<"relu_grad", [Pure, SameOperandsAndResultType]> {
+  let summary = "gradient of relu: dy where x > 0, else 0";
+  let arguments = (ins DTF_FloatTensor:$dy, DTF_FloatTensor:$input);
+  let results = (outs DTF_FloatTensor:$output);
+  let assemblyFormat = "$dy `,` $input attr-dict `:` type($dy)";
+}
+
+def DTF_SoftmaxGradOp : DTF_Op<"softmax_grad",
+    [Pure, SameOperandsAndResultType]> {
+  let summary = "gradient of softmax from its output y: (dy - sum(dy*y)) * y";
+  let arguments = (ins DTF_FloatTensor:$dy, DTF_FloatTensor:$softmax);
+  let results = (outs DTF_FloatTensor:$output);
+  let assemblyFormat = "$dy `,` $softmax attr-dict `:` type($dy)";
+}
+
+def DTF_ClipByValueGradOp : DTF_Op<"clip_by_value_grad",
+    [Pure, SameOperandsAndResultType]> {
+  let summary = "gradient of clip_by_value: dy where min <= x <= max, else 0";
+  let arguments = (ins DTF_FloatTensor:$dy, DTF_FloatTensor:$input,
+                       F64Attr:$min, F64Attr:$max);
+  let results = (outs DTF_FloatTensor:$output);
+  let assemblyFormat =
+      "$dy `,` $input `,` $min `,` $max attr-dict `:` type($dy)";
+}
+
+def DTF_SoftmaxCrossEntropyWithLogitsGradOp
+    : DTF_Op<"softmax_cross_entropy_with_logits_grad",
+             [Pure, InferTypeOpAdaptor]> {
+  let summary = "gradient of the loss wrt logits: dloss * (softmax - labels)";
+  let arguments = (ins TensorRankOf<[AnyFloat], [1]>:$dloss,
+                       DTF_Matrix:$logits, DTF_Matrix:$labels);
+  let results = (outs DTF_Matrix:$output);
+  let assemblyFormat = [{
+    $dloss `,` $logits `,` $labels attr-dict `:` type($dloss) `,`
+    type($logits) `,` type($labels)
+  }];
+}
+
+def DTF_BiasAddGradOp : DTF_Op<"bias_add_grad", [Pure, InferTypeOpAdaptor]> {
+  let summary = "gradient of bias_add wrt the bias: dy summed over all but "
+                "the last dimension";
+  let arguments = (ins DTF_FloatTensor:$dy);
+  let results = (outs TensorRankOf<[AnyFloat], [1]>:$output);
+  let assemblyFormat = "$dy attr-dict `:` type($dy)";
+}
+
+def DTF_BroadcastToOp : DTF_Op<"broadcast_to", [Pure]> {
+  let summary = "broadcasts a tensor to a larger shape (NumPy rules)";
+  let arguments = (ins DTF_Tensor:$input);
+  let results = (outs DTF_Tensor:$output);
+  let assemblyFormat =
+      "$input attr-dict `:` type($input) `->` type($output)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def DTF_Conv2DBackpropInputOp : DTF_Op<"conv2d_backprop_input", [Pure]> {
+  let summary = "gradient of conv2d wrt its input";
+  let description = [{
+    The result type is the input's; `dy` must have the type conv2d of such
+    an input with `filter` produces.
+  }];
+  let arguments = (ins DTF_Image:$filter, DTF_Image:$dy, DTF_Window:$strides,
+                       DTF_PaddingAttr:$padding);
+  let results = (outs DTF_Image:$output);
+  let assemblyFormat = [{
+    $filter `,` $dy `strides` $strides `padding` custom<Padding>($padding)
+    attr-dict `:` type($filter) `,` type($dy) `->` type($output)
+  }];
+  let hasVerifier = 1;
+}
+
+def DTF_Conv2DBackpropFilterOp : DTF_Op<"conv2d_backprop_filter", [Pure]> {
+  let summary = "gradient of conv2d wrt its filter";
+  let arguments = (ins DTF_Image:$input, DTF_Image:$dy, DTF_Window:$strides,
+                       DTF_PaddingAttr:$padding);
+  let results = (outs DTF_Image:$output);
+  let assemblyFormat = [{
+    $input `,` $dy `strides` $strides `padding` custom<Padding>($padding)
+    attr-dict `:` type($input) `,` type($dy) `->` type($output)
+  }];
+  let hasVerifier = 1;
+}
+
+def DTF_MaxPoolGradOp : DTF_Op<"max_pool_grad",
+    [Pure, AllTypesMatch<["input", "output"]>,
+     AllTypesMatch<["output_value", "dy"]>]> {
+  let summary = "gradient of max_pool: dy routed to each window's maximum";
+  let arguments = (ins DTF_Image:$input, DTF_Image:$output_value,
+                       DTF_Image:$dy, DTF_Window:$ksize, DTF_Window:$strides,
+                       DTF_PaddingAttr:$padding);
+  let results = (outs DTF_Image:$output);
+  let assemblyFormat = [{
+    $input `,` $output_value `,` $dy `ksize` $ksize `strides` $strides
+    `padding` custom<Padding>($padding) attr-dict `:` type($input) `,`
+    type($dy)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Optimizer updates
+//
+// TensorFlow's fused training ops (ApplyGradientDescent, ApplyMomentum,
+// ApplyAdam): each reads a gradient and updates a variable and its slots in
+// place. `--dtf-expand-optimizer` emits them.
+//===----------------------------------------------------------------------===//
+
+class DTF_GradMatchesVariable<string resource>
+    : TypesMatchWith<"gradient has the variable's type", resource, "grad",
+        "::llvm::cast<::mlir::dtf::ResourceType>($_self).getValueType()">;
+
+class DTF_SlotMatchesVariable<string slot>
+    : TypesMatchWith<"slot has the variable's type", "var", slot, "$_self">;
+
+def DTF_ApplyGradientDescentOp : DTF_Op<"apply_gradient_descent",
+    [DTF_GradMatchesVariable<"var">]> {
+  let summary = "var -= learning_rate * grad";
+  let arguments = (ins DTF_ResourceArg<[MemRead, MemWrite]>:$var,
+                       DTF_FloatTensor:$grad, F64Attr:$learning_rate);
+  let assemblyFormat = [{
+    $var `,` $grad `learning_rate` $learning_rate attr-dict `:`
+    qualified(type($var))
+  }];
+}
+
+def DTF_ApplyMomentumOp : DTF_Op<"apply_momentum",
+    [DTF_GradMatchesVariable<"var">, DTF_SlotMatchesVariable<"accum">]> {
+  let summary = "accum = accum * momentum + grad; var -= lr * accum";
+  let description = [{
+    With `use_nesterov`, `var -= lr * grad + lr * momentum * accum` (after
+    the accumulator update), as TensorFlow's ApplyMomentum.
+  }];
+  let arguments = (ins DTF_ResourceArg<[MemRead, MemWrite]>:$var,
+                       DTF_ResourceArg<[MemRead, MemWrite]>:$accum,
+                       DTF_FloatTensor:$grad, F64Attr:$learning_rate,
+                       F64Attr:$momentum,
+                       DefaultValuedAttr<BoolAttr, "false">:$use_nesterov);
+  let assemblyFormat = [{
+    $var `,` $accum `,` $grad `learning_rate` $learning_rate `momentum`
+    $momentum attr-dict `:` qualified(type($var))
+  }];
+}
+
+def DTF_ApplyAdamOp : DTF_Op<"apply_adam",
+    [DTF_GradMatchesVariable<"var">, DTF_SlotMatchesVariable<"m">,
+     DTF_SlotMatchesVariable<"v">,
+     AllTypesMatch<["beta1_power", "beta2_power"]>]> {
+  let summary = "one Adam step on var with its m and v slots";
+  let description = [{
+    TensorFlow's ApplyAdam, with `beta1_power`/`beta2_power` the running
+    powers beta^t:
+    `lr_t = lr * sqrt(1 - beta2_power) / (1 - beta1_power)`,
+    `m = beta1 * m + (1 - beta1) * g`, `v = beta2 * v + (1 - beta2) * g^2`,
+    `var -= lr_t * m / (sqrt(v) + epsilon)`.
+  }];
+  let arguments = (ins DTF_ResourceArg<[MemRead, MemWrite]>:$var,
+                       DTF_ResourceArg<[MemRead, MemWrite]>:$m,
+                       DTF_ResourceArg<[MemRead, MemWrite]>:$v,
+                       DTF_ScalarFloatTensor:$beta1_power,
+                       DTF_ScalarFloatTensor:$beta2_power,
+                       DTF_FloatTensor:$grad, F64Attr:$learning_rate,
+                       F64Attr:$beta1, F64Attr:$beta2, F64Attr:$epsilon);
+  let assemblyFormat = [{
+    $var `,` $m `,` $v `,` $beta1_power `,` $beta2_power `,` $grad
+    `learning_rate` $learning_rate `beta1` $beta1 `beta2` $beta2 `epsilon`
+    $epsilon attr-dict `:` qualified(type($var)) `,` type($beta1_power)
+  }];
+}
+
+#endif // DTF_IR_DTFOPS_TD

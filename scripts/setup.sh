@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs every build and test dependency of DTF on a fresh Debian 12
+# (bookworm) machine. Idempotent: apt-get skips what is already installed.
+set -euo pipefail
+
+packages=(
+  # Toolchain and build
+  build-essential cmake ninja-build pkg-config git python3
+  # LLVM/MLIR 19: headers, libMLIR.so, mlir-tblgen, FileCheck and lit's tools
+  llvm-19-dev llvm-19-tools libmlir-19-dev mlir-19-tools
+  # RPC
+  libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
+  # CPU kernels, data and unit tests
+  libopenblas-dev zlib1g-dev libgtest-dev libgmock-dev libbenchmark-dev
+  # Real data: Fashion-MNIST IDX files under /usr/share/datasets/fashion-mnist
+  dataset-fashion-mnist
+)
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+  SUDO="sudo"
+fi
+
+missing=()
+for package in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$package")
+  fi
+done
+
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  $SUDO apt-get update
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y --no-install-recommends "${missing[@]}"
+else
+  echo "setup: all dependencies are installed"
+fi

@@ -1,0 +1,22 @@
+# -*- Python -*-
+# lit configuration of the dtf compiler tests.
+
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "DTF"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.dtf_obj_root, "test")
+config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Inputs"]
+
+llvm_config.use_default_substitutions()
+config.substitutions.append(
+    ("%examples", os.path.join(config.dtf_src_root, "examples")))
+
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+llvm_config.add_tool_substitutions(
+    ["dtf-opt"], [config.dtf_tools_dir, config.llvm_tools_dir])

@@ -1,0 +1,18 @@
+//===- dtf-opt.cpp - The dtf optimizer driver -----------------------------===//
+//
+// mlir-opt for DTF: parses, verifies, runs passes and prints dtf modules.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/InitAll.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+
+int main(int argc, char **argv) {
+  mlir::DialectRegistry registry;
+  mlir::dtf::registerAllDialects(registry);
+  mlir::dtf::registerAllPasses();
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "DTF optimizer driver\n", registry));
+}
