@@ -1,0 +1,137 @@
+//===- InterpreterTest.cpp - Tests of the reference interpreter -----------===//
+
+#include "runtime/exec/Interpreter.h"
+
+#include "passes/InitAll.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+
+#include <gtest/gtest.h>
+
+namespace {
+
+using ::dtf::DType;
+using ::dtf::Tensor;
+using ::dtf::exec::EvalError;
+using ::dtf::exec::FeedMap;
+using ::dtf::exec::Interpreter;
+using ::dtf::exec::VariableStore;
+
+class InterpreterTest : public ::testing::Test {
+protected:
+  InterpreterTest() {
+    mlir::DialectRegistry registry;
+    mlir::dtf::registerAllDialects(registry);
+    context.appendDialectRegistry(registry);
+    context.loadAllAvailableDialects();
+  }
+
+  mlir::func::FuncOp parse(const char *source) {
+    module = mlir::parseSourceString<mlir::ModuleOp>(source, &context);
+    EXPECT_TRUE(module);
+    return *module->getOps<mlir::func::FuncOp>().begin();
+  }
+
+  mlir::MLIRContext context;
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+};
+
+// y = x * w + b with w = 0.5 everywhere and b = [1, 2], then w += 1.
+constexpr const char *kDense = R"mlir(
+  func.func @main() -> tensor<2x2xf32> {
+    %w = dtf.variable "w" init(#dtf.constant<0.5>) : !dtf.resource<tensor<3x2xf32>>
+    %x = dtf.placeholder "x" : tensor<2x3xf32>
+    %b = dtf.constant dense<[1.0, 2.0]> : tensor<2xf32>
+    %wv = dtf.read %w : !dtf.resource<tensor<3x2xf32>>
+    %mm = dtf.matmul %x, %wv : tensor<2x3xf32>, tensor<3x2xf32>
+    %y = dtf.bias_add %mm, %b : tensor<2x2xf32>, tensor<2xf32>
+    %one = dtf.constant dense<1.0> : tensor<3x2xf32>
+    dtf.assign_add %w, %one : !dtf.resource<tensor<3x2xf32>>
+    return %y : tensor<2x2xf32>
+  }
+)mlir";
+
+FeedMap denseFeeds() {
+  FeedMap feeds;
+  feeds.emplace("x", Tensor::fromVector<float>({2, 3}, {1, 2, 3, 4, 5, 6}));
+  return feeds;
+}
+
+TEST_F(InterpreterTest, RunsOpsInOrderAndUpdatesVariables) {
+  mlir::func::FuncOp function = parse(kDense);
+  VariableStore store;
+  dtf::exec::initializeVariables(function, store, {});
+  Interpreter interpreter(store);
+
+  std::vector<Tensor> results = interpreter.run(function, denseFeeds());
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].toVector<float>(),
+            (std::vector<float>{4.0f, 5.0f, 8.5f, 9.5f}));
+  EXPECT_EQ(store.at("w").toVector<float>(), std::vector<float>(6, 1.5f));
+}
+
+TEST_F(InterpreterTest, FetchRunsOnlyTheNeededOps) {
+  mlir::func::FuncOp function = parse(kDense);
+  VariableStore store;
+  dtf::exec::initializeVariables(function, store, {});
+  Interpreter interpreter(store);
+
+  mlir::Value y =
+      function.getBody().front().getTerminator()->getOperand(0);
+  std::vector<Tensor> fetched =
+      interpreter.runAndFetch(function, denseFeeds(), y);
+  EXPECT_EQ(fetched[0].toVector<float>(),
+            (std::vector<float>{4.0f, 5.0f, 8.5f, 9.5f}));
+  // The assign_add is not on the fetch's path, so it did not run.
+  EXPECT_EQ(store.at("w").toVector<float>(), std::vector<float>(6, 0.5f));
+}
+
+TEST_F(InterpreterTest, PromotesFloatsToF64OnRequest) {
+  mlir::func::FuncOp function = parse(kDense);
+  VariableStore store;
+  dtf::exec::EvalOptions options;
+  options.promoteToF64 = true;
+  dtf::exec::initializeVariables(function, store, options);
+  Interpreter interpreter(store, options);
+  std::vector<Tensor> results = interpreter.run(function, denseFeeds());
+  EXPECT_EQ(results[0].dtype(), DType::F64);
+  EXPECT_EQ(store.at("w").dtype(), DType::F64);
+}
+
+TEST_F(InterpreterTest, MissingFeedNamesThePlaceholder) {
+  mlir::func::FuncOp function = parse(kDense);
+  VariableStore store;
+  dtf::exec::initializeVariables(function, store, {});
+  Interpreter interpreter(store);
+  try {
+    interpreter.run(function, {});
+    FAIL() << "expected an EvalError";
+  } catch (const EvalError &error) {
+    EXPECT_NE(std::string(error.what()).find("'x' is not fed"),
+              std::string::npos)
+        << error.what();
+  }
+}
+
+TEST_F(InterpreterTest, KernelErrorsNameTheOp) {
+  mlir::func::FuncOp function = parse(kDense);
+  VariableStore store;
+  dtf::exec::initializeVariables(function, store, {});
+  Interpreter interpreter(store);
+  FeedMap feeds;
+  feeds.emplace("x", Tensor::fromVector<float>({3, 2}, {1, 2, 3, 4, 5, 6}));
+  try {
+    interpreter.run(function, feeds);
+    FAIL() << "expected an EvalError";
+  } catch (const EvalError &error) {
+    std::string message = error.what();
+    EXPECT_NE(message.find("'dtf.placeholder'"), std::string::npos) << message;
+    EXPECT_NE(message.find("expects shape [2,3]"), std::string::npos)
+        << message;
+  }
+}
+
+} // namespace
