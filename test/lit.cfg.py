@@ -19,4 +19,4 @@ config.substitutions.append(
 
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(
-    ["dtf-opt"], [config.dtf_tools_dir, config.llvm_tools_dir])
+    ["dtf-opt", "dtf-gradcheck"], [config.dtf_tools_dir, config.llvm_tools_dir])
