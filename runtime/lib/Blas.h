@@ -1,0 +1,24 @@
+//===- Blas.h - Typed GEMM wrapper over CBLAS -----------------------------===//
+//
+// Private to the runtime library.
+//
+//===----------------------------------------------------------------------===//
+
+#pragma once
+
+#include <cstdint>
+
+namespace dtf::kernels {
+
+/// Row-major C[M,N] = alpha * op(A) * op(B) + beta * C, with op(A) [M,K] and
+/// op(B) [K,N]; lda/ldb/ldc are the row strides of A, B, C as stored. Handles
+/// empty dimensions (which CBLAS rejects through its leading-dimension
+/// checks).
+void gemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
+          float alpha, const float *a, int64_t lda, const float *b, int64_t ldb,
+          float beta, float *c, int64_t ldc);
+void gemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
+          double alpha, const double *a, int64_t lda, const double *b,
+          int64_t ldb, double beta, double *c, int64_t ldc);
+
+} // namespace dtf::kernels
