@@ -124,8 +124,9 @@ void initializeVariables(func::FuncOp function, VariableStore &store,
 }
 
 std::vector<Tensor> Interpreter::run(func::FuncOp function,
-                                     const FeedMap &feeds) {
-  evaluate(function, feeds, /*needed=*/nullptr);
+                                     const FeedMap &feeds,
+                                     std::vector<Tensor> arguments) {
+  evaluate(function, feeds, std::move(arguments), /*needed=*/nullptr);
   values.clear();
   return std::move(results);
 }
@@ -141,7 +142,7 @@ std::vector<Tensor> Interpreter::runAndFetch(func::FuncOp function,
     if (producer && needed.insert(producer).second)
       llvm::append_range(worklist, producer->getOperands());
   }
-  evaluate(function, feeds, &needed);
+  evaluate(function, feeds, /*arguments=*/{}, &needed);
   std::vector<Tensor> fetched;
   for (Value fetch : fetches)
     fetched.push_back(lookup(fetch).clone());
@@ -151,12 +152,30 @@ std::vector<Tensor> Interpreter::runAndFetch(func::FuncOp function,
 }
 
 void Interpreter::evaluate(func::FuncOp function, const FeedMap &feeds,
+                           std::vector<Tensor> arguments,
                            const llvm::DenseSet<Operation *> *needed) {
   values.clear();
   results.clear();
   if (!function.getBody().hasOneBlock())
     throw EvalError(describe(function) + " must have a single block");
-  for (Operation &op : function.getBody().front())
+  Block &body = function.getBody().front();
+  if (!needed && arguments.size() != body.getNumArguments())
+    throw EvalError(describe(function) + " takes " +
+                    std::to_string(body.getNumArguments()) +
+                    " arguments, got " + std::to_string(arguments.size()));
+  for (auto [argument, tensor] : llvm::zip(body.getArguments(), arguments)) {
+    DType expected = toDType(
+        cast<RankedTensorType>(argument.getType()).getElementType(), options);
+    if (tensor.shape() != toShape(argument.getType()) ||
+        tensor.dtype() != expected)
+      throw EvalError(describe(function) + " argument #" +
+                      std::to_string(argument.getArgNumber()) + " is " +
+                      tensor.typeString() + " but must be " +
+                      dtypeName(expected) +
+                      shapeToString(toShape(argument.getType())));
+    values[argument] = std::move(tensor);
+  }
+  for (Operation &op : body)
     if (!needed || needed->contains(&op))
       evaluateOp(&op, feeds);
 }

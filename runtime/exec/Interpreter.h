@@ -75,9 +75,11 @@ public:
   Interpreter(VariableStore &variables, EvalOptions options = {})
       : variables(variables), options(options) {}
 
-  /// Runs `function` with `feeds` and returns its results. Variable updates
-  /// are applied to the store.
-  std::vector<Tensor> run(mlir::func::FuncOp function, const FeedMap &feeds);
+  /// Runs `function` with `feeds` and its `arguments` (one per function
+  /// argument) and returns its results. Variable updates are applied to the
+  /// store.
+  std::vector<Tensor> run(mlir::func::FuncOp function, const FeedMap &feeds,
+                          std::vector<Tensor> arguments = {});
 
   /// Returns the values of `fetches` (SSA values of the function's body),
   /// evaluating only the ops they depend on, as TensorFlow's Session.run
@@ -90,6 +92,7 @@ private:
   /// Evaluates the ops of `function` in program order; only those in
   /// `needed` when it is given.
   void evaluate(mlir::func::FuncOp function, const FeedMap &feeds,
+                std::vector<Tensor> arguments,
                 const llvm::DenseSet<mlir::Operation *> *needed);
   void evaluateOp(mlir::Operation *op, const FeedMap &feeds);
   const Tensor &lookup(mlir::Value value) const;

@@ -134,4 +134,26 @@ TEST_F(InterpreterTest, KernelErrorsNameTheOp) {
   }
 }
 
+TEST_F(InterpreterTest, BindsFunctionArguments) {
+  mlir::func::FuncOp function = parse(R"mlir(
+    func.func @apply(%grad: tensor<2xf32>) {
+      %v = dtf.variable "v" init(#dtf.constant<1.0>) : !dtf.resource<tensor<2xf32>>
+      dtf.apply_gradient_descent %v, %grad learning_rate 0.5 : !dtf.resource<tensor<2xf32>>
+      return
+    }
+  )mlir");
+  VariableStore store;
+  dtf::exec::initializeVariables(function, store, {});
+  Interpreter interpreter(store);
+  std::vector<Tensor> arguments;
+  arguments.push_back(Tensor::fromVector<float>({2}, {2.0f, 4.0f}));
+  interpreter.run(function, {}, std::move(arguments));
+  EXPECT_EQ(store.at("v").toVector<float>(), (std::vector<float>{0.0f, -1.0f}));
+
+  std::vector<Tensor> wrongShape;
+  wrongShape.push_back(Tensor::fromVector<float>({1}, {2.0f}));
+  EXPECT_THROW(interpreter.run(function, {}, std::move(wrongShape)),
+               EvalError);
+}
+
 } // namespace
