@@ -3,6 +3,7 @@
 #include "passes/InitAll.h"
 
 #include "dialects/dtf/IR/DTFDialect.h"
+#include "passes/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -26,6 +27,8 @@ void mlir::dtf::registerAllDialects(DialectRegistry &registry) {
 }
 
 void mlir::dtf::registerAllPasses() {
+  registerDTFPasses();
+
   // Generic clean-ups that compose with every dtf pass.
   registerCanonicalizerPass();
   registerCSEPass();

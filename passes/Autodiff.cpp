@@ -1,0 +1,537 @@
+//===- Autodiff.cpp - Reverse-mode differentiation of dtf.minimize --------===//
+//
+// Implements --dtf-autodiff: the `compute_gradients` half of TensorFlow's
+// `optimizer.minimize`. Each `dtf.minimize %loss` is replaced, in place, by
+// the backward pass of `%loss` and a `dtf.apply_gradients` that pairs every
+// trainable variable the loss depends on with its gradient.
+//
+// The gradient formulas are TensorFlow's (python/ops/math_grad.py, nn_grad.py
+// and array_grad.py), so that a graph trained here follows the same
+// trajectory as the same graph trained by TensorFlow.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+
+#include "dialects/dtf/IR/DTFOps.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+namespace mlir::dtf {
+#define GEN_PASS_DEF_AUTODIFFPASS
+#include "passes/Passes.h.inc"
+} // namespace mlir::dtf
+
+using namespace mlir;
+using namespace mlir::dtf;
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+/// Only float tensors carry gradients: integer and boolean values (argmax,
+/// equal, casts to integers) cut the backward pass, as TensorFlow's
+/// gradients are None for them.
+static bool isDifferentiable(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && isa<FloatType>(tensor.getElementType());
+}
+
+/// The trainable variable `read` reads, or null when it reads something else
+/// (a non-trainable variable, a resource passed in as an argument).
+static VariableOp getTrainableVariable(ReadOp read) {
+  auto variable = read.getResource().getDefiningOp<VariableOp>();
+  if (!variable || !variable.getTrainable())
+    return {};
+  return variable;
+}
+
+/// The ops whose gradient rule is implemented below.
+static bool hasGradientRule(Operation *op) {
+  return isa<ReadOp, MatMulOp, AddOp, SubOp, MulOp, DivOp, BiasAddOp, NegOp,
+             ReluOp, SoftmaxOp, LogOp, ClipByValueOp,
+             SoftmaxCrossEntropyWithLogitsOp, ReduceSumOp, ReduceMeanOp,
+             ReshapeOp, BroadcastToOp, CastOp, Conv2DOp, MaxPoolOp>(op);
+}
+
+/// The operands whose types must be static for the gradient rule of `op` to
+/// build its reshapes and broadcasts.
+static SmallVector<Value> operandsNeedingStaticShapes(Operation *op) {
+  if (isa<AddOp, SubOp, MulOp, DivOp, BroadcastToOp, ReduceSumOp,
+          ReduceMeanOp>(op))
+    return llvm::to_vector(op->getOperands());
+  return {};
+}
+
+/// The dimensions `axes` of a reduction of a rank-`rank` tensor reduce,
+/// normalized: all of them when `axes` is empty.
+static SmallVector<bool> reducedDims(int64_t rank, ArrayRef<int64_t> axes) {
+  SmallVector<bool> reduced(rank, axes.empty());
+  for (int64_t axis : axes)
+    reduced[axis < 0 ? axis + rank : axis] = true;
+  return reduced;
+}
+
+//===----------------------------------------------------------------------===//
+// BackwardPass
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The backward pass of one `dtf.minimize`.
+///
+/// `analyze` finds the ops to differentiate: those of the loss's backward
+/// slice that lie on a path from a read of a trainable variable to the loss
+/// through float values (the "active" values). `emit` then visits them in
+/// reverse order, which is a reverse topological order since the graph is
+/// one SSA block, so that every use of a value has contributed to its
+/// gradient before the gradient is propagated further.
+class BackwardPass {
+public:
+  explicit BackwardPass(MinimizeOp minimize)
+      : minimize(minimize), rewriter(minimize.getContext()) {}
+
+  LogicalResult run() {
+    if (failed(analyze()))
+      return failure();
+    emit();
+    return success();
+  }
+
+private:
+  LogicalResult analyze();
+  void emit();
+
+  /// Emits the gradients of `op`'s active operands given `dy`, the gradient
+  /// of its (single) result, and accumulates them.
+  void differentiate(Operation *op, Value dy);
+
+  /// Whether `value` needs a gradient: it depends on a trainable variable and
+  /// the loss depends on it, both through float values.
+  bool isActive(Value value) const { return active.contains(value); }
+
+  /// Adds `gradient` to the gradient of `value` when `value` needs one.
+  void accumulate(Value value, Value gradient);
+
+  /// Reduces `gradient`, the gradient of a broadcast result, to `type`, the
+  /// shape of the operand that was broadcast: TensorFlow's
+  /// `reshape(reduce_sum(grad, BroadcastGradientArgs(...)), shape)`.
+  Value sumToShape(Value gradient, RankedTensorType type, Location loc);
+
+  /// Expands `gradient`, the gradient of a reduction over `axes`, back to
+  /// `inputType`: reshape to the keep_dims shape, then broadcast.
+  Value unreduce(Value gradient, RankedTensorType inputType,
+                 ArrayRef<int64_t> axes, Location loc);
+
+  /// A constant tensor of `type` with every element `value`.
+  Value splat(RankedTensorType type, double value, Location loc);
+
+  MinimizeOp minimize;
+  IRRewriter rewriter;
+
+  /// The ops to differentiate, in block order.
+  SmallVector<Operation *> ops;
+  /// The values that need a gradient.
+  DenseSet<Value> active;
+  /// The gradient accumulated so far for each active value.
+  DenseMap<Value, Value> gradients;
+  /// The gradient accumulated so far for each trainable variable.
+  llvm::MapVector<Operation *, Value> variableGradients;
+};
+} // namespace
+
+LogicalResult BackwardPass::analyze() {
+  Block *block = minimize->getBlock();
+  Value loss = minimize.getLoss();
+
+  // The backward slice of the loss within its block. Values defined outside
+  // the block (arguments, values from enclosing regions) are leaves.
+  llvm::SetVector<Operation *> slice;
+  SmallVector<Value> worklist = {loss};
+  while (!worklist.empty()) {
+    Operation *def = worklist.pop_back_val().getDefiningOp();
+    if (!def || def->getBlock() != block || !slice.insert(def))
+      continue;
+    llvm::append_range(worklist, def->getOperands());
+    llvm::SetVector<Value> captured;
+    getUsedValuesDefinedAbove(def->getRegions(), captured);
+    llvm::append_range(worklist, captured);
+  }
+  SmallVector<Operation *> sorted = slice.takeVector();
+  llvm::sort(sorted,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+
+  // Forward: the values that depend on a trainable variable through floats.
+  DenseSet<Value> varied;
+  bool readsTrainable = false;
+  Operation *cut = nullptr;
+  for (Operation *op : sorted) {
+    if (auto read = dyn_cast<ReadOp>(op)) {
+      if (getTrainableVariable(read)) {
+        readsTrainable = true;
+        if (isDifferentiable(read.getType()))
+          varied.insert(read.getResult());
+      }
+      continue;
+    }
+    auto isVaried = [&](Value value) { return varied.contains(value); };
+    llvm::SetVector<Value> captured;
+    getUsedValuesDefinedAbove(op->getRegions(), captured);
+    if (llvm::none_of(op->getOperands(), isVaried) &&
+        llvm::none_of(captured, isVaried))
+      continue;
+    bool anyResult = false;
+    for (Value result : op->getResults()) {
+      if (isDifferentiable(result.getType())) {
+        varied.insert(result);
+        anyResult = true;
+      }
+    }
+    if (!anyResult && !cut)
+      cut = op;
+  }
+
+  if (!readsTrainable)
+    return minimize.emitOpError(
+        "loss does not depend on any trainable variable");
+  if (!varied.contains(loss)) {
+    InFlightDiagnostic diag = minimize.emitOpError(
+        "loss depends on trainable variables only through non-differentiable "
+        "values");
+    if (cut)
+      diag.attachNote(cut->getLoc())
+          << "the gradient stops at this '" << cut->getName() << "'";
+    return diag;
+  }
+
+  // Backward: of those, the ones the loss depends on through floats.
+  active.insert(loss);
+  for (Operation *op : llvm::reverse(sorted)) {
+    if (llvm::none_of(op->getResults(),
+                      [&](Value result) { return isActive(result); }))
+      continue;
+    for (Value operand : op->getOperands())
+      if (varied.contains(operand))
+        active.insert(operand);
+    ops.push_back(op);
+  }
+  std::reverse(ops.begin(), ops.end());
+
+  // Check every op before emitting anything, so that a failure leaves the
+  // function as it was.
+  for (Operation *op : ops) {
+    if (!hasGradientRule(op)) {
+      InFlightDiagnostic diag = op->emitOpError(
+          "has no gradient rule, but the loss depends on a trainable variable "
+          "through it");
+      diag.attachNote(minimize.getLoc()) << "differentiating this loss";
+      return diag;
+    }
+    if (auto xent = dyn_cast<SoftmaxCrossEntropyWithLogitsOp>(op);
+        xent && isActive(xent.getLabels()))
+      return xent.emitOpError(
+          "labels depend on a trainable variable, but gradients with respect "
+          "to the labels are unsupported");
+    for (Value operand : operandsNeedingStaticShapes(op)) {
+      auto type = cast<RankedTensorType>(operand.getType());
+      if (!type.hasStaticShape())
+        return op->emitOpError("gradient needs static shapes, got ") << type;
+    }
+  }
+  return success();
+}
+
+void BackwardPass::emit() {
+  Location loc = minimize.getLoc();
+  rewriter.setInsertionPoint(minimize);
+
+  // d(loss)/d(loss) = 1.
+  Value loss = minimize.getLoss();
+  gradients[loss] = splat(cast<RankedTensorType>(loss.getType()), 1.0, loc);
+
+  for (Operation *op : llvm::reverse(ops)) {
+    // Every op here has one result: the rules below are for such ops.
+    Value dy = gradients.lookup(op->getResult(0));
+    assert(dy && "an active result has received a gradient from its uses");
+    differentiate(op, dy);
+  }
+
+  // TensorFlow lists the variables in creation order.
+  SmallVector<std::pair<Operation *, Value>> pairs(variableGradients.begin(),
+                                                   variableGradients.end());
+  llvm::sort(pairs, [](const auto &a, const auto &b) {
+    return a.first->isBeforeInBlock(b.first);
+  });
+  SmallVector<Value> variables, grads;
+  for (auto [variable, gradient] : pairs) {
+    variables.push_back(variable->getResult(0));
+    grads.push_back(gradient);
+  }
+  rewriter.replaceOpWithNewOp<ApplyGradientsOp>(
+      minimize, minimize.getOptimizer(), variables, grads,
+      minimize.getGlobalStep());
+}
+
+void BackwardPass::accumulate(Value value, Value gradient) {
+  if (!isActive(value))
+    return;
+  auto [it, inserted] = gradients.try_emplace(value, gradient);
+  if (!inserted)
+    it->second =
+        rewriter.create<AddOp>(minimize.getLoc(), it->second, gradient);
+}
+
+Value BackwardPass::splat(RankedTensorType type, double value, Location loc) {
+  auto attr = DenseElementsAttr::get(
+      type, FloatAttr::get(type.getElementType(), value));
+  return rewriter.create<ConstantOp>(loc, attr);
+}
+
+Value BackwardPass::sumToShape(Value gradient, RankedTensorType type,
+                               Location loc) {
+  auto gradientType = cast<RankedTensorType>(gradient.getType());
+  if (gradientType == type)
+    return gradient;
+  // Broadcasting aligns shapes at the trailing dimension: the operand was
+  // broadcast along the leading dimensions it lacks and along its size-1
+  // dimensions that the result does not have as size 1.
+  int64_t leading = gradientType.getRank() - type.getRank();
+  SmallVector<int64_t> axes;
+  for (int64_t dim = 0; dim < gradientType.getRank(); ++dim)
+    if (dim < leading || (type.getDimSize(dim - leading) == 1 &&
+                          gradientType.getDimSize(dim) != 1))
+      axes.push_back(dim);
+  Value sum = gradient;
+  if (!axes.empty())
+    sum = rewriter.create<ReduceSumOp>(loc, gradient, axes,
+                                       /*keep_dims=*/true);
+  if (sum.getType() != type)
+    sum = rewriter.create<ReshapeOp>(loc, type, sum);
+  return sum;
+}
+
+Value BackwardPass::unreduce(Value gradient, RankedTensorType inputType,
+                             ArrayRef<int64_t> axes, Location loc) {
+  SmallVector<int64_t> keptShape(inputType.getShape());
+  for (auto [dim, reduced] :
+       llvm::enumerate(reducedDims(inputType.getRank(), axes)))
+    if (reduced)
+      keptShape[dim] = 1;
+  auto keptType =
+      RankedTensorType::get(keptShape, inputType.getElementType());
+  if (gradient.getType() != keptType)
+    gradient = rewriter.create<ReshapeOp>(loc, keptType, gradient);
+  if (keptType != inputType)
+    gradient = rewriter.create<BroadcastToOp>(loc, inputType, gradient);
+  return gradient;
+}
+
+void BackwardPass::differentiate(Operation *op, Value dy) {
+  Location loc = op->getLoc();
+  auto typeOf = [](Value value) {
+    return cast<RankedTensorType>(value.getType());
+  };
+  // Builds the gradient of `operand` only when it needs one, so that no dead
+  // op is emitted for placeholders, constants or non-trainable state.
+  auto propagate = [&](Value operand, llvm::function_ref<Value()> gradient) {
+    if (isActive(operand))
+      accumulate(operand, gradient());
+  };
+  auto identity = [&] { return dy; };
+
+  llvm::TypeSwitch<Operation *>(op)
+      .Case([&](ReadOp read) {
+        // A variable read several times gets the sum of the reads' gradients.
+        Operation *variable = getTrainableVariable(read);
+        auto [it, inserted] = variableGradients.insert({variable, dy});
+        if (!inserted)
+          it->second =
+              rewriter.create<AddOp>(minimize.getLoc(), it->second, dy);
+      })
+      .Case([&](MatMulOp matmul) {
+        // _MatMulGrad: for c = op(a) op(b), each gradient is a product of dy
+        // and the other operand, transposed so that the shapes line up.
+        Value a = matmul.getA(), b = matmul.getB();
+        bool ta = matmul.getTransposeA(), tb = matmul.getTransposeB();
+        auto mm = [&](Value x, Value y, bool tx, bool ty) -> Value {
+          return rewriter.create<MatMulOp>(loc, x, y, tx, ty);
+        };
+        propagate(a, [&] {
+          // da = dy op(b)^T, or its transpose when a was transposed.
+          return ta ? mm(b, dy, tb, true) : mm(dy, b, false, !tb);
+        });
+        propagate(b, [&] {
+          // db = op(a)^T dy, or its transpose when b was transposed.
+          return tb ? mm(dy, a, true, ta) : mm(a, dy, !ta, false);
+        });
+      })
+      .Case([&](AddOp add) {
+        propagate(add.getLhs(),
+                  [&] { return sumToShape(dy, typeOf(add.getLhs()), loc); });
+        propagate(add.getRhs(),
+                  [&] { return sumToShape(dy, typeOf(add.getRhs()), loc); });
+      })
+      .Case([&](SubOp sub) {
+        propagate(sub.getLhs(),
+                  [&] { return sumToShape(dy, typeOf(sub.getLhs()), loc); });
+        propagate(sub.getRhs(), [&]() -> Value {
+          return rewriter.create<NegOp>(
+              loc, sumToShape(dy, typeOf(sub.getRhs()), loc));
+        });
+      })
+      .Case([&](MulOp mul) {
+        Value x = mul.getLhs(), y = mul.getRhs();
+        propagate(x, [&] {
+          return sumToShape(rewriter.create<MulOp>(loc, dy, y), typeOf(x),
+                            loc);
+        });
+        propagate(y, [&] {
+          return sumToShape(rewriter.create<MulOp>(loc, x, dy), typeOf(y),
+                            loc);
+        });
+      })
+      .Case([&](DivOp div) {
+        // _RealDivGrad: dx = dy / y and dy_ = dy * ((-x / y) / y).
+        Value x = div.getLhs(), y = div.getRhs();
+        propagate(x, [&] {
+          return sumToShape(rewriter.create<DivOp>(loc, dy, y), typeOf(x),
+                            loc);
+        });
+        propagate(y, [&] {
+          Value negX = rewriter.create<NegOp>(loc, x);
+          Value quotient = rewriter.create<DivOp>(loc, negX, y);
+          quotient = rewriter.create<DivOp>(loc, quotient, y);
+          return sumToShape(rewriter.create<MulOp>(loc, dy, quotient),
+                            typeOf(y), loc);
+        });
+      })
+      .Case([&](BiasAddOp biasAdd) {
+        propagate(biasAdd.getInput(), identity);
+        propagate(biasAdd.getBias(), [&]() -> Value {
+          return rewriter.create<BiasAddGradOp>(loc, dy);
+        });
+      })
+      .Case([&](NegOp neg) {
+        propagate(neg.getInput(),
+                  [&]() -> Value { return rewriter.create<NegOp>(loc, dy); });
+      })
+      .Case([&](ReluOp relu) {
+        // The mask x > 0 is taken from the relu's input.
+        propagate(relu.getInput(), [&]() -> Value {
+          return rewriter.create<ReluGradOp>(loc, dy, relu.getInput());
+        });
+      })
+      .Case([&](SoftmaxOp softmax) {
+        // (dy - sum(dy * y, -1)) * y needs the softmax's output y.
+        propagate(softmax.getInput(), [&]() -> Value {
+          return rewriter.create<SoftmaxGradOp>(loc, dy, softmax.getOutput());
+        });
+      })
+      .Case([&](LogOp log) {
+        propagate(log.getInput(), [&]() -> Value {
+          return rewriter.create<DivOp>(loc, dy, log.getInput());
+        });
+      })
+      .Case([&](ClipByValueOp clip) {
+        // TensorFlow clips with minimum and maximum, whose gradients go to x
+        // on ties: dy passes where min <= x <= max.
+        propagate(clip.getInput(), [&]() -> Value {
+          return rewriter.create<ClipByValueGradOp>(
+              loc, dy, clip.getInput(), clip.getMinAttr(), clip.getMaxAttr());
+        });
+      })
+      .Case([&](SoftmaxCrossEntropyWithLogitsOp xent) {
+        // analyze() rejected active labels, so only the logits remain.
+        propagate(xent.getLogits(), [&]() -> Value {
+          return rewriter.create<SoftmaxCrossEntropyWithLogitsGradOp>(
+              loc, dy, xent.getLogits(), xent.getLabels());
+        });
+      })
+      .Case([&](ReduceSumOp sum) {
+        propagate(sum.getInput(), [&] {
+          return unreduce(dy, typeOf(sum.getInput()), sum.getAxes(), loc);
+        });
+      })
+      .Case([&](ReduceMeanOp mean) {
+        // The sum's gradient scaled by 1/N, N the number of input elements
+        // each output element averages.
+        propagate(mean.getInput(), [&]() -> Value {
+          RankedTensorType inputType = typeOf(mean.getInput());
+          int64_t count = 1;
+          for (auto [dim, reduced] : llvm::enumerate(
+                   reducedDims(inputType.getRank(), mean.getAxes())))
+            if (reduced)
+              count *= inputType.getDimSize(dim);
+          Value gradient = unreduce(dy, inputType, mean.getAxes(), loc);
+          Value scale =
+              splat(RankedTensorType::get({}, inputType.getElementType()),
+                    1.0 / static_cast<double>(count), loc);
+          return rewriter.create<MulOp>(loc, gradient, scale);
+        });
+      })
+      .Case([&](ReshapeOp reshape) {
+        propagate(reshape.getInput(), [&]() -> Value {
+          return rewriter.create<ReshapeOp>(loc, typeOf(reshape.getInput()),
+                                            dy);
+        });
+      })
+      .Case([&](BroadcastToOp broadcast) {
+        propagate(broadcast.getInput(), [&] {
+          return sumToShape(dy, typeOf(broadcast.getInput()), loc);
+        });
+      })
+      .Case([&](CastOp castOp) {
+        // Both sides are active, so this casts between float types: cast the
+        // gradient back.
+        propagate(castOp.getInput(), [&]() -> Value {
+          return rewriter.create<CastOp>(loc, typeOf(castOp.getInput()), dy);
+        });
+      })
+      .Case([&](Conv2DOp conv) {
+        propagate(conv.getInput(), [&]() -> Value {
+          return rewriter.create<Conv2DBackpropInputOp>(
+              loc, typeOf(conv.getInput()), conv.getFilter(), dy,
+              conv.getStridesAttr(), conv.getPaddingAttr());
+        });
+        propagate(conv.getFilter(), [&]() -> Value {
+          return rewriter.create<Conv2DBackpropFilterOp>(
+              loc, typeOf(conv.getFilter()), conv.getInput(), dy,
+              conv.getStridesAttr(), conv.getPaddingAttr());
+        });
+      })
+      .Case([&](MaxPoolOp pool) {
+        propagate(pool.getInput(), [&]() -> Value {
+          return rewriter.create<MaxPoolGradOp>(
+              loc, typeOf(pool.getInput()), pool.getInput(), pool.getOutput(),
+              dy, pool.getKsizeAttr(), pool.getStridesAttr(),
+              pool.getPaddingAttr());
+        });
+      })
+      .Default([](Operation *) {
+        llvm_unreachable("analyze() checked that every op has a rule");
+      });
+}
+
+//===----------------------------------------------------------------------===//
+// AutodiffPass
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct AutodiffPass : dtf::impl::AutodiffPassBase<AutodiffPass> {
+  void runOnOperation() override {
+    SmallVector<MinimizeOp> minimizes;
+    getOperation().walk(
+        [&](MinimizeOp minimize) { minimizes.push_back(minimize); });
+    for (MinimizeOp minimize : minimizes)
+      if (failed(BackwardPass(minimize).run()))
+        return signalPassFailure();
+  }
+};
+} // namespace

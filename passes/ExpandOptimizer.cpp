@@ -1,0 +1,261 @@
+//===- ExpandOptimizer.cpp - Optimizer updates from dtf.apply_gradients ---===//
+//
+// Implements --dtf-expand-optimizer: the `apply_gradients` half of
+// TensorFlow's `optimizer.minimize`. Each `dtf.apply_gradients` becomes the
+// optimizer's fused update ops, with the slot and non-slot variables the
+// optimizer keeps (momentum accumulators, Adam's moments and beta powers)
+// created as ordinary `dtf.variable`s, named as TensorFlow names them so that
+// checkpoints and placement see the same state TensorFlow would have.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+
+#include "dialects/dtf/IR/DTFOps.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSet.h"
+
+namespace mlir::dtf {
+#define GEN_PASS_DEF_EXPANDOPTIMIZERPASS
+#include "passes/Passes.h.inc"
+} // namespace mlir::dtf
+
+using namespace mlir;
+using namespace mlir::dtf;
+
+/// Copies the `dtf.device` of `from`, if any, to `to`. TensorFlow colocates
+/// slots with their variable and each update with the variable it writes; a
+/// graph placed before this pass keeps that placement.
+static void colocate(Operation *to, Operation *from) {
+  if (!from)
+    return;
+  if (Attribute device = from->getAttr(DTFDialect::getDeviceAttrName()))
+    to->setAttr(DTFDialect::getDeviceAttrName(), device);
+}
+
+namespace {
+/// What the expansions of the apply_gradients ops of one function share.
+struct FunctionState {
+  /// Variable names in use in the function.
+  llvm::StringSet<> names;
+  /// The last variable created next to each variable, after which the next
+  /// one goes, so that the variables an optimizer adds stay in creation
+  /// order.
+  DenseMap<Operation *, Operation *> lastCreatedNextTo;
+};
+
+/// Expands one `dtf.apply_gradients`.
+class OptimizerExpansion {
+public:
+  OptimizerExpansion(ApplyGradientsOp apply, FunctionState &state)
+      : apply(apply), rewriter(apply.getContext()), state(state) {}
+
+  LogicalResult run();
+
+private:
+  void expandSGD(SGDAttr sgd);
+  void expandMomentum(MomentumAttr momentum);
+  void expandAdam(AdamAttr adam);
+
+  /// Creates a non-trainable variable of `valueType` right after `anchor`
+  /// and the variables already created next to it. `name` is made unique as
+  /// TensorFlow's graph does: the second "w/Adam" becomes "w/Adam_1".
+  VariableOp createVariableNextTo(VariableOp anchor, StringRef name,
+                                  RankedTensorType valueType,
+                                  Attribute initializer);
+
+  /// A zero-initialized slot of `variable`: TensorFlow's `_zeros_slot`.
+  VariableOp createSlot(VariableOp variable, StringRef slotName) {
+    return createVariableNextTo(variable,
+                                (variable.getName() + "/" + slotName).str(),
+                                variable.getValueType(),
+                                ZerosInitAttr::get(apply.getContext()));
+  }
+
+  /// A constant tensor of `type` with every element `value`.
+  Value splat(RankedTensorType type, Attribute value);
+
+  /// `variable = read(variable) * factor`, colocated with the variable.
+  void scaleVariable(VariableOp variable, const APFloat &factor);
+
+  VariableOp getVariable(unsigned index) {
+    return apply.getVariables()[index].getDefiningOp<VariableOp>();
+  }
+
+  ApplyGradientsOp apply;
+  IRRewriter rewriter;
+  FunctionState &state;
+};
+} // namespace
+
+LogicalResult OptimizerExpansion::run() {
+  Attribute optimizer = apply.getOptimizer();
+  if (apply.getVariables().empty())
+    return apply.emitOpError("has no variables to update");
+  // Slots hang off their variable, so the stateful optimizers need each
+  // variable to be a dtf.variable of this function.
+  if (!isa<SGDAttr>(optimizer)) {
+    for (auto [index, variable] : llvm::enumerate(apply.getVariables()))
+      if (!getVariable(index))
+        return apply.emitOpError("variable #")
+               << index << " is not defined by a dtf.variable, so "
+               << optimizer << " cannot create its slots";
+  }
+
+  rewriter.setInsertionPoint(apply);
+  if (auto sgd = dyn_cast<SGDAttr>(optimizer))
+    expandSGD(sgd);
+  else if (auto momentum = dyn_cast<MomentumAttr>(optimizer))
+    expandMomentum(momentum);
+  else
+    expandAdam(cast<AdamAttr>(optimizer));
+
+  // The global step counts applied updates, so it is incremented last,
+  // exactly once.
+  if (Value step = apply.getGlobalStep()) {
+    RankedTensorType stepType = cast<ResourceType>(step.getType()).getValueType();
+    Value one =
+        splat(stepType, IntegerAttr::get(stepType.getElementType(), 1));
+    auto increment = rewriter.create<AssignAddOp>(apply.getLoc(), step, one);
+    colocate(increment, step.getDefiningOp());
+  }
+  rewriter.eraseOp(apply);
+  return success();
+}
+
+VariableOp OptimizerExpansion::createVariableNextTo(VariableOp anchor,
+                                                   StringRef name,
+                                                   RankedTensorType valueType,
+                                                   Attribute initializer) {
+  std::string unique = name.str();
+  for (unsigned suffix = 1; state.names.contains(unique); ++suffix)
+    unique = (name + "_" + Twine(suffix)).str();
+  state.names.insert(unique);
+
+  OpBuilder::InsertionGuard guard(rewriter);
+  Operation *&last = state.lastCreatedNextTo[anchor];
+  rewriter.setInsertionPointAfter(last ? last : anchor.getOperation());
+  auto variable = rewriter.create<VariableOp>(
+      anchor.getLoc(), ResourceType::get(apply.getContext(), valueType),
+      unique, initializer, /*trainable=*/false);
+  colocate(variable, anchor);
+  last = variable;
+  return variable;
+}
+
+Value OptimizerExpansion::splat(RankedTensorType type, Attribute value) {
+  return rewriter.create<ConstantOp>(apply.getLoc(),
+                                     DenseElementsAttr::get(type, value));
+}
+
+void OptimizerExpansion::scaleVariable(VariableOp variable,
+                                       const APFloat &factor) {
+  Location loc = apply.getLoc();
+  RankedTensorType type = variable.getValueType();
+  Value value = rewriter.create<ReadOp>(loc, variable);
+  Value scale = splat(
+      type, FloatAttr::get(type.getElementType(), factor.convertToDouble()));
+  Value product = rewriter.create<MulOp>(loc, value, scale);
+  auto assign = rewriter.create<AssignOp>(loc, variable, product);
+  for (Operation *op : {value.getDefiningOp(), product.getDefiningOp(),
+                        assign.getOperation()})
+    colocate(op, variable);
+}
+
+void OptimizerExpansion::expandSGD(SGDAttr sgd) {
+  for (auto [variable, gradient] :
+       llvm::zip(apply.getVariables(), apply.getGradients())) {
+    auto update = rewriter.create<ApplyGradientDescentOp>(
+        apply.getLoc(), variable, gradient, sgd.getLearningRate());
+    colocate(update, variable.getDefiningOp());
+  }
+}
+
+void OptimizerExpansion::expandMomentum(MomentumAttr momentum) {
+  for (auto [index, gradient] : llvm::enumerate(apply.getGradients())) {
+    VariableOp variable = getVariable(index);
+    VariableOp accum = createSlot(variable, "Momentum");
+    auto update = rewriter.create<ApplyMomentumOp>(
+        apply.getLoc(), variable, accum, gradient,
+        momentum.getLearningRate(), momentum.getMomentum(),
+        momentum.getUseNesterov());
+    colocate(update, variable);
+  }
+}
+
+void OptimizerExpansion::expandAdam(AdamAttr adam) {
+  Location loc = apply.getLoc();
+  unsigned numVariables = apply.getVariables().size();
+
+  // TensorFlow's AdamOptimizer._create_slots: m and v for each variable...
+  SmallVector<std::pair<VariableOp, VariableOp>> slots;
+  for (unsigned index = 0; index < numVariables; ++index) {
+    VariableOp variable = getVariable(index);
+    VariableOp m = createSlot(variable, "Adam");
+    VariableOp v = createSlot(variable, "Adam");
+    slots.push_back({m, v});
+  }
+  // ...and beta1^t and beta2^t, on the device of the variable whose name
+  // sorts first so that every worker agrees on where they live.
+  VariableOp first = getVariable(0);
+  for (unsigned index = 1; index < numVariables; ++index)
+    if (getVariable(index).getName() < first.getName())
+      first = getVariable(index);
+  auto powerType = RankedTensorType::get(
+      {}, first.getValueType().getElementType());
+  MLIRContext *context = apply.getContext();
+  VariableOp beta1Power =
+      createVariableNextTo(first, "beta1_power", powerType,
+                           ConstantInitAttr::get(context, adam.getBeta1()));
+  VariableOp beta2Power =
+      createVariableNextTo(first, "beta2_power", powerType,
+                           ConstantInitAttr::get(context, adam.getBeta2()));
+
+  // Every update uses the powers of this step.
+  auto beta1Value = rewriter.create<ReadOp>(loc, beta1Power);
+  auto beta2Value = rewriter.create<ReadOp>(loc, beta2Power);
+  colocate(beta1Value, beta1Power);
+  colocate(beta2Value, beta2Power);
+
+  for (auto [index, gradient] : llvm::enumerate(apply.getGradients())) {
+    VariableOp variable = getVariable(index);
+    auto [m, v] = slots[index];
+    auto update = rewriter.create<ApplyAdamOp>(
+        loc, variable, m, v, beta1Value, beta2Value, gradient,
+        adam.getLearningRate(), adam.getBeta1(), adam.getBeta2(),
+        adam.getEpsilon());
+    colocate(update, variable);
+  }
+
+  // AdamOptimizer._finish: advance the powers once all variables are
+  // updated.
+  scaleVariable(beta1Power, adam.getBeta1());
+  scaleVariable(beta2Power, adam.getBeta2());
+}
+
+//===----------------------------------------------------------------------===//
+// ExpandOptimizerPass
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct ExpandOptimizerPass
+    : dtf::impl::ExpandOptimizerPassBase<ExpandOptimizerPass> {
+  void runOnOperation() override {
+    FunctionState state;
+    SmallVector<ApplyGradientsOp> applies;
+    getOperation().walk([&](Operation *op) {
+      if (auto variable = dyn_cast<VariableOp>(op))
+        state.names.insert(variable.getName());
+      else if (auto apply = dyn_cast<ApplyGradientsOp>(op))
+        applies.push_back(apply);
+    });
+    for (ApplyGradientsOp apply : applies)
+      if (failed(OptimizerExpansion(apply, state).run()))
+        return signalPassFailure();
+  }
+};
+} // namespace
