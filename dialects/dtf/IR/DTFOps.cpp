@@ -67,12 +67,19 @@ LogicalResult VariableOp::verify() {
     return emitOpError("random initializer needs a float variable, got ")
            << getValueType();
   // Variable names identify checkpoint entries and PS state, so a duplicate
-  // would silently alias two variables.
-  for (Operation &sibling : *(*this)->getBlock()) {
+  // would silently alias two variables. The later definition is the one at
+  // fault, so only the variables before this one are looked at.
+  Block *block = (*this)->getBlock();
+  for (Operation &sibling :
+       llvm::make_range(block->begin(), (*this)->getIterator())) {
     auto other = dyn_cast<VariableOp>(sibling);
-    if (other && other != *this && other.getName() == getName())
-      return emitOpError("variable name '")
-             << getName() << "' is already used in this block";
+    if (other && other.getName() == getName()) {
+      InFlightDiagnostic diag = emitOpError("variable name '")
+                                << getName()
+                                << "' is already used in this block";
+      diag.attachNote(other.getLoc()) << "previous definition here";
+      return diag;
+    }
   }
   return success();
 }
