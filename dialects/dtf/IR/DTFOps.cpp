@@ -379,7 +379,8 @@ static LogicalResult verifyWindow(std::optional<Location> location,
 /// TensorFlow's output size of a window op along one spatial dimension.
 static int64_t windowOutputSize(int64_t input, int64_t window, int64_t stride,
                                 Padding padding) {
-  if (ShapedType::isDynamic(input))
+  if (ShapedType::isDynamic(input) ||
+      (padding == Padding::VALID && ShapedType::isDynamic(window)))
     return ShapedType::kDynamic;
   if (padding == Padding::SAME)
     return llvm::divideCeil(input, stride);
@@ -398,7 +399,8 @@ static LogicalResult inferWindowType(std::optional<Location> location,
                                     padding);
   int64_t width = windowOutputSize(input.getDimSize(2), windowW, strides[2],
                                    padding);
-  if (height == 0 || width == 0)
+  // With SAME padding, an empty input gives an empty output, as in TF.
+  if (padding == Padding::VALID && (height == 0 || width == 0))
     return emitOptionalError(location, "window ", windowH, "x", windowW,
                              " does not fit in ", input,
                              " with VALID padding");
