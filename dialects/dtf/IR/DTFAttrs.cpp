@@ -5,6 +5,7 @@
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/Format.h"
 
 #include <cmath>
 #include <cstdio>
@@ -39,6 +40,15 @@ FailureOr<APFloat> mlir::dtf::parseF64Parameter(AsmParser &parser) {
 void mlir::dtf::printF64Parameter(AsmPrinter &printer,
                                   const APFloat &parameter) {
   double value = parameter.convertToDouble();
+  // Infinities and NaNs have no decimal literal; print their bits in hex, as
+  // the builtin float attribute does, so that they parse back.
+  if (!std::isfinite(value)) {
+    printer << "0x"
+            << llvm::format_hex_no_prefix(
+                   parameter.bitcastToAPInt().getZExtValue(), 16,
+                   /*Upper=*/true);
+    return;
+  }
   // The shortest %g form that reads back as the same double, so that
   // hyper-parameters written as 0.01 print as 0.01.
   char buffer[32];
