@@ -24,10 +24,21 @@ static bool dimsCompatible(int64_t lhs, int64_t rhs) {
          lhs == rhs;
 }
 
-// Default-valued attributes are not yet filled in when the parser infers
-// result types, so shape functions read them through these helpers.
-static bool flagOrFalse(BoolAttr flag) { return flag && flag.getValue(); }
-static ArrayRef<int64_t> axesOrAll(DenseI64ArrayAttr axes) {
+// When a custom parser infers result types, the attributes written in the
+// op's attr-dict are still in the adaptor's dictionary, not yet in its
+// properties, and default-valued attributes are not filled in; so shape
+// functions read such attributes through these helpers, which look in the
+// properties, then in the dictionary, then fall back on the default.
+static bool flagOrFalse(BoolAttr flag, DictionaryAttr attributes,
+                        StringRef name) {
+  if (!flag && attributes)
+    flag = attributes.getAs<BoolAttr>(name);
+  return flag && flag.getValue();
+}
+static ArrayRef<int64_t> axesOrAll(DenseI64ArrayAttr axes,
+                                   DictionaryAttr attributes, StringRef name) {
+  if (!axes && attributes)
+    axes = attributes.getAs<DenseI64ArrayAttr>(name);
   return axes ? axes.asArrayRef() : ArrayRef<int64_t>();
 }
 
@@ -115,8 +126,10 @@ LogicalResult MatMulOp::inferReturnTypes(MLIRContext *,
   if (a.getElementType() != b.getElementType())
     return emitOptionalError(location, "element types differ: ", a, " and ",
                              b);
-  bool transposeA = flagOrFalse(adaptor.getTransposeAAttr());
-  bool transposeB = flagOrFalse(adaptor.getTransposeBAttr());
+  bool transposeA = flagOrFalse(adaptor.getTransposeAAttr(),
+                                adaptor.getAttributes(), "transpose_a");
+  bool transposeB = flagOrFalse(adaptor.getTransposeBAttr(),
+                                adaptor.getAttributes(), "transpose_b");
   int64_t rows = a.getDimSize(transposeA ? 1 : 0);
   int64_t innerA = a.getDimSize(transposeA ? 0 : 1);
   int64_t innerB = b.getDimSize(transposeB ? 1 : 0);
@@ -282,18 +295,24 @@ LogicalResult ReduceSumOp::inferReturnTypes(MLIRContext *,
                                             std::optional<Location> location,
                                             Adaptor adaptor,
                                             SmallVectorImpl<Type> &inferred) {
-  return inferReduceType(location, adaptor.getInput().getType(),
-                         axesOrAll(adaptor.getAxesAttr()),
-                         flagOrFalse(adaptor.getKeepDimsAttr()), inferred);
+  return inferReduceType(
+      location, adaptor.getInput().getType(),
+      axesOrAll(adaptor.getAxesAttr(), adaptor.getAttributes(), "axes"),
+      flagOrFalse(adaptor.getKeepDimsAttr(), adaptor.getAttributes(),
+                  "keep_dims"),
+      inferred);
 }
 
 LogicalResult ReduceMeanOp::inferReturnTypes(MLIRContext *,
                                              std::optional<Location> location,
                                              Adaptor adaptor,
                                              SmallVectorImpl<Type> &inferred) {
-  return inferReduceType(location, adaptor.getInput().getType(),
-                         axesOrAll(adaptor.getAxesAttr()),
-                         flagOrFalse(adaptor.getKeepDimsAttr()), inferred);
+  return inferReduceType(
+      location, adaptor.getInput().getType(),
+      axesOrAll(adaptor.getAxesAttr(), adaptor.getAttributes(), "axes"),
+      flagOrFalse(adaptor.getKeepDimsAttr(), adaptor.getAttributes(),
+                  "keep_dims"),
+      inferred);
 }
 
 //===----------------------------------------------------------------------===//
