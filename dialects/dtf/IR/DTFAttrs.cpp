@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 using namespace mlir;
 using namespace mlir::dtf;
@@ -49,14 +50,22 @@ void mlir::dtf::printF64Parameter(AsmPrinter &printer,
                    /*Upper=*/true);
     return;
   }
-  // The shortest %g form that reads back as the same double, so that
-  // hyper-parameters written as 0.01 print as 0.01.
+  // The fewest significant digits that read back as the same double, so
+  // that hyper-parameters written as 0.01 print as 0.01...
   char buffer[32];
-  for (int precision = 1; precision <= 17; ++precision) {
-    std::snprintf(buffer, sizeof(buffer), "%.*g", precision, value);
-    if (std::strtod(buffer, nullptr) == value)
+  int precision = 1;
+  for (;; ++precision) {
+    std::snprintf(buffer, sizeof(buffer), "%.*e", precision - 1, value);
+    // 17 significant digits always suffice for a double.
+    if (precision == 17 || std::strtod(buffer, nullptr) == value)
       break;
   }
+  // ...written without an exponent when it is small, as Python's repr does,
+  // so that 100.0 prints as 100.0 rather than 1.0e+02.
+  int exponent = std::atoi(std::strchr(buffer, 'e') + 1);
+  if (exponent >= -4 && exponent < 16)
+    std::snprintf(buffer, sizeof(buffer), "%.*f",
+                  std::max(precision - 1 - exponent, 0), value);
   std::string text(buffer);
   // MLIR float literals need a '.' before any exponent.
   if (std::isfinite(value) && text.find('.') == std::string::npos) {
