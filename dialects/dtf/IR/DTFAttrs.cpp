@@ -5,10 +5,12 @@
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/Format.h"
 
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 using namespace mlir;
 using namespace mlir::dtf;
@@ -39,14 +41,31 @@ FailureOr<APFloat> mlir::dtf::parseF64Parameter(AsmParser &parser) {
 void mlir::dtf::printF64Parameter(AsmPrinter &printer,
                                   const APFloat &parameter) {
   double value = parameter.convertToDouble();
-  // The shortest %g form that reads back as the same double, so that
-  // hyper-parameters written as 0.01 print as 0.01.
+  // Infinities and NaNs have no decimal literal; print their bits in hex, as
+  // the builtin float attribute does, so that they parse back.
+  if (!std::isfinite(value)) {
+    printer << "0x"
+            << llvm::format_hex_no_prefix(
+                   parameter.bitcastToAPInt().getZExtValue(), 16,
+                   /*Upper=*/true);
+    return;
+  }
+  // The fewest significant digits that read back as the same double, so
+  // that hyper-parameters written as 0.01 print as 0.01...
   char buffer[32];
-  for (int precision = 1; precision <= 17; ++precision) {
-    std::snprintf(buffer, sizeof(buffer), "%.*g", precision, value);
-    if (std::strtod(buffer, nullptr) == value)
+  int precision = 1;
+  for (;; ++precision) {
+    std::snprintf(buffer, sizeof(buffer), "%.*e", precision - 1, value);
+    // 17 significant digits always suffice for a double.
+    if (precision == 17 || std::strtod(buffer, nullptr) == value)
       break;
   }
+  // ...written without an exponent when it is small, as Python's repr does,
+  // so that 100.0 prints as 100.0 rather than 1.0e+02.
+  int exponent = std::atoi(std::strchr(buffer, 'e') + 1);
+  if (exponent >= -4 && exponent < 16)
+    std::snprintf(buffer, sizeof(buffer), "%.*f",
+                  std::max(precision - 1 - exponent, 0), value);
   std::string text(buffer);
   // MLIR float literals need a '.' before any exponent.
   if (std::isfinite(value) && text.find('.') == std::string::npos) {

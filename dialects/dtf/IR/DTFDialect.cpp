@@ -87,5 +87,6 @@ LogicalResult DTFDialect::verifyOperationAttribute(Operation *op,
                                 << "' must be a #dtf.device attribute";
     return verifyDeviceInCluster(op, device);
   }
-  return op->emitError("unknown dtf attribute '") << attr.getName() << "'";
+  return op->emitError("unknown dtf attribute '")
+         << attr.getName().getValue() << "'";
 }

@@ -24,10 +24,21 @@ static bool dimsCompatible(int64_t lhs, int64_t rhs) {
          lhs == rhs;
 }
 
-// Default-valued attributes are not yet filled in when the parser infers
-// result types, so shape functions read them through these helpers.
-static bool flagOrFalse(BoolAttr flag) { return flag && flag.getValue(); }
-static ArrayRef<int64_t> axesOrAll(DenseI64ArrayAttr axes) {
+// When a custom parser infers result types, the attributes written in the
+// op's attr-dict are still in the adaptor's dictionary, not yet in its
+// properties, and default-valued attributes are not filled in; so shape
+// functions read such attributes through these helpers, which look in the
+// properties, then in the dictionary, then fall back on the default.
+static bool flagOrFalse(BoolAttr flag, DictionaryAttr attributes,
+                        StringRef name) {
+  if (!flag && attributes)
+    flag = attributes.getAs<BoolAttr>(name);
+  return flag && flag.getValue();
+}
+static ArrayRef<int64_t> axesOrAll(DenseI64ArrayAttr axes,
+                                   DictionaryAttr attributes, StringRef name) {
+  if (!axes && attributes)
+    axes = attributes.getAs<DenseI64ArrayAttr>(name);
   return axes ? axes.asArrayRef() : ArrayRef<int64_t>();
 }
 
@@ -67,12 +78,19 @@ LogicalResult VariableOp::verify() {
     return emitOpError("random initializer needs a float variable, got ")
            << getValueType();
   // Variable names identify checkpoint entries and PS state, so a duplicate
-  // would silently alias two variables.
-  for (Operation &sibling : *(*this)->getBlock()) {
+  // would silently alias two variables. The later definition is the one at
+  // fault, so only the variables before this one are looked at.
+  Block *block = (*this)->getBlock();
+  for (Operation &sibling :
+       llvm::make_range(block->begin(), (*this)->getIterator())) {
     auto other = dyn_cast<VariableOp>(sibling);
-    if (other && other != *this && other.getName() == getName())
-      return emitOpError("variable name '")
-             << getName() << "' is already used in this block";
+    if (other && other.getName() == getName()) {
+      InFlightDiagnostic diag = emitOpError("variable name '")
+                                << getName()
+                                << "' is already used in this block";
+      diag.attachNote(other.getLoc()) << "previous definition here";
+      return diag;
+    }
   }
   return success();
 }
@@ -108,8 +126,10 @@ LogicalResult MatMulOp::inferReturnTypes(MLIRContext *,
   if (a.getElementType() != b.getElementType())
     return emitOptionalError(location, "element types differ: ", a, " and ",
                              b);
-  bool transposeA = flagOrFalse(adaptor.getTransposeAAttr());
-  bool transposeB = flagOrFalse(adaptor.getTransposeBAttr());
+  bool transposeA = flagOrFalse(adaptor.getTransposeAAttr(),
+                                adaptor.getAttributes(), "transpose_a");
+  bool transposeB = flagOrFalse(adaptor.getTransposeBAttr(),
+                                adaptor.getAttributes(), "transpose_b");
   int64_t rows = a.getDimSize(transposeA ? 1 : 0);
   int64_t innerA = a.getDimSize(transposeA ? 0 : 1);
   int64_t innerB = b.getDimSize(transposeB ? 1 : 0);
@@ -275,18 +295,24 @@ LogicalResult ReduceSumOp::inferReturnTypes(MLIRContext *,
                                             std::optional<Location> location,
                                             Adaptor adaptor,
                                             SmallVectorImpl<Type> &inferred) {
-  return inferReduceType(location, adaptor.getInput().getType(),
-                         axesOrAll(adaptor.getAxesAttr()),
-                         flagOrFalse(adaptor.getKeepDimsAttr()), inferred);
+  return inferReduceType(
+      location, adaptor.getInput().getType(),
+      axesOrAll(adaptor.getAxesAttr(), adaptor.getAttributes(), "axes"),
+      flagOrFalse(adaptor.getKeepDimsAttr(), adaptor.getAttributes(),
+                  "keep_dims"),
+      inferred);
 }
 
 LogicalResult ReduceMeanOp::inferReturnTypes(MLIRContext *,
                                              std::optional<Location> location,
                                              Adaptor adaptor,
                                              SmallVectorImpl<Type> &inferred) {
-  return inferReduceType(location, adaptor.getInput().getType(),
-                         axesOrAll(adaptor.getAxesAttr()),
-                         flagOrFalse(adaptor.getKeepDimsAttr()), inferred);
+  return inferReduceType(
+      location, adaptor.getInput().getType(),
+      axesOrAll(adaptor.getAxesAttr(), adaptor.getAttributes(), "axes"),
+      flagOrFalse(adaptor.getKeepDimsAttr(), adaptor.getAttributes(),
+                  "keep_dims"),
+      inferred);
 }
 
 //===----------------------------------------------------------------------===//
@@ -372,7 +398,8 @@ static LogicalResult verifyWindow(std::optional<Location> location,
 /// TensorFlow's output size of a window op along one spatial dimension.
 static int64_t windowOutputSize(int64_t input, int64_t window, int64_t stride,
                                 Padding padding) {
-  if (ShapedType::isDynamic(input))
+  if (ShapedType::isDynamic(input) ||
+      (padding == Padding::VALID && ShapedType::isDynamic(window)))
     return ShapedType::kDynamic;
   if (padding == Padding::SAME)
     return llvm::divideCeil(input, stride);
@@ -391,7 +418,8 @@ static LogicalResult inferWindowType(std::optional<Location> location,
                                     padding);
   int64_t width = windowOutputSize(input.getDimSize(2), windowW, strides[2],
                                    padding);
-  if (height == 0 || width == 0)
+  // With SAME padding, an empty input gives an empty output, as in TF.
+  if (padding == Padding::VALID && (height == 0 || width == 0))
     return emitOptionalError(location, "window ", windowH, "x", windowW,
                              " does not fit in ", input,
                              " with VALID padding");
