@@ -100,9 +100,11 @@ int main(int argc, char **argv) {
     if (producer)
       producer->setAttr(kLossMarker, UnitAttr::get(&context));
   });
+  // The pass manager is anchored on the module already; the pipeline text
+  // names what nests inside it.
   PassManager passManager(&context);
-  if (failed(parsePassPipeline("builtin.module(func.func(dtf-autodiff))",
-                               passManager, llvm::errs())) ||
+  if (failed(parsePassPipeline("func.func(dtf-autodiff)", passManager,
+                               llvm::errs())) ||
       failed(passManager.run(*module)))
     return 1;
 
