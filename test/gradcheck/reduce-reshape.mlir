@@ -1,4 +1,4 @@
-// RUN: dtf-gradcheck %s | FileCheck %s
+// RUN: dtf-gradcheck --samples=24 %s | FileCheck %s
 // reduce_sum and reduce_mean over some axes, with and without keep_dims,
 // and reshape.
 

@@ -8,12 +8,16 @@
 //
 // Placeholders are fed rows of random probability distributions (uniform
 // draws normalized along the last axis), which are valid inputs and valid
-// labels for every loss of the dialect.
+// labels for every loss of the dialect. With --mnist, the placeholders `x`
+// and `y_` of the example models get the first images and one-hot labels of
+// the MNIST-format test split instead: realistic activations keep relu
+// kinks away from the finite-difference steps.
 //
 //===----------------------------------------------------------------------===//
 
 #include "dialects/dtf/IR/DTFOps.h"
 #include "passes/InitAll.h"
+#include "dtf/runtime/IdxReader.h"
 #include "runtime/exec/Interpreter.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -51,6 +55,9 @@ static cl::opt<double> tolerance("tolerance",
                                  cl::init(1e-3));
 static cl::opt<unsigned> seed("seed", cl::desc("Seed of feeds and samples"),
                               cl::init(1));
+static cl::opt<std::string>
+    mnistDir("mnist", cl::desc("Feed x and y_ from the t10k split of the "
+                               "MNIST-format IDX files in this directory"));
 
 /// Attribute marking the loss so that it can be found after --dtf-autodiff
 /// replaced the minimize that named it.
@@ -75,6 +82,26 @@ static ::dtf::exec::FeedMap makeFeeds(func::FuncOp function,
     }
     feeds.emplace(placeholder.getName().str(), std::move(feed));
   });
+  if (mnistDir.empty())
+    return feeds;
+  ::dtf::data::MnistSplit split = ::dtf::data::loadMnistSplit(mnistDir, "t10k");
+  for (auto [name, source] :
+       {std::pair<const char *, ::dtf::Tensor *>{"x", &split.images},
+        std::pair<const char *, ::dtf::Tensor *>{"y_", &split.oneHotLabels}}) {
+    auto it = feeds.find(name);
+    if (it == feeds.end())
+      continue;
+    const ::dtf::Shape &shape = it->second.shape();
+    int64_t rowLength = source->numElements() / source->dim(0);
+    if (shape.size() != 2 || shape[1] != rowLength || shape[0] > source->dim(0))
+      throw std::runtime_error(std::string("--mnist: placeholder '") + name +
+                               "' is not [batch, " +
+                               std::to_string(rowLength) + "]");
+    const float *rows = source->data<float>();
+    double *out = it->second.data<double>();
+    for (int64_t i = 0; i < it->second.numElements(); ++i)
+      out[i] = rows[i];
+  }
   return feeds;
 }
 
@@ -143,8 +170,8 @@ int main(int argc, char **argv) {
     ::dtf::exec::EvalOptions options;
     options.promoteToF64 = true;
     ::dtf::exec::VariableStore store;
-    ::dtf::exec::FeedMap feeds = makeFeeds(function, random);
     try {
+      ::dtf::exec::FeedMap feeds = makeFeeds(function, random);
       ::dtf::exec::initializeVariables(function, store, options);
       ::dtf::exec::Interpreter interpreter(store, options);
       std::vector<::dtf::Tensor> analytic =
