@@ -81,8 +81,9 @@ std::string diagnoseBindFailure(const std::string &address) {
 Server::Server(ServerOptions options) : options(std::move(options)) {}
 
 Server::~Server() {
-  if (server)
-    shutdown();
+  requestStop();
+  if (stopper.joinable())
+    stopper.join();
 }
 
 void Server::addService(grpc::Service &service,
@@ -147,8 +148,7 @@ void Server::wait() {
 
 void Server::shutdown() {
   requestStop();
-  if (stopper.joinable())
-    stopper.join();
+  wait();
 }
 
 void Server::stopWhenRequested() {

@@ -76,7 +76,7 @@ public:
   /// Asks the server to stop and returns at once; safe from an RPC handler
   /// and from any thread. In-flight calls get options.shutdownGrace.
   void requestStop();
-  /// Blocks until the server has stopped.
+  /// Blocks until the server has stopped (at once if it never started).
   void wait();
   /// requestStop() and wait().
   void shutdown();

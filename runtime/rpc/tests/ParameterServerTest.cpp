@@ -78,6 +78,16 @@ module {
     return
   }
 
+  func.func @ps_broken(%g_w: tensor<2xf32>)
+      attributes {dtf.device = #dtf.device<"/job:ps/task:3">,
+                  dtf.gradients = ["w"]} {
+    %w = dtf.variable "w" init(#dtf.zeros) : !dtf.resource<tensor<2xf32>>
+    dtf.apply_gradient_descent %w, %g_w learning_rate 1.0 : !dtf.resource<tensor<2xf32>>
+    %x = dtf.placeholder "x" : tensor<2xf32>
+    dtf.assign %w, %x : !dtf.resource<tensor<2xf32>>
+    return
+  }
+
   func.func @ps_big(%g_big: tensor<800x1000xf32>)
       attributes {dtf.device = #dtf.device<"/job:ps/task:2">,
                   dtf.gradients = ["big"]} {
@@ -95,9 +105,10 @@ protected:
   /// Starts `function` on a server and connects a client to it.
   void startPs(const char *function, Replication replication,
                ServerOptions serverOptions = {"127.0.0.1:0"},
-               ClientOptions clientOptions = fastClientOptions()) {
+               ClientOptions clientOptions = fastClientOptions(),
+               ParameterServerOptions psOptions = {}) {
     ps = std::make_unique<RunningPs>(module.function(function), replication,
-                                     serverOptions);
+                                     serverOptions, psOptions);
     client = std::make_unique<PsClient>(ps->service.taskName(),
                                         ps->server.address(), clientOptions);
   }
@@ -232,6 +243,34 @@ TEST_F(ParameterServerTest, SyncFuturePushesWaitForTheirStep) {
   EXPECT_EQ(result.outcome, PushResponse::APPLIED);
   EXPECT_EQ(result.step, 2);
   EXPECT_EQ(pullOne("w"), std::vector<float>(6, -2.0f));
+}
+
+TEST_F(ParameterServerTest, SyncQueueOfFuturePushesIsBounded) {
+  ParameterServerOptions psOptions;
+  psOptions.maxQueuedPushes = 1;
+  startPs("ps_0_sync", Replication::sync(2, 3), {"127.0.0.1:0"},
+          fastClientOptions(), psOptions);
+  client->initialize();
+  EXPECT_EQ(pushWB(7, 1.0f, 1.0f).outcome, PushResponse::QUEUED);
+  RpcError error = expectRpcError([&] { pushWB(8, 1.0f, 1.0f); });
+  EXPECT_EQ(error.code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_TRUE(contains(error.what(), "too many pushes for future steps"))
+      << error.what();
+}
+
+TEST_F(ParameterServerTest, ATaskWhoseUpdateFailedServesNoMore) {
+  startPs("ps_broken", Replication::async());
+  client->initialize();
+  Tensor gradient = Tensor::filled(DType::F32, {2}, 1.0);
+  RpcError error = expectRpcError([&] { client->push(0, {{"w", &gradient}}); });
+  EXPECT_EQ(error.code(), grpc::StatusCode::INTERNAL);
+  EXPECT_TRUE(contains(error.what(), "applying gradients failed, the variables "
+                                     "may be partly updated"))
+      << error.what();
+  EXPECT_TRUE(contains(error.what(), "'x' is not fed")) << error.what();
+  // Half-updated variables are not served.
+  EXPECT_EQ(expectRpcError([&] { client->pull({"w"}); }).code(),
+            grpc::StatusCode::INTERNAL);
 }
 
 TEST_F(ParameterServerTest, TokenBarrierReleasesWaitersWhenTheStepPasses) {
