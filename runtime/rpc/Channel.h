@@ -1,0 +1,48 @@
+//===- Channel.h - Client channels with explicit limits ---------*- C++ -*-===//
+
+#ifndef DTF_RUNTIME_RPC_CHANNEL_H
+#define DTF_RUNTIME_RPC_CHANNEL_H
+
+#include "runtime/rpc/Options.h"
+
+#include <grpcpp/channel.h>
+#include <grpcpp/client_context.h>
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace dtf::rpc {
+
+/// An insecure channel to `address` ("host:port") with the message size
+/// limits and reconnection backoff of `options`. It has its own connection:
+/// a dead peer seen through one client does not affect another.
+std::shared_ptr<grpc::Channel> createChannel(const std::string &address,
+                                             const ClientOptions &options);
+
+/// Sets `context`'s deadline to now + `timeout`.
+void setTimeout(grpc::ClientContext &context,
+                std::chrono::milliseconds timeout);
+
+/// Waits until `channel` is connected, retrying with backoff, for at most
+/// `timeout`. Throws RpcError(UNAVAILABLE) naming `peer` after that.
+void waitForConnection(grpc::Channel &channel, const std::string &peer,
+                       std::chrono::milliseconds timeout);
+
+/// One call of a long wait: the server blocks for at most `slice`.
+using LongPollCall = std::function<grpc::Status(
+    grpc::ClientContext &context, std::chrono::milliseconds slice)>;
+
+/// Repeats `call` in slices of options.waitSlice until it succeeds or
+/// `timeout` has passed, so that a dead peer is noticed within one slice
+/// rather than at the end of a long wait. Each call's deadline is its slice
+/// plus options.callTimeout. DEADLINE_EXCEEDED means "not yet"; any other
+/// error, and the end of `timeout`, throw RpcError naming `peer` and `rpc`.
+void longPoll(const std::string &peer, const std::string &rpc,
+              const ClientOptions &options, std::chrono::milliseconds timeout,
+              const LongPollCall &call);
+
+} // namespace dtf::rpc
+
+#endif // DTF_RUNTIME_RPC_CHANNEL_H

@@ -1,0 +1,158 @@
+//===- CoordinationClient.cpp - Calls to the coordination service ---------===//
+
+#include "runtime/rpc/CoordinationClient.h"
+
+#include "runtime/rpc/Channel.h"
+#include "runtime/rpc/Errors.h"
+
+namespace dtf::rpc {
+
+namespace {
+TaskId taskId(const std::string &job, int index) {
+  TaskId task;
+  task.set_job(job);
+  task.set_index(index);
+  return task;
+}
+} // namespace
+
+CoordinationClient::CoordinationClient(std::string address,
+                                       ClientOptions options)
+    : peer_("coordinator /job:ps/task:0 at " + address), options(options),
+      channel(createChannel(address, options)),
+      stub(Coordination::NewStub(channel)) {}
+
+void CoordinationClient::waitUntilReachable() {
+  waitForConnection(*channel, peer_, options.connectTimeout);
+}
+
+Registration CoordinationClient::registerTask(const std::string &job,
+                                              int index) {
+  grpc::ClientContext context;
+  setTimeout(context, options.callTimeout);
+  RegisterTaskRequest request;
+  *request.mutable_task() = taskId(job, index);
+  RegisterTaskResponse response;
+  grpc::Status status = stub->RegisterTask(&context, request, &response);
+  if (!status.ok())
+    throw callError(peer_, "RegisterTask", status);
+  return {response.initialized(), response.stop_requested()};
+}
+
+bool CoordinationClient::heartbeat(const std::string &job, int index) {
+  grpc::ClientContext context;
+  setTimeout(context, options.callTimeout);
+  HeartbeatRequest request;
+  *request.mutable_task() = taskId(job, index);
+  HeartbeatResponse response;
+  grpc::Status status = stub->Heartbeat(&context, request, &response);
+  if (!status.ok())
+    throw callError(peer_, "Heartbeat", status);
+  return response.stop_requested();
+}
+
+void CoordinationClient::markInitialized() {
+  grpc::ClientContext context;
+  setTimeout(context, options.callTimeout);
+  MarkInitializedResponse response;
+  grpc::Status status =
+      stub->MarkInitialized(&context, MarkInitializedRequest(), &response);
+  if (!status.ok())
+    throw callError(peer_, "MarkInitialized", status);
+}
+
+void CoordinationClient::waitInitialized(std::chrono::milliseconds timeout) {
+  longPoll(peer_, "WaitInitialized", options, timeout,
+           [&](grpc::ClientContext &context, std::chrono::milliseconds slice) {
+             WaitInitializedRequest request;
+             request.set_timeout_ms(slice.count());
+             WaitInitializedResponse response;
+             return stub->WaitInitialized(&context, request, &response);
+           });
+}
+
+int64_t CoordinationClient::globalStep() {
+  grpc::ClientContext context;
+  setTimeout(context, options.callTimeout);
+  GetGlobalStepResponse response;
+  grpc::Status status =
+      stub->GetGlobalStep(&context, GetGlobalStepRequest(), &response);
+  if (!status.ok())
+    throw callError(peer_, "GetGlobalStep", status);
+  return response.step();
+}
+
+void CoordinationClient::workerDone(int index) {
+  grpc::ClientContext context;
+  setTimeout(context, options.callTimeout);
+  WorkerDoneRequest request;
+  request.set_index(index);
+  WorkerDoneResponse response;
+  grpc::Status status = stub->WorkerDone(&context, request, &response);
+  if (!status.ok())
+    throw callError(peer_, "WorkerDone", status);
+}
+
+WorkerStates
+CoordinationClient::waitWorkersDone(std::chrono::milliseconds timeout) {
+  WaitWorkersDoneResponse response;
+  longPoll(peer_, "WaitWorkersDone", options, timeout,
+           [&](grpc::ClientContext &context, std::chrono::milliseconds slice) {
+             WaitWorkersDoneRequest request;
+             request.set_timeout_ms(slice.count());
+             return stub->WaitWorkersDone(&context, request, &response);
+           });
+  WorkerStates states;
+  states.done.assign(response.done().begin(), response.done().end());
+  states.lost.assign(response.lost().begin(), response.lost().end());
+  return states;
+}
+
+void CoordinationClient::stop(const std::string &reason) {
+  grpc::ClientContext context;
+  setTimeout(context, options.callTimeout);
+  StopTrainingRequest request;
+  request.set_reason(reason);
+  StopTrainingResponse response;
+  grpc::Status status = stub->Stop(&context, request, &response);
+  if (!status.ok())
+    throw callError(peer_, "Stop", status);
+}
+
+HeartbeatSender::HeartbeatSender(CoordinationClient &client, std::string job,
+                                 int index, std::chrono::milliseconds interval)
+    : client(client), job(std::move(job)), index(index), interval(interval),
+      thread([this] { run(); }) {}
+
+HeartbeatSender::~HeartbeatSender() {
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    quitting = true;
+  }
+  wake.notify_all();
+  thread.join();
+}
+
+std::optional<std::string> HeartbeatSender::lastError() const {
+  std::lock_guard<std::mutex> lock(mutex);
+  return lastError_;
+}
+
+void HeartbeatSender::run() {
+  std::unique_lock<std::mutex> lock(mutex);
+  while (!quitting) {
+    lock.unlock();
+    std::optional<std::string> error;
+    try {
+      if (client.heartbeat(job, index))
+        stopRequested_ = true;
+    } catch (const std::exception &failure) {
+      error = failure.what();
+    }
+    lock.lock();
+    lastError_ = std::move(error);
+    wake.wait_for(lock, interval, [this] { return quitting; });
+  }
+}
+
+} // namespace dtf::rpc

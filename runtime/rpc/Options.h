@@ -1,0 +1,44 @@
+//===- Options.h - Limits and timeouts of the RPC layer ---------*- C++ -*-===//
+//
+// Tensors travel in chunks of kDefaultChunkBytes so that no message comes
+// near the message size limit, which servers and channels set explicitly
+// (gRPC's own default, 4 MiB for receiving and unlimited for sending, is
+// neither documented here nor symmetric).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DTF_RUNTIME_RPC_OPTIONS_H
+#define DTF_RUNTIME_RPC_OPTIONS_H
+
+#include <chrono>
+#include <cstddef>
+
+namespace dtf::rpc {
+
+/// Tensor bytes per message of a Pull or Push stream.
+inline constexpr size_t kDefaultChunkBytes = size_t(1) << 20;
+
+/// Largest message a server or channel accepts or sends: a chunk plus room
+/// for the headers of the (small) tensors packed beside it.
+inline constexpr int kDefaultMaxMessageBytes = 4 << 20;
+
+struct ClientOptions {
+  /// Deadline of every ordinary call.
+  std::chrono::milliseconds callTimeout{10'000};
+  /// How long waitUntilReachable() waits for the peer to come up; a task
+  /// started before its peers is normal.
+  std::chrono::milliseconds connectTimeout{60'000};
+  /// Longest reconnection backoff while a peer is down (gRPC's default
+  /// grows to two minutes, far too slow for a cluster starting up).
+  std::chrono::milliseconds maxReconnectBackoff{1'000};
+  /// How long the server blocks in one call of a long wait (WaitForStep,
+  /// WaitInitialized, WaitWorkersDone). The client repeats such calls until
+  /// its own timeout, so that a dead server is noticed within one slice.
+  std::chrono::milliseconds waitSlice{2'000};
+  size_t chunkBytes = kDefaultChunkBytes;
+  int maxMessageBytes = kDefaultMaxMessageBytes;
+};
+
+} // namespace dtf::rpc
+
+#endif // DTF_RUNTIME_RPC_OPTIONS_H

@@ -1,0 +1,161 @@
+//===- PsClient.cpp - Calls to one parameter-server task ------------------===//
+
+#include "runtime/rpc/PsClient.h"
+
+#include "runtime/rpc/Channel.h"
+#include "runtime/rpc/Errors.h"
+
+#include <optional>
+#include <stdexcept>
+
+namespace dtf::rpc {
+
+PsClient::PsClient(std::string taskName, std::string address,
+                   ClientOptions options)
+    : peer_("PS " + taskName + " at " + address), options_(options),
+      channel(createChannel(address, options)),
+      stub(ParameterServer::NewStub(channel)) {
+  checkChunkSize(options_.chunkBytes, options_.maxMessageBytes);
+}
+
+void PsClient::waitUntilReachable() {
+  waitForConnection(*channel, peer_, options_.connectTimeout);
+}
+
+bool PsClient::initialize() {
+  grpc::ClientContext context;
+  setTimeout(context, options_.callTimeout);
+  InitializeResponse response;
+  grpc::Status status =
+      stub->Initialize(&context, InitializeRequest(), &response);
+  if (!status.ok())
+    throw callError(peer_, "Initialize", status);
+  return response.initialized_now();
+}
+
+std::vector<Tensor> PsClient::pull(const std::vector<std::string> &names) {
+  grpc::ClientContext context;
+  setTimeout(context, options_.callTimeout);
+  PullRequest request;
+  for (const std::string &name : names)
+    request.add_names(name);
+
+  // The server must answer with exactly the requested tensors, in order.
+  TensorAssembler assembler([&](size_t index, const std::string &name, DType,
+                                const Shape &) {
+    if (index >= names.size() || name != names[index])
+      throw std::invalid_argument(
+          "tensor " + std::to_string(index) + " is '" + name +
+          "' but the request asked for " +
+          (index < names.size() ? "'" + names[index] + "'"
+                                : std::to_string(names.size()) + " tensors"));
+  });
+  std::optional<std::string> malformed;
+  std::unique_ptr<grpc::ClientReader<PullResponse>> reader =
+      stub->Pull(&context, request);
+  PullResponse message;
+  while (!malformed && reader->Read(&message)) {
+    try {
+      for (const TensorChunk &chunk : message.chunks())
+        assembler.add(chunk);
+    } catch (const std::invalid_argument &error) {
+      malformed = error.what();
+      context.TryCancel();
+    }
+  }
+  grpc::Status status = reader->Finish();
+  std::vector<NamedTensor> tensors;
+  if (!malformed && status.ok()) {
+    try {
+      tensors = assembler.finish();
+      if (tensors.size() != names.size())
+        throw std::invalid_argument(
+            "the response carries " + std::to_string(tensors.size()) + " of " +
+            std::to_string(names.size()) + " tensors");
+    } catch (const std::invalid_argument &error) {
+      malformed = error.what();
+    }
+  }
+  if (malformed)
+    throw callError(peer_, "Pull",
+                    grpc::Status(grpc::StatusCode::DATA_LOSS,
+                                 "malformed response: " + *malformed));
+  if (!status.ok())
+    throw callError(peer_, "Pull", status);
+
+  std::vector<Tensor> values;
+  values.reserve(tensors.size());
+  for (NamedTensor &tensor : tensors)
+    values.push_back(std::move(tensor.tensor));
+  return values;
+}
+
+PushResult PsClient::push(int64_t step,
+                          const std::vector<TensorRef> &gradients) {
+  grpc::ClientContext context;
+  setTimeout(context, options_.callTimeout);
+  PushResponse response;
+  std::unique_ptr<grpc::ClientWriter<PushRequest>> writer =
+      stub->Push(&context, &response);
+
+  bool headerSent = false;
+  auto send = [&](std::vector<TensorChunk> &chunks) {
+    PushRequest message;
+    if (!headerSent) {
+      message.mutable_header()->set_step(step);
+      headerSent = true;
+    }
+    for (TensorChunk &chunk : chunks)
+      *message.add_chunks() = std::move(chunk);
+    return writer->Write(message);
+  };
+  // A failed write means the server ended the call (e.g. rejected the
+  // push); Finish() tells why.
+  bool written = encodeTensors(gradients, options_.chunkBytes, send);
+  if (written && !headerSent) {
+    std::vector<TensorChunk> none;
+    written = send(none);
+  }
+  if (written)
+    writer->WritesDone();
+  grpc::Status status = writer->Finish();
+  if (!status.ok())
+    throw callError(peer_, "Push", status);
+  return {response.outcome(), response.step()};
+}
+
+int64_t PsClient::step() {
+  grpc::ClientContext context;
+  setTimeout(context, options_.callTimeout);
+  GetStepResponse response;
+  grpc::Status status = stub->GetStep(&context, GetStepRequest(), &response);
+  if (!status.ok())
+    throw callError(peer_, "GetStep", status);
+  return response.step();
+}
+
+int64_t PsClient::waitForStep(int64_t step,
+                              std::chrono::milliseconds timeout) {
+  WaitForStepResponse response;
+  longPoll(peer_, "WaitForStep", options_, timeout,
+           [&](grpc::ClientContext &context, std::chrono::milliseconds slice) {
+             WaitForStepRequest request;
+             request.set_step(step);
+             request.set_timeout_ms(slice.count());
+             return stub->WaitForStep(&context, request, &response);
+           });
+  return response.step();
+}
+
+void PsClient::stop(const std::string &reason) {
+  grpc::ClientContext context;
+  setTimeout(context, options_.callTimeout);
+  StopServerRequest request;
+  request.set_reason(reason);
+  StopServerResponse response;
+  grpc::Status status = stub->Stop(&context, request, &response);
+  if (!status.ok())
+    throw callError(peer_, "Stop", status);
+}
+
+} // namespace dtf::rpc

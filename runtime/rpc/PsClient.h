@@ -1,0 +1,79 @@
+//===- PsClient.h - Calls to one parameter-server task ----------*- C++ -*-===//
+//
+// Every call has a deadline and every failure throws RpcError naming the
+// task, its address and the RPC: a dead PS is an error within the deadline,
+// never a hang. Calls are not retried (a Push is not idempotent); only
+// waitUntilReachable() waits for a PS that is not up yet. Thread-safe.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DTF_RUNTIME_RPC_PSCLIENT_H
+#define DTF_RUNTIME_RPC_PSCLIENT_H
+
+#include "runtime/rpc/Options.h"
+#include "runtime/rpc/TensorCodec.h"
+
+#include "parameter_server.grpc.pb.h"
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace dtf::rpc {
+
+struct PushResult {
+  PushResponse::Outcome outcome;
+  /// The task's current step after the push.
+  int64_t step;
+};
+
+class PsClient {
+public:
+  /// A client of the PS task `taskName` ("/job:ps/task:1") listening at
+  /// `address` ("host:port"). Connects lazily. Throws
+  /// std::invalid_argument if the options' chunks do not fit in their
+  /// messages.
+  PsClient(std::string taskName, std::string address,
+           ClientOptions options = {});
+
+  /// "PS /job:ps/task:1 at localhost:2223", the prefix of every error.
+  const std::string &peer() const { return peer_; }
+  const ClientOptions &options() const { return options_; }
+
+  /// Waits, retrying with backoff, until the task accepts connections; for
+  /// at most options().connectTimeout.
+  void waitUntilReachable();
+
+  /// Initializes the task's variables unless they have values; returns
+  /// whether this call did.
+  bool initialize();
+
+  /// The current values of `names`, in that order.
+  std::vector<Tensor> pull(const std::vector<std::string> &names);
+
+  /// Pushes one replica's gradients (in the task's dtf.gradients order)
+  /// tagged with the global step read at the start of the worker's step.
+  PushResult push(int64_t step, const std::vector<TensorRef> &gradients);
+
+  /// The task's current step.
+  int64_t step();
+
+  /// Blocks until the task's step is greater than `step` (the sync token
+  /// barrier), for at most `timeout`; returns the task's step then.
+  int64_t waitForStep(int64_t step, std::chrono::milliseconds timeout);
+
+  /// Asks the task's server to shut down.
+  void stop(const std::string &reason);
+
+private:
+  std::string peer_;
+  ClientOptions options_;
+  std::shared_ptr<grpc::Channel> channel;
+  std::unique_ptr<ParameterServer::Stub> stub;
+};
+
+} // namespace dtf::rpc
+
+#endif // DTF_RUNTIME_RPC_PSCLIENT_H

@@ -1,0 +1,471 @@
+//===- ParameterServerTest.cpp - The PS service over real gRPC ------------===//
+//
+// Each test runs PS services on in-process servers at 127.0.0.1 with ports
+// the OS picks, and talks to them through PsClient. The PS functions are
+// hand-written in the shape the replicate pass produces (runtime/ABI.md).
+//
+//===----------------------------------------------------------------------===//
+
+#include "RpcTestSupport.h"
+
+#include "runtime/rpc/Channel.h"
+
+#include <grpcpp/generic/generic_stub.h>
+
+#include <future>
+#include <thread>
+
+namespace dtf::rpc {
+namespace {
+
+using namespace dtf::rpc::testing;
+using std::chrono::milliseconds;
+
+// Async PS task 0: w and b by gradient descent, and global_step. PS task 1:
+// Adam on v, without global_step. Sync PS task 0 with two replicas per
+// aggregate: averages the two groups. A 3.2 MB variable for streaming.
+constexpr const char *kModule = R"mlir(
+module {
+  func.func @ps_0(%g_w: tensor<2x3xf32>, %g_b: tensor<3xf32>)
+      attributes {dtf.device = #dtf.device<"/job:ps/task:0">,
+                  dtf.gradients = ["w", "b"]} {
+    %w = dtf.variable "w" init(#dtf.constant<1.0>) : !dtf.resource<tensor<2x3xf32>>
+    %b = dtf.variable "b" init(#dtf.zeros) : !dtf.resource<tensor<3xf32>>
+    %step = dtf.variable "global_step" init(#dtf.zeros) {trainable = false} : !dtf.resource<tensor<i64>>
+    dtf.apply_gradient_descent %w, %g_w learning_rate 0.5 : !dtf.resource<tensor<2x3xf32>>
+    dtf.apply_gradient_descent %b, %g_b learning_rate 0.5 : !dtf.resource<tensor<3xf32>>
+    %one = dtf.constant dense<1> : tensor<i64>
+    dtf.assign_add %step, %one : !dtf.resource<tensor<i64>>
+    return
+  }
+
+  func.func @ps_1(%g_v: tensor<4xf32>)
+      attributes {dtf.device = #dtf.device<"/job:ps/task:1">,
+                  dtf.gradients = ["v"]} {
+    %v = dtf.variable "v" init(#dtf.constant<1.0>) : !dtf.resource<tensor<4xf32>>
+    %m = dtf.variable "v/Adam" init(#dtf.zeros) {trainable = false} : !dtf.resource<tensor<4xf32>>
+    %s = dtf.variable "v/Adam_1" init(#dtf.zeros) {trainable = false} : !dtf.resource<tensor<4xf32>>
+    %b1p = dtf.variable "beta1_power" init(#dtf.constant<0.9>) {trainable = false} : !dtf.resource<tensor<f32>>
+    %b2p = dtf.variable "beta2_power" init(#dtf.constant<0.999>) {trainable = false} : !dtf.resource<tensor<f32>>
+    %b1 = dtf.read %b1p : !dtf.resource<tensor<f32>>
+    %b2 = dtf.read %b2p : !dtf.resource<tensor<f32>>
+    dtf.apply_adam %v, %m, %s, %b1, %b2, %g_v learning_rate 0.1 beta1 0.9 beta2 0.999 epsilon 1.0e-8 : !dtf.resource<tensor<4xf32>>, tensor<f32>
+    %beta1 = dtf.constant dense<0.9> : tensor<f32>
+    %beta2 = dtf.constant dense<0.999> : tensor<f32>
+    %nb1 = dtf.mul %b1, %beta1 : tensor<f32>, tensor<f32>
+    %nb2 = dtf.mul %b2, %beta2 : tensor<f32>, tensor<f32>
+    dtf.assign %b1p, %nb1 : !dtf.resource<tensor<f32>>
+    dtf.assign %b2p, %nb2 : !dtf.resource<tensor<f32>>
+    return
+  }
+
+  func.func @ps_0_sync(%g_w0: tensor<2x3xf32>, %g_b0: tensor<3xf32>,
+                       %g_w1: tensor<2x3xf32>, %g_b1: tensor<3xf32>)
+      attributes {dtf.device = #dtf.device<"/job:ps/task:0">,
+                  dtf.gradients = ["w", "b"]} {
+    %w = dtf.variable "w" init(#dtf.constant<1.0>) : !dtf.resource<tensor<2x3xf32>>
+    %b = dtf.variable "b" init(#dtf.zeros) : !dtf.resource<tensor<3xf32>>
+    %step = dtf.variable "global_step" init(#dtf.zeros) {trainable = false} : !dtf.resource<tensor<i64>>
+    %half = dtf.constant dense<0.5> : tensor<f32>
+    %sw = dtf.add %g_w0, %g_w1 : tensor<2x3xf32>, tensor<2x3xf32>
+    %mw = dtf.mul %sw, %half : tensor<2x3xf32>, tensor<f32>
+    %sb = dtf.add %g_b0, %g_b1 : tensor<3xf32>, tensor<3xf32>
+    %mb = dtf.mul %sb, %half : tensor<3xf32>, tensor<f32>
+    dtf.apply_gradient_descent %w, %mw learning_rate 1.0 : !dtf.resource<tensor<2x3xf32>>
+    dtf.apply_gradient_descent %b, %mb learning_rate 1.0 : !dtf.resource<tensor<3xf32>>
+    %one = dtf.constant dense<1> : tensor<i64>
+    dtf.assign_add %step, %one : !dtf.resource<tensor<i64>>
+    return
+  }
+
+  func.func @ps_broken(%g_w: tensor<2xf32>)
+      attributes {dtf.device = #dtf.device<"/job:ps/task:3">,
+                  dtf.gradients = ["w"]} {
+    %w = dtf.variable "w" init(#dtf.zeros) : !dtf.resource<tensor<2xf32>>
+    dtf.apply_gradient_descent %w, %g_w learning_rate 1.0 : !dtf.resource<tensor<2xf32>>
+    %x = dtf.placeholder "x" : tensor<2xf32>
+    dtf.assign %w, %x : !dtf.resource<tensor<2xf32>>
+    return
+  }
+
+  func.func @ps_big(%g_big: tensor<800x1000xf32>)
+      attributes {dtf.device = #dtf.device<"/job:ps/task:2">,
+                  dtf.gradients = ["big"]} {
+    %big = dtf.variable "big" init(#dtf.constant<2.0>) : !dtf.resource<tensor<800x1000xf32>>
+    dtf.apply_gradient_descent %big, %g_big learning_rate 0.5 : !dtf.resource<tensor<800x1000xf32>>
+    return
+  }
+}
+)mlir";
+
+class ParameterServerTest : public ::testing::Test {
+protected:
+  ParameterServerTest() : module(kModule) {}
+
+  /// Starts `function` on a server and connects a client to it.
+  void startPs(const char *function, Replication replication,
+               ServerOptions serverOptions = {"127.0.0.1:0"},
+               ClientOptions clientOptions = fastClientOptions(),
+               ParameterServerOptions psOptions = {}) {
+    ps = std::make_unique<RunningPs>(module.function(function), replication,
+                                     serverOptions, psOptions);
+    client = std::make_unique<PsClient>(ps->service.taskName(),
+                                        ps->server.address(), clientOptions);
+  }
+
+  /// One replica's gradients of w and b, every element of each set to
+  /// `w` and `b`.
+  PushResult pushWB(int64_t step, float w, float b) {
+    Tensor gw = Tensor::filled(DType::F32, {2, 3}, w);
+    Tensor gb = Tensor::filled(DType::F32, {3}, b);
+    return client->push(step, {{"w", &gw}, {"b", &gb}});
+  }
+
+  std::vector<float> pullOne(const std::string &name) {
+    return client->pull({name})[0].toVector<float>();
+  }
+
+  TestModule module;
+  std::unique_ptr<RunningPs> ps;
+  std::unique_ptr<PsClient> client;
+};
+
+TEST_F(ParameterServerTest, InitializeIsIdempotent) {
+  startPs("ps_0", Replication::async());
+  EXPECT_TRUE(client->initialize());
+  EXPECT_FALSE(client->initialize());
+  EXPECT_EQ(client->step(), 0);
+}
+
+TEST_F(ParameterServerTest, PullsAndPushesRoundTrip) {
+  startPs("ps_0", Replication::async());
+  client->initialize();
+  std::vector<Tensor> values = client->pull({"w", "b", "global_step"});
+  ASSERT_EQ(values.size(), 3u);
+  EXPECT_EQ(values[0].toVector<float>(), std::vector<float>(6, 1.0f));
+  EXPECT_EQ(values[1].toVector<float>(), std::vector<float>(3, 0.0f));
+  EXPECT_EQ(values[2].dtype(), DType::I64);
+
+  PushResult result = pushWB(/*step=*/0, 2.0f, 1.0f);
+  EXPECT_EQ(result.outcome, PushResponse::APPLIED);
+  EXPECT_EQ(result.step, 1);
+  EXPECT_EQ(pullOne("w"), std::vector<float>(6, 0.0f));
+  EXPECT_EQ(pullOne("b"), std::vector<float>(3, -0.5f));
+  EXPECT_EQ(client->pull({"global_step"})[0].toVector<int64_t>(),
+            std::vector<int64_t>{1});
+}
+
+TEST_F(ParameterServerTest, AsyncAppliesEveryPushAtOnce) {
+  startPs("ps_0", Replication::async(/*totalReplicas=*/3));
+  client->initialize();
+  // Async mode ignores the step tags: old and new pushes alike apply.
+  for (int64_t tag : {0, 0, 5})
+    EXPECT_EQ(pushWB(tag, 0.5f, 0.0f).outcome, PushResponse::APPLIED);
+  EXPECT_EQ(client->step(), 3);
+  EXPECT_EQ(pullOne("w"), std::vector<float>(6, 0.25f));
+}
+
+TEST_F(ParameterServerTest, ConcurrentAsyncPushesAreSerialized) {
+  startPs("ps_0", Replication::async(/*totalReplicas=*/4));
+  client->initialize();
+  std::vector<std::thread> workers;
+  for (int worker = 0; worker < 4; ++worker)
+    workers.emplace_back([&] {
+      for (int i = 0; i < 5; ++i)
+        pushWB(0, 0.0f, 1.0f);
+    });
+  for (std::thread &worker : workers)
+    worker.join();
+  EXPECT_EQ(client->step(), 20);
+  EXPECT_EQ(pullOne("b"), std::vector<float>(3, -10.0f));
+}
+
+TEST_F(ParameterServerTest, AppliesAdamOnATaskWithoutGlobalStep) {
+  startPs("ps_1", Replication::async());
+  client->initialize();
+  Tensor gradient = Tensor::fromVector<float>({4}, {1.0f, -2.0f, 3.0f, 0.5f});
+  PushResult result = client->push(0, {{"v", &gradient}});
+  // Without global_step the step counts the applied updates.
+  EXPECT_EQ(result.step, 1);
+  // Adam's first step moves every element by learning_rate against the sign
+  // of its gradient.
+  std::vector<float> v = pullOne("v");
+  std::vector<float> expected = {0.9f, 1.1f, 0.9f, 0.9f};
+  for (size_t i = 0; i < v.size(); ++i)
+    EXPECT_NEAR(v[i], expected[i], 1e-5) << i;
+  EXPECT_NEAR(client->pull({"beta1_power"})[0].scalarAsDouble(), 0.81, 1e-6);
+}
+
+TEST_F(ParameterServerTest, SyncAggregatesThenAppliesOnce) {
+  startPs("ps_0_sync", Replication::sync(/*replicasToAggregate=*/2,
+                                         /*totalReplicas=*/3));
+  client->initialize();
+  PushResult first = pushWB(0, 1.0f, 2.0f);
+  EXPECT_EQ(first.outcome, PushResponse::ACCUMULATED);
+  EXPECT_EQ(first.step, 0);
+  EXPECT_EQ(pullOne("w"), std::vector<float>(6, 1.0f)) << "applied too early";
+
+  PushResult second = pushWB(0, 3.0f, 4.0f);
+  EXPECT_EQ(second.outcome, PushResponse::APPLIED);
+  EXPECT_EQ(second.step, 1);
+  // The mean of the two groups, applied once with learning rate 1.
+  EXPECT_EQ(pullOne("w"), std::vector<float>(6, -1.0f));
+  EXPECT_EQ(pullOne("b"), std::vector<float>(3, -3.0f));
+}
+
+TEST_F(ParameterServerTest, SyncDropsStalePushes) {
+  startPs("ps_0_sync", Replication::sync(2, 3));
+  client->initialize();
+  pushWB(0, 1.0f, 1.0f);
+  pushWB(0, 1.0f, 1.0f);
+  // The third (slowest) replica of step 0 arrives after the aggregate.
+  PushResult late = pushWB(0, 100.0f, 100.0f);
+  EXPECT_EQ(late.outcome, PushResponse::STALE);
+  EXPECT_EQ(late.step, 1);
+  EXPECT_EQ(pullOne("w"), std::vector<float>(6, 0.0f));
+  // And it does not count towards step 1's aggregate.
+  EXPECT_EQ(pushWB(1, 1.0f, 1.0f).outcome, PushResponse::ACCUMULATED);
+}
+
+TEST_F(ParameterServerTest, SyncFuturePushesWaitForTheirStep) {
+  startPs("ps_0_sync", Replication::sync(2, 3));
+  client->initialize();
+  // A worker that saw step 1 elsewhere pushes here before this task got
+  // there.
+  EXPECT_EQ(pushWB(1, 2.0f, 0.0f).outcome, PushResponse::QUEUED);
+  EXPECT_EQ(pushWB(1, 2.0f, 0.0f).outcome, PushResponse::QUEUED);
+  EXPECT_EQ(client->step(), 0);
+  EXPECT_EQ(pullOne("w"), std::vector<float>(6, 1.0f));
+
+  // Completing step 0 admits the queued pushes, which complete step 1.
+  EXPECT_EQ(pushWB(0, 1.0f, 0.0f).outcome, PushResponse::ACCUMULATED);
+  PushResult result = pushWB(0, 1.0f, 0.0f);
+  EXPECT_EQ(result.outcome, PushResponse::APPLIED);
+  EXPECT_EQ(result.step, 2);
+  EXPECT_EQ(pullOne("w"), std::vector<float>(6, -2.0f));
+}
+
+TEST_F(ParameterServerTest, SyncQueueOfFuturePushesIsBounded) {
+  ParameterServerOptions psOptions;
+  psOptions.maxQueuedPushes = 1;
+  startPs("ps_0_sync", Replication::sync(2, 3), {"127.0.0.1:0"},
+          fastClientOptions(), psOptions);
+  client->initialize();
+  EXPECT_EQ(pushWB(7, 1.0f, 1.0f).outcome, PushResponse::QUEUED);
+  RpcError error = expectRpcError([&] { pushWB(8, 1.0f, 1.0f); });
+  EXPECT_EQ(error.code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_TRUE(contains(error.what(), "too many pushes for future steps"))
+      << error.what();
+}
+
+TEST_F(ParameterServerTest, ATaskWhoseUpdateFailedServesNoMore) {
+  startPs("ps_broken", Replication::async());
+  client->initialize();
+  Tensor gradient = Tensor::filled(DType::F32, {2}, 1.0);
+  RpcError error = expectRpcError([&] { client->push(0, {{"w", &gradient}}); });
+  EXPECT_EQ(error.code(), grpc::StatusCode::INTERNAL);
+  EXPECT_TRUE(contains(error.what(), "applying gradients failed, the variables "
+                                     "may be partly updated"))
+      << error.what();
+  EXPECT_TRUE(contains(error.what(), "'x' is not fed")) << error.what();
+  // Half-updated variables are not served.
+  EXPECT_EQ(expectRpcError([&] { client->pull({"w"}); }).code(),
+            grpc::StatusCode::INTERNAL);
+}
+
+TEST_F(ParameterServerTest, TokenBarrierReleasesWaitersWhenTheStepPasses) {
+  startPs("ps_0_sync", Replication::sync(2, 2));
+  client->initialize();
+  pushWB(0, 1.0f, 1.0f);
+  std::future<int64_t> waiter = std::async(std::launch::async, [&] {
+    return client->waitForStep(0, milliseconds(5'000));
+  });
+  EXPECT_EQ(waiter.wait_for(milliseconds(300)), std::future_status::timeout)
+      << "released before the aggregate was applied";
+  pushWB(0, 1.0f, 1.0f);
+  ASSERT_EQ(waiter.wait_for(milliseconds(3'000)), std::future_status::ready);
+  EXPECT_EQ(waiter.get(), 1);
+  // A step already passed returns at once.
+  EXPECT_EQ(client->waitForStep(0, milliseconds(100)), 1);
+}
+
+TEST_F(ParameterServerTest, TokenBarrierTimesOut) {
+  startPs("ps_0_sync", Replication::sync(2, 2));
+  client->initialize();
+  auto start = std::chrono::steady_clock::now();
+  RpcError error = expectRpcError(
+      [&] { client->waitForStep(0, milliseconds(500)); });
+  EXPECT_EQ(error.code(), grpc::StatusCode::DEADLINE_EXCEEDED) << error.what();
+  EXPECT_TRUE(contains(error.what(), "WaitForStep failed")) << error.what();
+  EXPECT_LT(secondsSince(start), 2.0);
+}
+
+TEST_F(ParameterServerTest, WrongShapeIsRejectedAndNothingApplied) {
+  startPs("ps_0", Replication::async());
+  client->initialize();
+  Tensor gw = Tensor::filled(DType::F32, {3, 2}, 1.0);
+  Tensor gb = Tensor::filled(DType::F32, {3}, 1.0);
+  RpcError error = expectRpcError([&] {
+    client->push(0, {{"w", &gw}, {"b", &gb}});
+  });
+  EXPECT_EQ(error.code(), grpc::StatusCode::INVALID_ARGUMENT);
+  std::string message = error.what();
+  EXPECT_TRUE(contains(message, "PS /job:ps/task:0 at 127.0.0.1:")) << message;
+  EXPECT_TRUE(contains(message, "Push failed")) << message;
+  EXPECT_TRUE(contains(message, "nothing applied")) << message;
+  EXPECT_TRUE(contains(message, "'w' is f32[3,2]")) << message;
+  EXPECT_TRUE(contains(message, "f32[2,3]")) << message;
+  EXPECT_EQ(pullOne("w"), std::vector<float>(6, 1.0f));
+  EXPECT_EQ(pullOne("b"), std::vector<float>(3, 0.0f));
+  EXPECT_EQ(client->step(), 0);
+
+  // A wrong dtype as well.
+  Tensor intW(DType::I32, {2, 3});
+  error = expectRpcError([&] { client->push(0, {{"w", &intW}, {"b", &gb}}); });
+  EXPECT_TRUE(contains(error.what(), "'w' is i32[2,3] but variable 'w' is "
+                                     "f32[2,3]"))
+      << error.what();
+}
+
+TEST_F(ParameterServerTest, SyncRejectsAPushWhoseLastGradientIsWrong) {
+  startPs("ps_0_sync", Replication::sync(2, 2));
+  client->initialize();
+  Tensor gw = Tensor::filled(DType::F32, {2, 3}, 1.0);
+  Tensor gb = Tensor::filled(DType::F32, {4}, 1.0);
+  EXPECT_EQ(expectRpcError([&] {
+              client->push(0, {{"w", &gw}, {"b", &gb}});
+            }).code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
+  // Its valid first gradient was not accumulated either: one good push
+  // does not complete the aggregate.
+  EXPECT_EQ(pushWB(0, 1.0f, 1.0f).outcome, PushResponse::ACCUMULATED);
+  EXPECT_EQ(client->step(), 0);
+}
+
+TEST_F(ParameterServerTest, RejectsWrongNamesOrderAndCount) {
+  startPs("ps_0", Replication::async());
+  client->initialize();
+  Tensor gw = Tensor::filled(DType::F32, {2, 3}, 1.0);
+  Tensor gb = Tensor::filled(DType::F32, {3}, 1.0);
+  auto failure = [&](std::vector<TensorRef> gradients) {
+    return std::string(
+        expectRpcError([&] { client->push(0, gradients); }).what());
+  };
+  EXPECT_TRUE(contains(failure({{"b", &gb}, {"w", &gw}}),
+                       "the gradient of 'b' comes at position 0, where 'w' "
+                       "belongs"));
+  EXPECT_TRUE(contains(failure({{"nope", &gw}, {"b", &gb}}),
+                       "'nope' is not a variable of the task"));
+  EXPECT_TRUE(contains(failure({{"global_step", &gw}}),
+                       "variable 'global_step' takes no gradients"));
+  EXPECT_TRUE(contains(failure({{"w", &gw}}),
+                       "the gradient of 'b' is missing"));
+  EXPECT_TRUE(contains(failure({{"w", &gw}, {"b", &gb}, {"b", &gb}}),
+                       "'b' is extra"));
+  EXPECT_EQ(client->step(), 0);
+}
+
+TEST_F(ParameterServerTest, PullOfAnUnknownVariableIsNotFound) {
+  startPs("ps_0", Replication::async());
+  client->initialize();
+  RpcError error = expectRpcError([&] { client->pull({"w", "missing"}); });
+  EXPECT_EQ(error.code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_TRUE(contains(error.what(), "no variable 'missing'")) << error.what();
+  EXPECT_TRUE(contains(error.what(), "it holds b, global_step, w"))
+      << error.what();
+}
+
+TEST_F(ParameterServerTest, CallsBeforeInitializationFailPrecondition) {
+  startPs("ps_0", Replication::async());
+  EXPECT_EQ(expectRpcError([&] { client->pull({"w"}); }).code(),
+            grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_EQ(expectRpcError([&] { pushWB(0, 1.0f, 1.0f); }).code(),
+            grpc::StatusCode::FAILED_PRECONDITION);
+}
+
+TEST_F(ParameterServerTest, StreamsTensorsLargerThanAMessage) {
+  // Messages are limited to 1.5 MiB both ways; the variable is 3.2 MB.
+  ServerOptions serverOptions{"127.0.0.1:0"};
+  serverOptions.maxMessageBytes = 3 << 19;
+  ClientOptions clientOptions = fastClientOptions();
+  clientOptions.maxMessageBytes = 3 << 19;
+  startPs("ps_big", Replication::async(), serverOptions, clientOptions);
+  client->initialize();
+  std::vector<Tensor> values = client->pull({"big"});
+  EXPECT_EQ(values[0].shape(), (Shape{800, 1000}));
+  EXPECT_EQ(values[0].toVector<float>(), std::vector<float>(800'000, 2.0f));
+
+  Tensor gradient(DType::F32, {800, 1000});
+  for (int64_t i = 0; i < gradient.numElements(); ++i)
+    gradient.data<float>()[i] = static_cast<float>(i % 7);
+  EXPECT_EQ(client->push(0, {{"big", &gradient}}).outcome,
+            PushResponse::APPLIED);
+  std::vector<float> updated = pullOne("big");
+  for (int64_t i : {int64_t(0), int64_t(1), int64_t(262'145), int64_t(799'999)})
+    EXPECT_EQ(updated[i], 2.0f - 0.5f * static_cast<float>(i % 7)) << i;
+}
+
+TEST_F(ParameterServerTest, OversizedMessageIsRejectedWithAStatus) {
+  ServerOptions serverOptions{"127.0.0.1:0"};
+  serverOptions.maxMessageBytes = 2 << 20;
+  startPs("ps_big", Replication::async(), serverOptions);
+  client->initialize();
+  // A client that ignores the chunking and sends 3.2 MB at once.
+  ClientOptions unlimited = fastClientOptions();
+  unlimited.maxMessageBytes = 64 << 20;
+  unlimited.chunkBytes = 32 << 20;
+  PsClient careless(ps->service.taskName(), ps->server.address(), unlimited);
+  Tensor gradient = Tensor::filled(DType::F32, {800, 1000}, 1.0);
+  RpcError error =
+      expectRpcError([&] { careless.push(0, {{"big", &gradient}}); });
+  EXPECT_EQ(error.code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << error.what();
+  EXPECT_EQ(client->step(), 0);
+  EXPECT_EQ(client->pull({"big"})[0].toVector<float>()[0], 2.0f);
+}
+
+TEST_F(ParameterServerTest, MalformedMessageIsRejectedWithAStatus) {
+  startPs("ps_0", Replication::async());
+  client->initialize();
+  // Field 1, length-delimited, with a length far past the end: not a
+  // parseable WaitForStepRequest.
+  const char garbage[] = "\x0a\xff\xff\xff\xff\x0f";
+  grpc::Slice slice(garbage, sizeof(garbage) - 1);
+  grpc::ByteBuffer request(&slice, 1), response;
+  grpc::GenericStub stub(
+      createChannel(ps->server.address(), fastClientOptions()));
+  grpc::ClientContext context;
+  setTimeout(context, milliseconds(2'000));
+  std::promise<grpc::Status> done;
+  stub.UnaryCall(&context, "/dtf.rpc.ParameterServer/WaitForStep",
+                 grpc::StubOptions(), &request, &response,
+                 [&](grpc::Status status) { done.set_value(status); });
+  grpc::Status status = done.get_future().get();
+  // gRPC answers a request it cannot parse with INTERNAL; the handler never
+  // sees it.
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INTERNAL);
+  // The server goes on serving.
+  EXPECT_EQ(client->step(), 0);
+}
+
+TEST_F(ParameterServerTest, RejectsAFunctionThatDoesNotFitTheMode) {
+  // ps_0 takes one group of gradients; sync with two replicas needs two.
+  EXPECT_THROW(ParameterServerService(module.function("ps_0"),
+                                      Replication::sync(2, 2), nullptr),
+               std::invalid_argument);
+}
+
+TEST_F(ParameterServerTest, TwoTasksServeTheirOwnVariables) {
+  RunningPs ps0(module.function("ps_0"), Replication::async());
+  RunningPs ps1(module.function("ps_1"), Replication::async());
+  PsClient client0("/job:ps/task:0", ps0.server.address(), fastClientOptions());
+  PsClient client1("/job:ps/task:1", ps1.server.address(), fastClientOptions());
+  client0.initialize();
+  client1.initialize();
+  EXPECT_EQ(client1.pull({"v"})[0].toVector<float>(),
+            std::vector<float>(4, 1.0f));
+  EXPECT_EQ(expectRpcError([&] { client1.pull({"w"}); }).code(),
+            grpc::StatusCode::NOT_FOUND);
+}
+
+} // namespace
+} // namespace dtf::rpc
