@@ -149,6 +149,11 @@ int64_t ParameterServerService::currentStep() const {
   return step;
 }
 
+UpdateStats ParameterServerService::stats() const {
+  std::lock_guard<std::mutex> lock(mutex);
+  return stats_;
+}
+
 void ParameterServerService::beginShutdown() {
   std::lock_guard<std::mutex> lock(mutex);
   shuttingDown = true;
@@ -237,6 +242,8 @@ void ParameterServerService::runFunctionLocked(std::vector<Tensor> arguments) {
     stepChanged.notify_all();
     return;
   }
+  ++stats_.appliedUpdates;
+  stats_.appliedPushes += replication.replicasToAggregate;
   if (holdsGlobalStep) {
     step = readGlobalStepLocked();
     if (replication.mode == Replication::Mode::Sync && step != before + 1)
@@ -273,8 +280,10 @@ bool ParameterServerService::accumulateLocked(GradientGroup gradients) {
 PushResponse::Outcome
 ParameterServerService::applySyncLocked(int64_t pushStep,
                                         GradientGroup gradients) {
-  if (pushStep < step)
+  if (pushStep < step) {
+    ++stats_.stalePushes;
     return PushResponse::STALE;
+  }
   if (pushStep > step) {
     if (queued.size() >= options_.maxQueuedPushes)
       throw QueueFull(
@@ -299,6 +308,8 @@ ParameterServerService::applySyncLocked(int64_t pushStep,
     queued.erase(first);
     if (current)
       accumulateLocked(std::move(group));
+    else
+      ++stats_.stalePushes;
   }
   return PushResponse::APPLIED;
 }

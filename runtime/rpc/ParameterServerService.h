@@ -70,6 +70,17 @@ struct ParameterServerOptions {
   std::chrono::milliseconds maxWait{60'000};
 };
 
+/// What a PS task did with the pushes it received.
+struct UpdateStats {
+  /// Runs of the PS function: one per push in async mode, one per
+  /// aggregate in sync mode.
+  int64_t appliedUpdates = 0;
+  /// Pushes whose gradients were applied (alone or in an aggregate).
+  int64_t appliedPushes = 0;
+  /// Sync: pushes dropped because their step was already applied.
+  int64_t stalePushes = 0;
+};
+
 class ParameterServerService final : public ParameterServer::Service {
 public:
   /// Serves the variables of `function`, a PS function `@ps_<N>` of a
@@ -97,6 +108,7 @@ public:
   bool initialize();
   bool isInitialized() const;
   int64_t currentStep() const;
+  UpdateStats stats() const;
 
   /// Releases every blocked WaitForStep with UNAVAILABLE and refuses new
   /// calls: the server is going down.
@@ -175,6 +187,7 @@ private:
   /// so the task serves no more.
   std::optional<std::string> failure;
   int64_t step = 0;
+  UpdateStats stats_;
   /// Sync: the groups accumulated for `step`.
   std::vector<GradientGroup> aggregate;
   /// Sync: groups pushed for steps after `step`.

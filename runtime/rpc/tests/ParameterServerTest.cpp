@@ -163,6 +163,8 @@ TEST_F(ParameterServerTest, AsyncAppliesEveryPushAtOnce) {
     EXPECT_EQ(pushWB(tag, 0.5f, 0.0f).outcome, PushResponse::APPLIED);
   EXPECT_EQ(client->step(), 3);
   EXPECT_EQ(pullOne("w"), std::vector<float>(6, 0.25f));
+  EXPECT_EQ(ps->service.stats().appliedUpdates, 3);
+  EXPECT_EQ(ps->service.stats().stalePushes, 0);
 }
 
 TEST_F(ParameterServerTest, ConcurrentAsyncPushesAreSerialized) {
@@ -225,6 +227,11 @@ TEST_F(ParameterServerTest, SyncDropsStalePushes) {
   EXPECT_EQ(pullOne("w"), std::vector<float>(6, 0.0f));
   // And it does not count towards step 1's aggregate.
   EXPECT_EQ(pushWB(1, 1.0f, 1.0f).outcome, PushResponse::ACCUMULATED);
+
+  UpdateStats stats = ps->service.stats();
+  EXPECT_EQ(stats.appliedUpdates, 1);
+  EXPECT_EQ(stats.appliedPushes, 2);
+  EXPECT_EQ(stats.stalePushes, 1);
 }
 
 TEST_F(ParameterServerTest, SyncFuturePushesWaitForTheirStep) {
