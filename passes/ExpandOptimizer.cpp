@@ -140,8 +140,8 @@ VariableOp OptimizerExpansion::createVariableNextTo(VariableOp anchor,
   Operation *&last = state.lastCreatedNextTo[anchor];
   rewriter.setInsertionPointAfter(last ? last : anchor.getOperation());
   auto variable = rewriter.create<VariableOp>(
-      anchor.getLoc(), ResourceType::get(apply.getContext(), valueType),
-      unique, initializer, /*trainable=*/false);
+      anchor.getLoc(), ResourceType::get(apply.getContext(), valueType), unique,
+      initializer, /*trainable=*/false, /*colocate_with=*/StringAttr());
   colocate(variable, anchor);
   last = variable;
   return variable;

@@ -48,9 +48,8 @@ ResourceType::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
-/// Checks a `dtf.device` attribute against the cluster of the enclosing
-/// module, when it declares one: the job must have the task.
-static LogicalResult verifyDeviceInCluster(Operation *op, DeviceAttr device) {
+LogicalResult mlir::dtf::verifyDeviceInCluster(Operation *op,
+                                               DeviceAttr device) {
   auto module = op->getParentOfType<ModuleOp>();
   if (isa<ModuleOp>(op))
     module = cast<ModuleOp>(op);

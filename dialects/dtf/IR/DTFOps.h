@@ -9,6 +9,16 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+namespace mlir::dtf {
+/// The rendezvous through which `dtf.send` hands tensors to `dtf.recv`:
+/// modelled as a side-effect resource so that transfers are neither erased
+/// as dead nor merged or reordered across each other.
+struct RendezvousResource
+    : public SideEffects::Resource::Base<RendezvousResource> {
+  StringRef getName() final { return "dtf.rendezvous"; }
+};
+} // namespace mlir::dtf
+
 #define GET_OP_CLASSES
 #include "dialects/dtf/IR/DTFOps.h.inc"
 
