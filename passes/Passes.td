@@ -68,8 +68,11 @@ def ExpandOptimizerPass : Pass<"dtf-expand-optimizer", "func::FuncOp"> {
       `beta1_power *= beta1` and `beta2_power *= beta2`.
 
     Slot variables are created right after their variable; names already
-    taken get TensorFlow's `_N` suffix. New variables, and the update ops,
-    inherit the `dtf.device` of the variable they are colocated with. The
+    taken get TensorFlow's `_N` suffix. Every new variable names the
+    variable it is colocated with in `colocate_with` (TensorFlow's
+    `loc:@var`), so that `--dtf-place-variables` keeps it there. New
+    variables, and the update ops, inherit the `dtf.device` of the variable
+    they are colocated with. The
     global step, when given, is incremented by one after all updates.
   }];
   let dependentDialects = ["::mlir::dtf::DTFDialect"];
