@@ -78,4 +78,100 @@ def ExpandOptimizerPass : Pass<"dtf-expand-optimizer", "func::FuncOp"> {
   let dependentDialects = ["::mlir::dtf::DTFDialect"];
 }
 
+//===----------------------------------------------------------------------===//
+// Distribution
+//===----------------------------------------------------------------------===//
+
+def PlaceVariablesPass : Pass<"dtf-place-variables", "ModuleOp"> {
+  let summary = "Put variables on PS tasks and everything else on a worker";
+  let description = [{
+    TensorFlow's `tf.train.replica_device_setter` for the module's cluster
+    (`dtf.cluster`): every `dtf.variable` gets a `dtf.device` naming a PS
+    task, and every other op of a function one device.
+
+    - `strategy=round-robin` (the default) hands out PS tasks in variable
+      creation order: over two PS tasks the MLP's `global_step`, `hid_w`,
+      `hid_b`, `sm_w`, `sm_b` land on ps0, ps1, ps0, ps1, ps0.
+      `strategy=greedy-bytes` puts each variable, weighed with the
+      variables colocated with it, on the PS task holding the fewest bytes
+      so far (ties to the lowest index), as TensorFlow's
+      `GreedyLoadBalancingStrategy` with `byte_size_load_fn`.
+    - A variable with `colocate_with` goes to the device of its target
+      (following chains) and does not advance the round-robin; its bytes
+      count towards the load of that task. Optimizer slots therefore stay
+      beside their variable.
+    - A variable that already has a `dtf.device` keeps it, and so does
+      everything colocated with it; such variables are never sharded.
+    - Ops that read or write a variable through its handle (`dtf.read`,
+      `dtf.assign`, `dtf.assign_add`, the `dtf.apply_*` updates) go to the
+      variable's device, as TensorFlow colocates them; every other op
+      without a device gets `worker-device`. Ops that have a device keep it.
+
+    Sharding, as `tf.min_max_variable_partitioner`: a variable of rank >= 1
+    bigger than `min-shard-bytes` is split along dimension 0 into
+    `k = min(max-shards, ceil(bytes / min-shard-bytes), dim0)` variables
+    `<name>/part_<i>` (the first `dim0 % k` shards get one extra row), each
+    placed by the strategy on the next PS task. Variables colocated with it
+    that have its type (the optimizer slots) are split the same way, shard
+    `i` beside shard `i`. Every `dtf.read` of a sharded variable becomes the
+    reads of its shards joined by a `dtf.concat` on the worker, and every
+    update (`dtf.assign`, `dtf.assign_add`, `dtf.apply_*`) one update per
+    shard of the matching `dtf.slice` of the new value or gradient, sliced
+    where that value is computed. A randomly initialized shard `i` gets the
+    seed `(seed + 1) * 2^20 + i`, so that shards are not copies of one
+    sample stream. Another use of a sharded variable is an error.
+    `max-shard-bytes` bounds the size of one shard: a variable above it is
+    split into as many shards as that takes, and the pass fails when
+    `max-shards` or the size of dimension 0 does not allow it.
+
+    The pass fails, before changing anything, when the module has no
+    `dtf.cluster` or the cluster no PS task, when `worker-device` is
+    malformed or not in the cluster, on an unknown `strategy`, when
+    colocated variables are pinned to different devices, when an op touches
+    variables on two devices, and on the sharding errors above.
+  }];
+  let options = [
+    Option<"strategy", "strategy", "std::string", /*default=*/"\"round-robin\"",
+           "How to choose the PS task of a variable: 'round-robin' (in "
+           "creation order) or 'greedy-bytes' (least bytes so far)">,
+    Option<"workerDevice", "worker-device", "std::string",
+           /*default=*/"\"/job:worker/task:0\"",
+           "Device of the ops that neither have a device nor touch a "
+           "variable">,
+    Option<"minShardBytes", "min-shard-bytes", "int64_t", /*default=*/"0",
+           "Split variables bigger than this into shards of at least this "
+           "size (0: never)">,
+    Option<"maxShards", "max-shards", "int64_t", /*default=*/"0",
+           "Most shards of one variable (0: the number of PS tasks)">,
+    Option<"maxShardBytes", "max-shard-bytes", "int64_t", /*default=*/"0",
+           "Largest allowed shard; bigger variables are split further "
+           "(0: no limit)">,
+  ];
+  let statistics = [
+    Statistic<"numPlacedVariables", "placed-variables",
+              "Number of variables put on a PS task">,
+    Statistic<"numShardedVariables", "sharded-variables",
+              "Number of variables split into shards">,
+  ];
+  let dependentDialects = ["::mlir::dtf::DTFDialect"];
+}
+
+def PrintPlacementPass : Pass<"dtf-print-placement", "ModuleOp"> {
+  let summary = "Print the variables of each PS task and their bytes";
+  let description = [{
+    Prints to stdout a table of the module's variables grouped by device:
+    every PS task of the cluster (also the empty ones), then any other
+    device holding variables, then the unplaced ones; each row gives the
+    variable's name, type and bytes, each device its total. The IR is left
+    unchanged.
+
+    ```
+    PS placement: 2 PS tasks, 5 variables, 318048 bytes
+    /job:ps/task:0: 3 variables, 448 bytes
+      global_step  tensor<i64>  8
+      ...
+    ```
+  }];
+}
+
 #endif // DTF_PASSES_PASSES_TD
