@@ -174,4 +174,82 @@ def PrintPlacementPass : Pass<"dtf-print-placement", "ModuleOp"> {
   }];
 }
 
+def PartitionPass : Pass<"dtf-partition", "ModuleOp"> {
+  let summary = "Split each placed function into one function per device";
+  let description = [{
+    TensorFlow's graph partitioning, in graph: every `func.func` whose ops
+    carry `dtf.device` is replaced by one function per device, named
+    `@<fn>_<job>_<task>[_<type>_<index>]` (e.g. `@main_ps_0`) with the
+    function attribute `dtf.device`. Each partition holds the ops of its
+    device in their original order. Every edge between devices becomes a
+    `dtf.send` in the producer's partition, right after the producer, and a
+    `dtf.recv` in the consumer's, right before the first consumer there:
+    exactly one transfer per value and destination device, however many ops
+    there use it. Its rendezvous key is (source device, destination device,
+    tensor name) with the tensor name `edge_<n>_<producer op name>`, `n`
+    numbering the transferred values of the module, so that no two
+    transfers of the module share a key.
+
+    Functions that carry `dtf.device` themselves are partitions already and
+    are left alone, so running the pass twice changes nothing.
+
+    The partition of `client-device` keeps the function's arguments and
+    returns its results, receiving the values computed elsewhere; the other
+    partitions take no arguments and return nothing.
+
+    Deadlock freedom: sends never block (the rendezvous buffers tensors, as
+    TensorFlow's), so only a recv can wait. Every partition runs its ops in
+    the order of one global sequence, the original topological order with
+    each send right after its producer and each recv right before its first
+    consumer, so the send of every recv comes earlier in that sequence.
+    Take the earliest op of the sequence that never completes: it can only
+    be a recv, and its send, being earlier, completed and buffered the
+    tensor, so the recv completes too. Hence every op completes: the cut
+    graph (program order within partitions plus send-to-recv edges) is
+    acyclic, and no set of partitions can wait on each other.
+
+    Errors: an op without `dtf.device` (run `--dtf-place-variables` first,
+    or give `default-device`); a `!dtf.resource` handle, or any other
+    non-tensor value, used on another device than its producer's (a
+    variable is only touched where it lives); a function that is called
+    (its callers would need every partition).
+  }];
+  let options = [
+    Option<"clientDevice", "client-device", "std::string",
+           /*default=*/"\"/job:worker/task:0\"",
+           "Device whose partition takes the arguments and returns the "
+           "results">,
+    Option<"defaultDevice", "default-device", "std::string",
+           /*default=*/"\"\"",
+           "Device of the ops without dtf.device (default: they are an "
+           "error)">,
+  ];
+  let statistics = [
+    Statistic<"numPartitions", "partitions", "Number of partitions created">,
+    Statistic<"numTransfers", "transfers",
+              "Number of send/recv pairs inserted">,
+  ];
+  let dependentDialects = ["::mlir::dtf::DTFDialect",
+                           "::mlir::func::FuncDialect"];
+}
+
+def VerifyPartitionsPass : Pass<"dtf-verify-partitions", "ModuleOp"> {
+  let summary = "Check that partitions only talk through matched send/recv";
+  let description = [{
+    Checks the output of `--dtf-partition` (or hand-written partitions):
+    in every function carrying `dtf.device`,
+
+    - every op is on that device (no `dtf.device` or the same one), and so
+      is the producer of each of its operands, also inside regions: no
+      cross-device use is left without a transfer;
+    - every `dtf.send` is sent from, and every `dtf.recv` received on, that
+      device;
+    - every rendezvous key (send device, recv device, tensor name) is used by
+      exactly one send and one recv, of the same tensor type;
+    - the transfers cannot deadlock: the graph of program order within each
+      partition plus the edges from each send to its recv is acyclic (sends
+      never block, so a cycle is the only way for recvs to wait forever).
+  }];
+}
+
 #endif // DTF_PASSES_PASSES_TD
