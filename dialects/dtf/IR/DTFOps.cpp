@@ -16,6 +16,7 @@
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallSet.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 
 using namespace mlir;
 using namespace mlir::dtf;
@@ -803,6 +804,42 @@ LogicalResult SendOp::verify() {
 LogicalResult RecvOp::verify() {
   return verifyTransfer(*this, getTensorName(), getSendDevice(),
                         getRecvDevice(), getRecvDevice(), "recv_device");
+}
+
+//===----------------------------------------------------------------------===//
+// PullOp and PushGradientsOp
+//===----------------------------------------------------------------------===//
+
+/// Checks that `device` names a PS task of the cluster (a whole task: the
+/// runtime addresses PS tasks, not their devices).
+static LogicalResult verifyPSTask(Operation *op, DeviceAttr device) {
+  if (device.getJob() != "ps" || device.hasDevicePart())
+    return op->emitOpError("expects a PS task '/job:ps/task:N', got '")
+           << device.getName() << "'";
+  return verifyDeviceInCluster(op, device);
+}
+
+LogicalResult PullOp::verify() {
+  if (getName().empty())
+    return emitOpError("expects a variable name");
+  if (!getValue().getType().hasStaticShape())
+    return emitOpError("variable '")
+           << getName() << "' must have a static shape, got "
+           << getValue().getType();
+  return verifyPSTask(*this, getDevice());
+}
+
+LogicalResult PushGradientsOp::verify() {
+  ArrayAttr names = getNames();
+  if (names.size() != getGradients().size())
+    return emitOpError("has ")
+           << getGradients().size() << " gradients but " << names.size()
+           << " names";
+  llvm::StringSet<> seen;
+  for (StringRef name : names.getAsValueRange<StringAttr>())
+    if (!seen.insert(name).second)
+      return emitOpError("pushes two gradients of '") << name << "'";
+  return verifyPSTask(*this, getDevice());
 }
 
 #define GET_OP_CLASSES

@@ -653,4 +653,65 @@ def DTF_RecvOp : DTF_TransferOp<"recv",
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// Between-graph replication
+//
+// `--dtf-replicate` turns a placed training graph into the program every
+// worker replica runs and one update function per PS task. Replicas reach
+// the variables only through these two ops, which the runtime implements as
+// RPCs to the PS task (runtime/ABI.md).
+//===----------------------------------------------------------------------===//
+
+def DTF_ParameterServer : Resource<"::mlir::dtf::ParameterServerResource">;
+
+def DTF_PullOp : DTF_Op<"pull",
+    [MemoryEffects<[MemRead<DTF_ParameterServer>]>]> {
+  let summary = "the current value of a variable held by a PS task";
+  let description = [{
+    Reads variable `name` from the PS task `device` (a `#dtf.device`,
+    written as its name) with the RPC `Pull`; the runtime batches the pulls
+    of one step into one RPC per PS task. A worker pulls each variable once
+    per step, before computing with it.
+
+    Within one function a pull only reads PS state, so two pulls of the same
+    variable with no `dtf.push_gradients` between them may be merged; a push
+    writes PS state and orders the pulls around it.
+
+    ```mlir
+    %w = dtf.pull "hid_w" from "/job:ps/task:1" : tensor<784x100xf32>
+    ```
+  }];
+  let arguments = (ins StrAttr:$name, DTF_DeviceAttr:$device);
+  let results = (outs DTF_Tensor:$value);
+  let assemblyFormat =
+      "$name `from` custom<DeviceName>($device) attr-dict `:` type($value)";
+  let hasVerifier = 1;
+}
+
+def DTF_PushGradientsOp : DTF_Op<"push_gradients",
+    [MemoryEffects<[MemWrite<DTF_ParameterServer>]>]> {
+  let summary = "sends one replica's gradients to a PS task";
+  let description = [{
+    Sends the gradients of the variables `names` to the PS task `device`
+    (RPC `Push`), tagged with the global step `step` the replica read at the
+    start of its step. `names` lists the variables in the order of the PS
+    function's `dtf.gradients`; the push of a task that holds no gradient
+    (e.g. only the global step) is empty, and still runs its PS function.
+
+    ```mlir
+    dtf.push_gradients to "/job:ps/task:0" step %step (%d_hid_b, %d_sm_b)
+        {names = ["hid_b", "sm_b"]} : tensor<i64>, tensor<100xf32>, tensor<10xf32>
+    ```
+  }];
+  let arguments = (ins DTF_DeviceAttr:$device,
+                       0DTensorOf<[AnySignlessInteger]>:$step,
+                       Variadic<DTF_FloatTensor>:$gradients,
+                       DefaultValuedAttr<StrArrayAttr, "{}">:$names);
+  let assemblyFormat = [{
+    `to` custom<DeviceName>($device) `step` $step ` ` `(` $gradients `)` attr-dict
+    `:` type($step) (`,` type($gradients)^)?
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // DTF_IR_DTFOPS_TD
