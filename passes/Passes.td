@@ -252,4 +252,82 @@ def VerifyPartitionsPass : Pass<"dtf-verify-partitions", "ModuleOp"> {
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// Replication
+//===----------------------------------------------------------------------===//
+
+def ReplicatePass : Pass<"dtf-replicate", "ModuleOp"> {
+  let summary = "Split a placed training graph into worker and PS programs";
+  let description = [{
+    TensorFlow's between-graph replication. The module's one training
+    function, placed (variables on PS tasks, `--dtf-place-variables`) and
+    with its optimizer expanded (`--dtf-expand-optimizer`), is replaced by
+    the programs of runtime/ABI.md:
+
+    - `@worker`, which every worker task runs on its own shard of the data:
+      each variable it reads is pulled once (`dtf.pull`), the forward and
+      backward pass run as in the training function, and the gradients that
+      fed the `dtf.apply_*` updates are pushed (`dtf.push_gradients`), one
+      push per PS task whose function updates anything, tagged with the
+      global step pulled at the start of the step (a constant 0 in async
+      mode when there is no global step). It returns the function's
+      results and carries no device.
+    - `@ps_<task>` for every PS task holding variables, with the function
+      attributes `dtf.device` and `dtf.gradients`: the task's variables, the
+      averaging of the replicas' gradients (sync mode: their sum times
+      1/replicas-to-aggregate), the task's updates in program order, with
+      the ops computing what they write from PS state (Adam's beta-power
+      products, the global-step increment). Its arguments are the
+      replicas' gradients of the variables of `dtf.gradients`, replica by
+      replica. State that an update of this task reads from another task
+      and that gets no gradient (Adam's `beta1_power` and `beta2_power`) is
+      copied into this task with its updates, so that each PS touches only
+      its own variables.
+
+    The module gets `dtf.replication = #dtf.replication<mode = ...,
+    replicas_to_aggregate = N, total_replicas = M>`.
+
+    The global step is the scalar integer variable incremented by
+    `dtf.assign_add`. Mode `sync` needs one: it tags pushes so that PS tasks
+    can drop stale gradients.
+
+    Errors: no `dtf.cluster` or no PS task in it; not exactly one function,
+    or one with several blocks or with arguments; no gradient update to
+    replicate, or a `dtf.minimize`/`dtf.apply_gradients` left; a variable
+    not on a PS task; ops placed on several worker tasks; an update writing
+    variables of two tasks; two gradient updates of one variable; a value
+    written to a PS variable that depends on a placeholder; an update that
+    needs the state of another task that gets gradients; an op with side
+    effects the pass cannot place, or one that is on neither program's
+    path; replica counts out of range; sync mode without a global step.
+  }];
+  let options = [
+    Option<"mode", "mode", "::mlir::dtf::ReplicationMode",
+           /*default=*/"::mlir::dtf::ReplicationMode::Async",
+           "How PS tasks apply pushed gradients",
+           [{::llvm::cl::values(
+             clEnumValN(::mlir::dtf::ReplicationMode::Async, "async",
+                        "apply each push at once (Hogwild)"),
+             clEnumValN(::mlir::dtf::ReplicationMode::Sync, "sync",
+                        "average replicas-to-aggregate pushes of a step, "
+                        "apply them once (SyncReplicasOptimizer)"))}]>,
+    Option<"replicasToAggregate", "replicas-to-aggregate", "int64_t",
+           /*default=*/"0",
+           "Replicas whose gradients make one update (default: the number "
+           "of worker tasks)">,
+    Option<"totalReplicas", "total-replicas", "int64_t", /*default=*/"0",
+           "Replicas that run; the gradients of the late ones are dropped "
+           "(default: replicas-to-aggregate)">,
+  ];
+  let statistics = [
+    Statistic<"numPulls", "pulls", "Number of variables a worker pulls">,
+    Statistic<"numPushedGradients", "pushed-gradients",
+              "Number of gradients a worker pushes">,
+    Statistic<"numCopiedVariables", "copied-variables",
+              "Number of variables copied to another PS task">,
+  ];
+  let dependentDialects = ["::mlir::dtf::DTFDialect",
+                           "::mlir::func::FuncDialect"];
+}
+
 #endif // DTF_PASSES_PASSES_TD
