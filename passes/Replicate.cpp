@@ -33,6 +33,7 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <map>
@@ -210,7 +211,7 @@ LogicalResult Replication::collectVariablesAndUpdates() {
              << "', not on a PS task: replicas share variables only "
                 "through PS tasks";
     variableIndex[variable] = variables.size();
-    variables.push_back({variable, device.getTask()});
+    variables.push_back({variable, device.getTask(), {}, nullptr});
   }
 
   DeviceAttr workerTask;
@@ -461,10 +462,21 @@ func::FuncOp Replication::buildPSFunction(OpBuilder &builder, int64_t task,
   OpBuilder body = OpBuilder::atBlockBegin(entry);
   IRMapping mapping;
 
-  // The state the task holds, in program order.
+  // The state the task holds, in program order. A copy of state colocated
+  // with a variable of another task (the beta powers) is colocated with
+  // nothing here.
+  llvm::StringSet<> held;
   for (Variable &variable : variables)
     if (ps.variables.contains(variable.op))
-      cloneUnplaced(body, *variable.op, mapping);
+      held.insert(variable.getName());
+  for (Variable &variable : variables) {
+    if (!ps.variables.contains(variable.op))
+      continue;
+    auto copy = cast<VariableOp>(cloneUnplaced(body, *variable.op, mapping));
+    std::optional<StringRef> target = copy.getColocateWith();
+    if (target && !held.contains(*target))
+      copy.removeColocateWithAttr();
+  }
 
   // The gradient of each variable: one replica's in async mode, the average
   // of the aggregated replicas' in sync mode.
