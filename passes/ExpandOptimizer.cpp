@@ -61,9 +61,10 @@ private:
   void expandMomentum(MomentumAttr momentum);
   void expandAdam(AdamAttr adam);
 
-  /// Creates a non-trainable variable of `valueType` right after `anchor`
-  /// and the variables already created next to it. `name` is made unique as
-  /// TensorFlow's graph does: the second "w/Adam" becomes "w/Adam_1".
+  /// Creates a non-trainable variable of `valueType`, colocated with
+  /// `anchor`, right after `anchor` and the variables already created next
+  /// to it. `name` is made unique as TensorFlow's graph does: the second
+  /// "w/Adam" becomes "w/Adam_1".
   VariableOp createVariableNextTo(VariableOp anchor, StringRef name,
                                   RankedTensorType valueType,
                                   Attribute initializer);
@@ -139,9 +140,12 @@ VariableOp OptimizerExpansion::createVariableNextTo(VariableOp anchor,
   OpBuilder::InsertionGuard guard(rewriter);
   Operation *&last = state.lastCreatedNextTo[anchor];
   rewriter.setInsertionPointAfter(last ? last : anchor.getOperation());
+  // TensorFlow creates slots under colocate_with(var) (`loc:@var`), so that
+  // placement keeps them beside their variable, whatever device it gets.
   auto variable = rewriter.create<VariableOp>(
-      anchor.getLoc(), ResourceType::get(apply.getContext(), valueType),
-      unique, initializer, /*trainable=*/false);
+      anchor.getLoc(), ResourceType::get(apply.getContext(), valueType), unique,
+      initializer, /*trainable=*/false,
+      rewriter.getStringAttr(anchor.getName()));
   colocate(variable, anchor);
   last = variable;
   return variable;

@@ -68,11 +68,266 @@ def ExpandOptimizerPass : Pass<"dtf-expand-optimizer", "func::FuncOp"> {
       `beta1_power *= beta1` and `beta2_power *= beta2`.
 
     Slot variables are created right after their variable; names already
-    taken get TensorFlow's `_N` suffix. New variables, and the update ops,
-    inherit the `dtf.device` of the variable they are colocated with. The
+    taken get TensorFlow's `_N` suffix. Every new variable names the
+    variable it is colocated with in `colocate_with` (TensorFlow's
+    `loc:@var`), so that `--dtf-place-variables` keeps it there. New
+    variables, and the update ops, inherit the `dtf.device` of the variable
+    they are colocated with. The
     global step, when given, is incremented by one after all updates.
   }];
   let dependentDialects = ["::mlir::dtf::DTFDialect"];
+}
+
+//===----------------------------------------------------------------------===//
+// Distribution
+//===----------------------------------------------------------------------===//
+
+def PlaceVariablesPass : Pass<"dtf-place-variables", "ModuleOp"> {
+  let summary = "Put variables on PS tasks and everything else on a worker";
+  let description = [{
+    TensorFlow's `tf.train.replica_device_setter` for the module's cluster
+    (`dtf.cluster`): every `dtf.variable` gets a `dtf.device` naming a PS
+    task, and every other op of a function one device.
+
+    - `strategy=round-robin` (the default) hands out PS tasks in variable
+      creation order: over two PS tasks the MLP's `global_step`, `hid_w`,
+      `hid_b`, `sm_w`, `sm_b` land on ps0, ps1, ps0, ps1, ps0.
+      `strategy=greedy-bytes` puts each variable, weighed with the
+      variables colocated with it, on the PS task holding the fewest bytes
+      so far (ties to the lowest index), as TensorFlow's
+      `GreedyLoadBalancingStrategy` with `byte_size_load_fn`.
+    - A variable with `colocate_with` goes to the device of its target
+      (following chains) and does not advance the round-robin; its bytes
+      count towards the load of that task. Optimizer slots therefore stay
+      beside their variable.
+    - A variable that already has a `dtf.device` keeps it, and so does
+      everything colocated with it; such variables are never sharded.
+    - Ops that read or write a variable through its handle (`dtf.read`,
+      `dtf.assign`, `dtf.assign_add`, the `dtf.apply_*` updates) go to the
+      variable's device, as TensorFlow colocates them; every other op
+      without a device gets `worker-device`. Ops that have a device keep it.
+
+    Sharding, as `tf.min_max_variable_partitioner`: a variable of rank >= 1
+    bigger than `min-shard-bytes` is split along dimension 0 into
+    `k = min(max-shards, ceil(bytes / min-shard-bytes), dim0)` variables
+    `<name>/part_<i>` (the first `dim0 % k` shards get one extra row), each
+    placed by the strategy on the next PS task. Variables colocated with it
+    that have its type (the optimizer slots) are split the same way, shard
+    `i` beside shard `i`. Every `dtf.read` of a sharded variable becomes the
+    reads of its shards joined by a `dtf.concat` on the worker, and every
+    update (`dtf.assign`, `dtf.assign_add`, `dtf.apply_*`) one update per
+    shard of the matching `dtf.slice` of the new value or gradient, sliced
+    where that value is computed. A randomly initialized shard `i` gets the
+    seed `(seed + 1) * 2^20 + i`, so that shards are not copies of one
+    sample stream. Another use of a sharded variable is an error.
+    `max-shard-bytes` bounds the size of one shard: a variable above it is
+    split into as many shards as that takes, and the pass fails when
+    `max-shards` or the size of dimension 0 does not allow it.
+
+    The pass fails, before changing anything, when the module has no
+    `dtf.cluster` or the cluster no PS task, when `worker-device` is
+    malformed or not in the cluster, on an unknown `strategy`, when
+    colocated variables are pinned to different devices, when an op touches
+    variables on two devices, and on the sharding errors above.
+  }];
+  let options = [
+    Option<"strategy", "strategy", "std::string", /*default=*/"\"round-robin\"",
+           "How to choose the PS task of a variable: 'round-robin' (in "
+           "creation order) or 'greedy-bytes' (least bytes so far)">,
+    Option<"workerDevice", "worker-device", "std::string",
+           /*default=*/"\"/job:worker/task:0\"",
+           "Device of the ops that neither have a device nor touch a "
+           "variable">,
+    Option<"minShardBytes", "min-shard-bytes", "int64_t", /*default=*/"0",
+           "Split variables bigger than this into shards of at least this "
+           "size (0: never)">,
+    Option<"maxShards", "max-shards", "int64_t", /*default=*/"0",
+           "Most shards of one variable (0: the number of PS tasks)">,
+    Option<"maxShardBytes", "max-shard-bytes", "int64_t", /*default=*/"0",
+           "Largest allowed shard; bigger variables are split further "
+           "(0: no limit)">,
+  ];
+  let statistics = [
+    Statistic<"numPlacedVariables", "placed-variables",
+              "Number of variables put on a PS task">,
+    Statistic<"numShardedVariables", "sharded-variables",
+              "Number of variables split into shards">,
+  ];
+  let dependentDialects = ["::mlir::dtf::DTFDialect"];
+}
+
+def PrintPlacementPass : Pass<"dtf-print-placement", "ModuleOp"> {
+  let summary = "Print the variables of each PS task and their bytes";
+  let description = [{
+    Prints to stdout a table of the module's variables grouped by device:
+    every PS task of the cluster (also the empty ones), then any other
+    device holding variables, then the unplaced ones; each row gives the
+    variable's name, type and bytes, each device its total. The IR is left
+    unchanged.
+
+    ```
+    PS placement: 2 PS tasks, 5 variables, 318048 bytes
+    /job:ps/task:0: 3 variables, 448 bytes
+      global_step  tensor<i64>  8
+      ...
+    ```
+  }];
+}
+
+def PartitionPass : Pass<"dtf-partition", "ModuleOp"> {
+  let summary = "Split each placed function into one function per device";
+  let description = [{
+    TensorFlow's graph partitioning, in graph: every `func.func` whose ops
+    carry `dtf.device` is replaced by one function per device, named
+    `@<fn>_<job>_<task>[_<type>_<index>]` (e.g. `@main_ps_0`) with the
+    function attribute `dtf.device`. Each partition holds the ops of its
+    device in their original order. Every edge between devices becomes a
+    `dtf.send` in the producer's partition, right after the producer, and a
+    `dtf.recv` in the consumer's, right before the first consumer there:
+    exactly one transfer per value and destination device, however many ops
+    there use it. Its rendezvous key is (source device, destination device,
+    tensor name) with the tensor name `edge_<n>_<producer op name>`, `n`
+    numbering the transferred values of the module, so that no two
+    transfers of the module share a key.
+
+    Functions that carry `dtf.device` themselves are partitions already and
+    are left alone, so running the pass twice changes nothing.
+
+    The partition of `client-device` keeps the function's arguments and
+    returns its results, receiving the values computed elsewhere; the other
+    partitions take no arguments and return nothing.
+
+    Deadlock freedom: sends never block (the rendezvous buffers tensors, as
+    TensorFlow's), so only a recv can wait. Every partition runs its ops in
+    the order of one global sequence, the original topological order with
+    each send right after its producer and each recv right before its first
+    consumer, so the send of every recv comes earlier in that sequence.
+    Take the earliest op of the sequence that never completes: it can only
+    be a recv, and its send, being earlier, completed and buffered the
+    tensor, so the recv completes too. Hence every op completes: the cut
+    graph (program order within partitions plus send-to-recv edges) is
+    acyclic, and no set of partitions can wait on each other.
+
+    Errors: an op without `dtf.device` (run `--dtf-place-variables` first,
+    or give `default-device`); a `!dtf.resource` handle, or any other
+    non-tensor value, used on another device than its producer's (a
+    variable is only touched where it lives); a function that is called
+    (its callers would need every partition).
+  }];
+  let options = [
+    Option<"clientDevice", "client-device", "std::string",
+           /*default=*/"\"/job:worker/task:0\"",
+           "Device whose partition takes the arguments and returns the "
+           "results">,
+    Option<"defaultDevice", "default-device", "std::string",
+           /*default=*/"\"\"",
+           "Device of the ops without dtf.device (default: they are an "
+           "error)">,
+  ];
+  let statistics = [
+    Statistic<"numPartitions", "partitions", "Number of partitions created">,
+    Statistic<"numTransfers", "transfers",
+              "Number of send/recv pairs inserted">,
+  ];
+  let dependentDialects = ["::mlir::dtf::DTFDialect",
+                           "::mlir::func::FuncDialect"];
+}
+
+def VerifyPartitionsPass : Pass<"dtf-verify-partitions", "ModuleOp"> {
+  let summary = "Check that partitions only talk through matched send/recv";
+  let description = [{
+    Checks the output of `--dtf-partition` (or hand-written partitions):
+    in every function carrying `dtf.device`,
+
+    - every op is on that device (no `dtf.device` or the same one), and so
+      is the producer of each of its operands, also inside regions: no
+      cross-device use is left without a transfer;
+    - every `dtf.send` is sent from, and every `dtf.recv` received on, that
+      device;
+    - every rendezvous key (send device, recv device, tensor name) is used by
+      exactly one send and one recv, of the same tensor type;
+    - the transfers cannot deadlock: the graph of program order within each
+      partition plus the edges from each send to its recv is acyclic (sends
+      never block, so a cycle is the only way for recvs to wait forever).
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Replication
+//===----------------------------------------------------------------------===//
+
+def ReplicatePass : Pass<"dtf-replicate", "ModuleOp"> {
+  let summary = "Split a placed training graph into worker and PS programs";
+  let description = [{
+    TensorFlow's between-graph replication. The module's one training
+    function, placed (variables on PS tasks, `--dtf-place-variables`) and
+    with its optimizer expanded (`--dtf-expand-optimizer`), is replaced by
+    the programs of runtime/ABI.md:
+
+    - `@worker`, which every worker task runs on its own shard of the data:
+      each variable it reads is pulled once (`dtf.pull`), the forward and
+      backward pass run as in the training function, and the gradients that
+      fed the `dtf.apply_*` updates are pushed (`dtf.push_gradients`), one
+      push per PS task whose function updates anything, tagged with the
+      global step pulled at the start of the step (a constant 0 in async
+      mode when there is no global step). It returns the function's
+      results and carries no device.
+    - `@ps_<task>` for every PS task holding variables, with the function
+      attributes `dtf.device` and `dtf.gradients`: the task's variables, the
+      averaging of the replicas' gradients (sync mode: their sum times
+      1/replicas-to-aggregate), the task's updates in program order, with
+      the ops computing what they write from PS state (Adam's beta-power
+      products, the global-step increment). Its arguments are the
+      replicas' gradients of the variables of `dtf.gradients`, replica by
+      replica. State that an update of this task reads from another task
+      and that gets no gradient (Adam's `beta1_power` and `beta2_power`) is
+      copied into this task with its updates, so that each PS touches only
+      its own variables.
+
+    The module gets `dtf.replication = #dtf.replication<mode = ...,
+    replicas_to_aggregate = N, total_replicas = M>`.
+
+    The global step is the scalar integer variable incremented by
+    `dtf.assign_add`. Mode `sync` needs one: it tags pushes so that PS tasks
+    can drop stale gradients.
+
+    Errors: no `dtf.cluster` or no PS task in it; not exactly one function,
+    or one with several blocks or with arguments; no gradient update to
+    replicate, or a `dtf.minimize`/`dtf.apply_gradients` left; a variable
+    not on a PS task; ops placed on several worker tasks; an update writing
+    variables of two tasks; two gradient updates of one variable; a value
+    written to a PS variable that depends on a placeholder; an update that
+    needs the state of another task that gets gradients; an op with side
+    effects the pass cannot place, or one that is on neither program's
+    path; replica counts out of range; sync mode without a global step.
+  }];
+  let options = [
+    Option<"mode", "mode", "::mlir::dtf::ReplicationMode",
+           /*default=*/"::mlir::dtf::ReplicationMode::Async",
+           "How PS tasks apply pushed gradients",
+           [{::llvm::cl::values(
+             clEnumValN(::mlir::dtf::ReplicationMode::Async, "async",
+                        "apply each push at once (Hogwild)"),
+             clEnumValN(::mlir::dtf::ReplicationMode::Sync, "sync",
+                        "average replicas-to-aggregate pushes of a step, "
+                        "apply them once (SyncReplicasOptimizer)"))}]>,
+    Option<"replicasToAggregate", "replicas-to-aggregate", "int64_t",
+           /*default=*/"0",
+           "Replicas whose gradients make one update (default: the number "
+           "of worker tasks)">,
+    Option<"totalReplicas", "total-replicas", "int64_t", /*default=*/"0",
+           "Replicas that run; the gradients of the late ones are dropped "
+           "(default: replicas-to-aggregate)">,
+  ];
+  let statistics = [
+    Statistic<"numPulls", "pulls", "Number of variables a worker pulls">,
+    Statistic<"numPushedGradients", "pushed-gradients",
+              "Number of gradients a worker pushes">,
+    Statistic<"numCopiedVariables", "copied-variables",
+              "Number of variables copied to another PS task">,
+  ];
+  let dependentDialects = ["::mlir::dtf::DTFDialect",
+                           "::mlir::func::FuncDialect"];
 }
 
 #endif // DTF_PASSES_PASSES_TD

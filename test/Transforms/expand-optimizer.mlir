@@ -43,9 +43,9 @@ func.func @sgd_argument(%v: !dtf.resource<tensor<3xf32>>, %g: tensor<3xf32>) {
 // CHECK-LABEL: func.func @momentum
 // CHECK-SAME: (%[[DW:.*]]: tensor<4x2xf32>, %[[DB:.*]]: tensor<2xf32>)
 // CHECK-NEXT: %[[W:.*]] = dtf.variable "w" init(#dtf.zeros) : !dtf.resource<tensor<4x2xf32>>
-// CHECK-NEXT: %[[WM:.*]] = dtf.variable "w/Momentum" init(#dtf.zeros) {trainable = false} : !dtf.resource<tensor<4x2xf32>>
+// CHECK-NEXT: %[[WM:.*]] = dtf.variable "w/Momentum" init(#dtf.zeros) colocate_with("w") {trainable = false} : !dtf.resource<tensor<4x2xf32>>
 // CHECK-NEXT: %[[B:.*]] = dtf.variable "b" init(#dtf.zeros) : !dtf.resource<tensor<2xf32>>
-// CHECK-NEXT: %[[BM:.*]] = dtf.variable "b/Momentum" init(#dtf.zeros) {trainable = false} : !dtf.resource<tensor<2xf32>>
+// CHECK-NEXT: %[[BM:.*]] = dtf.variable "b/Momentum" init(#dtf.zeros) colocate_with("b") {trainable = false} : !dtf.resource<tensor<2xf32>>
 // CHECK-NEXT: dtf.apply_momentum %[[W]], %[[WM]], %[[DW]] learning_rate 1.000000e-01 momentum 9.000000e-01 {use_nesterov = true} : !dtf.resource<tensor<4x2xf32>>
 // CHECK-NEXT: dtf.apply_momentum %[[B]], %[[BM]], %[[DB]] learning_rate 1.000000e-01 momentum 9.000000e-01 {use_nesterov = true} : !dtf.resource<tensor<2xf32>>
 // CHECK-NEXT: return
@@ -80,13 +80,13 @@ func.func @momentum_plain(%g: tensor<f32>) {
 // CHECK-SAME: (%[[DW:.*]]: tensor<4x2xf16>, %[[DB:.*]]: tensor<2xf16>)
 // CHECK-NEXT: %[[STEP:.*]] = dtf.variable "global_step"
 // CHECK-NEXT: %[[W:.*]] = dtf.variable "w" init(#dtf.zeros) : !dtf.resource<tensor<4x2xf16>>
-// CHECK-NEXT: %[[WM:.*]] = dtf.variable "w/Adam" init(#dtf.zeros) {trainable = false} : !dtf.resource<tensor<4x2xf16>>
-// CHECK-NEXT: %[[WV:.*]] = dtf.variable "w/Adam_1" init(#dtf.zeros) {trainable = false} : !dtf.resource<tensor<4x2xf16>>
+// CHECK-NEXT: %[[WM:.*]] = dtf.variable "w/Adam" init(#dtf.zeros) colocate_with("w") {trainable = false} : !dtf.resource<tensor<4x2xf16>>
+// CHECK-NEXT: %[[WV:.*]] = dtf.variable "w/Adam_1" init(#dtf.zeros) colocate_with("w") {trainable = false} : !dtf.resource<tensor<4x2xf16>>
 // CHECK-NEXT: %[[B:.*]] = dtf.variable "b" init(#dtf.zeros) : !dtf.resource<tensor<2xf16>>
-// CHECK-NEXT: %[[BM:.*]] = dtf.variable "b/Adam" init(#dtf.zeros) {trainable = false} : !dtf.resource<tensor<2xf16>>
-// CHECK-NEXT: %[[BV:.*]] = dtf.variable "b/Adam_1" init(#dtf.zeros) {trainable = false} : !dtf.resource<tensor<2xf16>>
-// CHECK-NEXT: %[[B1P:.*]] = dtf.variable "beta1_power" init(#dtf.constant<0.8>) {trainable = false} : !dtf.resource<tensor<f16>>
-// CHECK-NEXT: %[[B2P:.*]] = dtf.variable "beta2_power" init(#dtf.constant<0.999>) {trainable = false} : !dtf.resource<tensor<f16>>
+// CHECK-NEXT: %[[BM:.*]] = dtf.variable "b/Adam" init(#dtf.zeros) colocate_with("b") {trainable = false} : !dtf.resource<tensor<2xf16>>
+// CHECK-NEXT: %[[BV:.*]] = dtf.variable "b/Adam_1" init(#dtf.zeros) colocate_with("b") {trainable = false} : !dtf.resource<tensor<2xf16>>
+// CHECK-NEXT: %[[B1P:.*]] = dtf.variable "beta1_power" init(#dtf.constant<0.8>) colocate_with("b") {trainable = false} : !dtf.resource<tensor<f16>>
+// CHECK-NEXT: %[[B2P:.*]] = dtf.variable "beta2_power" init(#dtf.constant<0.999>) colocate_with("b") {trainable = false} : !dtf.resource<tensor<f16>>
 // CHECK-NEXT: %[[B1:.*]] = dtf.read %[[B1P]] : !dtf.resource<tensor<f16>>
 // CHECK-NEXT: %[[B2:.*]] = dtf.read %[[B2P]] : !dtf.resource<tensor<f16>>
 // CHECK-NEXT: dtf.apply_adam %[[W]], %[[WM]], %[[WV]], %[[B1]], %[[B2]], %[[DW]] learning_rate 1.000000e-02 beta1 8.000000e-01 beta2 0.99899999999999999 epsilon 1.000000e-08 : !dtf.resource<tensor<4x2xf16>>, tensor<f16>
@@ -122,14 +122,14 @@ func.func @adam(%dw: tensor<4x2xf16>, %db: tensor<2xf16>) {
 // CHECK-LABEL: func.func @twice
 // CHECK-SAME: (%[[G:.*]]: tensor<f32>)
 // CHECK-NEXT: %[[W:.*]] = dtf.variable "w" init(#dtf.zeros) {dtf.device = #dtf.device<"/job:ps/task:1">}
-// CHECK-NEXT: %[[M1:.*]] = dtf.variable "w/Adam" init(#dtf.zeros) {dtf.device = #dtf.device<"/job:ps/task:1">, trainable = false}
-// CHECK-NEXT: %[[V1:.*]] = dtf.variable "w/Adam_1" init(#dtf.zeros) {dtf.device = #dtf.device<"/job:ps/task:1">, trainable = false}
-// CHECK-NEXT: %[[P1:.*]] = dtf.variable "beta1_power" init(#dtf.constant<0.9>) {dtf.device = #dtf.device<"/job:ps/task:1">, trainable = false}
-// CHECK-NEXT: %[[Q1:.*]] = dtf.variable "beta2_power" init(#dtf.constant<0.999>) {dtf.device = #dtf.device<"/job:ps/task:1">, trainable = false}
-// CHECK-NEXT: %[[M2:.*]] = dtf.variable "w/Adam_2" init(#dtf.zeros) {dtf.device = #dtf.device<"/job:ps/task:1">, trainable = false}
-// CHECK-NEXT: %[[V2:.*]] = dtf.variable "w/Adam_3" init(#dtf.zeros) {dtf.device = #dtf.device<"/job:ps/task:1">, trainable = false}
-// CHECK-NEXT: %[[P2:.*]] = dtf.variable "beta1_power_1" init(#dtf.constant<0.9>) {dtf.device = #dtf.device<"/job:ps/task:1">, trainable = false}
-// CHECK-NEXT: %[[Q2:.*]] = dtf.variable "beta2_power_1" init(#dtf.constant<0.999>) {dtf.device = #dtf.device<"/job:ps/task:1">, trainable = false}
+// CHECK-NEXT: %[[M1:.*]] = dtf.variable "w/Adam" init(#dtf.zeros) colocate_with("w") {dtf.device = #dtf.device<"/job:ps/task:1">, trainable = false}
+// CHECK-NEXT: %[[V1:.*]] = dtf.variable "w/Adam_1" init(#dtf.zeros) colocate_with("w") {dtf.device = #dtf.device<"/job:ps/task:1">, trainable = false}
+// CHECK-NEXT: %[[P1:.*]] = dtf.variable "beta1_power" init(#dtf.constant<0.9>) colocate_with("w") {dtf.device = #dtf.device<"/job:ps/task:1">, trainable = false}
+// CHECK-NEXT: %[[Q1:.*]] = dtf.variable "beta2_power" init(#dtf.constant<0.999>) colocate_with("w") {dtf.device = #dtf.device<"/job:ps/task:1">, trainable = false}
+// CHECK-NEXT: %[[M2:.*]] = dtf.variable "w/Adam_2" init(#dtf.zeros) colocate_with("w") {dtf.device = #dtf.device<"/job:ps/task:1">, trainable = false}
+// CHECK-NEXT: %[[V2:.*]] = dtf.variable "w/Adam_3" init(#dtf.zeros) colocate_with("w") {dtf.device = #dtf.device<"/job:ps/task:1">, trainable = false}
+// CHECK-NEXT: %[[P2:.*]] = dtf.variable "beta1_power_1" init(#dtf.constant<0.9>) colocate_with("w") {dtf.device = #dtf.device<"/job:ps/task:1">, trainable = false}
+// CHECK-NEXT: %[[Q2:.*]] = dtf.variable "beta2_power_1" init(#dtf.constant<0.999>) colocate_with("w") {dtf.device = #dtf.device<"/job:ps/task:1">, trainable = false}
 // CHECK:      dtf.apply_adam %[[W]], %[[M1]], %[[V1]], {{.*}} {dtf.device = #dtf.device<"/job:ps/task:1">}
 // CHECK:      dtf.assign %[[P1]], {{.*}} {dtf.device = #dtf.device<"/job:ps/task:1">}
 // CHECK:      dtf.assign %[[Q1]], {{.*}} {dtf.device = #dtf.device<"/job:ps/task:1">}

@@ -12,19 +12,19 @@
 // to hid_b, whose name sorts first.
 // CHECK:      %[[STEP:.*]] = dtf.variable "global_step" init(#dtf.zeros) {trainable = false} : !dtf.resource<tensor<i64>>
 // CHECK-NEXT: %[[HID_W:.*]] = dtf.variable "hid_w"
-// CHECK-NEXT: %[[HID_W_M:.*]] = dtf.variable "hid_w/Adam" init(#dtf.zeros) {trainable = false} : !dtf.resource<tensor<784x100xf32>>
-// CHECK-NEXT: %[[HID_W_V:.*]] = dtf.variable "hid_w/Adam_1" init(#dtf.zeros) {trainable = false} : !dtf.resource<tensor<784x100xf32>>
+// CHECK-NEXT: %[[HID_W_M:.*]] = dtf.variable "hid_w/Adam" init(#dtf.zeros) colocate_with("hid_w") {trainable = false} : !dtf.resource<tensor<784x100xf32>>
+// CHECK-NEXT: %[[HID_W_V:.*]] = dtf.variable "hid_w/Adam_1" init(#dtf.zeros) colocate_with("hid_w") {trainable = false} : !dtf.resource<tensor<784x100xf32>>
 // CHECK-NEXT: %[[HID_B:.*]] = dtf.variable "hid_b"
-// CHECK-NEXT: %[[HID_B_M:.*]] = dtf.variable "hid_b/Adam" init(#dtf.zeros) {trainable = false} : !dtf.resource<tensor<100xf32>>
-// CHECK-NEXT: %[[HID_B_V:.*]] = dtf.variable "hid_b/Adam_1" init(#dtf.zeros) {trainable = false} : !dtf.resource<tensor<100xf32>>
-// CHECK-NEXT: %[[BETA1:.*]] = dtf.variable "beta1_power" init(#dtf.constant<0.9>) {trainable = false} : !dtf.resource<tensor<f32>>
-// CHECK-NEXT: %[[BETA2:.*]] = dtf.variable "beta2_power" init(#dtf.constant<0.999>) {trainable = false} : !dtf.resource<tensor<f32>>
+// CHECK-NEXT: %[[HID_B_M:.*]] = dtf.variable "hid_b/Adam" init(#dtf.zeros) colocate_with("hid_b") {trainable = false} : !dtf.resource<tensor<100xf32>>
+// CHECK-NEXT: %[[HID_B_V:.*]] = dtf.variable "hid_b/Adam_1" init(#dtf.zeros) colocate_with("hid_b") {trainable = false} : !dtf.resource<tensor<100xf32>>
+// CHECK-NEXT: %[[BETA1:.*]] = dtf.variable "beta1_power" init(#dtf.constant<0.9>) colocate_with("hid_b") {trainable = false} : !dtf.resource<tensor<f32>>
+// CHECK-NEXT: %[[BETA2:.*]] = dtf.variable "beta2_power" init(#dtf.constant<0.999>) colocate_with("hid_b") {trainable = false} : !dtf.resource<tensor<f32>>
 // CHECK-NEXT: %[[SM_W:.*]] = dtf.variable "sm_w"
-// CHECK-NEXT: %[[SM_W_M:.*]] = dtf.variable "sm_w/Adam" init(#dtf.zeros) {trainable = false} : !dtf.resource<tensor<100x10xf32>>
-// CHECK-NEXT: %[[SM_W_V:.*]] = dtf.variable "sm_w/Adam_1" init(#dtf.zeros) {trainable = false} : !dtf.resource<tensor<100x10xf32>>
+// CHECK-NEXT: %[[SM_W_M:.*]] = dtf.variable "sm_w/Adam" init(#dtf.zeros) colocate_with("sm_w") {trainable = false} : !dtf.resource<tensor<100x10xf32>>
+// CHECK-NEXT: %[[SM_W_V:.*]] = dtf.variable "sm_w/Adam_1" init(#dtf.zeros) colocate_with("sm_w") {trainable = false} : !dtf.resource<tensor<100x10xf32>>
 // CHECK-NEXT: %[[SM_B:.*]] = dtf.variable "sm_b"
-// CHECK-NEXT: %[[SM_B_M:.*]] = dtf.variable "sm_b/Adam" init(#dtf.zeros) {trainable = false} : !dtf.resource<tensor<10xf32>>
-// CHECK-NEXT: %[[SM_B_V:.*]] = dtf.variable "sm_b/Adam_1" init(#dtf.zeros) {trainable = false} : !dtf.resource<tensor<10xf32>>
+// CHECK-NEXT: %[[SM_B_M:.*]] = dtf.variable "sm_b/Adam" init(#dtf.zeros) colocate_with("sm_b") {trainable = false} : !dtf.resource<tensor<10xf32>>
+// CHECK-NEXT: %[[SM_B_V:.*]] = dtf.variable "sm_b/Adam_1" init(#dtf.zeros) colocate_with("sm_b") {trainable = false} : !dtf.resource<tensor<10xf32>>
 // CHECK-NEXT: %[[X:.*]] = dtf.placeholder "x"
 // CHECK-NEXT: %[[Y_:.*]] = dtf.placeholder "y_"
 

@@ -253,6 +253,24 @@ int64_t ClusterAttr::getNumTasks(StringRef job) const {
 }
 
 //===----------------------------------------------------------------------===//
+// ReplicationAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+ReplicationAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                        ReplicationMode, int64_t replicasToAggregate,
+                        int64_t totalReplicas) {
+  if (replicasToAggregate < 1)
+    return emitError() << "replicas_to_aggregate must be at least 1, got "
+                       << replicasToAggregate;
+  if (replicasToAggregate > totalReplicas)
+    return emitError() << "replicas_to_aggregate (" << replicasToAggregate
+                       << ") exceeds total_replicas (" << totalReplicas
+                       << ")";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // Initializers and optimizers
 //===----------------------------------------------------------------------===//
 

@@ -86,6 +86,53 @@ def DTF_ClusterAttr : DTF_Attr<"Cluster", "cluster"> {
 }
 
 //===----------------------------------------------------------------------===//
+// Replication
+//===----------------------------------------------------------------------===//
+
+def DTF_ReplicationMode : I32EnumAttr<"ReplicationMode",
+    "how a PS task applies the gradients that replicas push", [
+    I32EnumAttrCase<"Async", 0, "async">,
+    I32EnumAttrCase<"Sync", 1, "sync">]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::dtf";
+}
+
+def DTF_ReplicationAttr : DTF_Attr<"Replication", "replication"> {
+  let summary = "how the module was replicated: update mode and replica counts";
+  let description = [{
+    Attached to the module as `dtf.replication` by `--dtf-replicate`
+    (between-graph replication); the runtime reads it to know how PS tasks
+    apply pushed gradients.
+
+    - `async`: each push is applied at once (Hogwild style); the PS
+      functions take one replica's gradients.
+    - `sync`: TensorFlow's SyncReplicasOptimizer. A PS task averages the
+      gradients of `replicas_to_aggregate` replicas of one step and applies
+      them once; of the `total_replicas` replicas that run, the gradients of
+      the late ones are stale and dropped.
+
+    `1 <= replicas_to_aggregate <= total_replicas` in both modes.
+
+    ```mlir
+    #dtf.replication<mode = sync, replicas_to_aggregate = 2, total_replicas = 3>
+    ```
+  }];
+  let parameters = (ins EnumParameter<DTF_ReplicationMode>:$mode,
+                        "int64_t":$replicas_to_aggregate,
+                        "int64_t":$total_replicas);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Number of replicas' gradients a PS function takes per variable:
+    /// `replicas_to_aggregate` in sync mode, one in async mode.
+    int64_t getNumGradientGroups() const {
+      return getMode() == ReplicationMode::Sync ? getReplicasToAggregate()
+                                                : 1;
+    }
+  }];
+}
+
+//===----------------------------------------------------------------------===//
 // Variable initializers
 //===----------------------------------------------------------------------===//
 

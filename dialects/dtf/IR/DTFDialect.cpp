@@ -5,6 +5,8 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -48,9 +50,8 @@ ResourceType::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
-/// Checks a `dtf.device` attribute against the cluster of the enclosing
-/// module, when it declares one: the job must have the task.
-static LogicalResult verifyDeviceInCluster(Operation *op, DeviceAttr device) {
+LogicalResult mlir::dtf::verifyDeviceInCluster(Operation *op,
+                                               DeviceAttr device) {
   auto module = op->getParentOfType<ModuleOp>();
   if (isa<ModuleOp>(op))
     module = cast<ModuleOp>(op);
@@ -66,6 +67,51 @@ static LogicalResult verifyDeviceInCluster(Operation *op, DeviceAttr device) {
            << device.getName() << "' is not in the cluster: job '"
            << device.getJob() << "' has " << numTasks
            << (numTasks == 1 ? " task" : " tasks");
+  return success();
+}
+
+/// Checks `dtf.gradients` on a PS function: distinct variable names and,
+/// once the module records its replication, arguments that are the
+/// replicas' groups of one gradient per listed variable.
+static LogicalResult verifyGradientsAttr(Operation *op, Attribute value) {
+  StringLiteral name = DTFDialect::getGradientsAttrName();
+  auto function = dyn_cast<FunctionOpInterface>(op);
+  if (!function)
+    return op->emitError("'") << name << "' is only valid on a function";
+  auto names = dyn_cast<ArrayAttr>(value);
+  if (!names || !llvm::all_of(names, llvm::IsaPred<StringAttr>))
+    return op->emitError("'") << name << "' must be an array of strings";
+  llvm::StringSet<> seen;
+  for (Attribute variable : names)
+    if (!seen.insert(cast<StringAttr>(variable).getValue()).second)
+      return op->emitError("'")
+             << name << "' lists '" << cast<StringAttr>(variable).getValue()
+             << "' twice";
+
+  auto module = op->getParentOfType<ModuleOp>();
+  auto replication =
+      module ? module->getAttrOfType<ReplicationAttr>(
+                   DTFDialect::getReplicationAttrName())
+             : ReplicationAttr();
+  if (!replication)
+    return success();
+  int64_t numGradients = names.size();
+  int64_t numGroups = replication.getNumGradientGroups();
+  ArrayRef<Type> arguments = function.getArgumentTypes();
+  if (static_cast<int64_t>(arguments.size()) != numGroups * numGradients)
+    return op->emitError("takes ")
+           << arguments.size() << " arguments, but '" << name << "' lists "
+           << numGradients << " variables and the module aggregates "
+           << numGroups << (numGroups == 1 ? " replica" : " replicas")
+           << " per update";
+  for (int64_t index = numGradients, e = arguments.size(); index < e; ++index)
+    if (arguments[index] != arguments[index % numGradients])
+      return op->emitError("argument #")
+             << index << " has type " << arguments[index]
+             << ", but it is a gradient of '"
+             << cast<StringAttr>(names[index % numGradients]).getValue()
+             << "' like argument #" << index % numGradients << " of type "
+             << arguments[index % numGradients];
   return success();
 }
 
@@ -87,6 +133,17 @@ LogicalResult DTFDialect::verifyOperationAttribute(Operation *op,
                                 << "' must be a #dtf.device attribute";
     return verifyDeviceInCluster(op, device);
   }
+  if (attr.getName() == getReplicationAttrName()) {
+    if (!isa<ModuleOp>(op))
+      return op->emitError("'")
+             << getReplicationAttrName() << "' is only valid on a module";
+    if (!isa<ReplicationAttr>(attr.getValue()))
+      return op->emitError("'") << getReplicationAttrName()
+                                << "' must be a #dtf.replication attribute";
+    return success();
+  }
+  if (attr.getName() == getGradientsAttrName())
+    return verifyGradientsAttr(op, attr.getValue());
   return op->emitError("unknown dtf attribute '")
          << attr.getName().getValue() << "'";
 }

@@ -24,4 +24,11 @@ FailureOr<bool> parseBoolParameter(AsmParser &parser);
 #define GET_ATTRDEF_CLASSES
 #include "dialects/dtf/IR/DTFAttrs.h.inc"
 
+namespace mlir::dtf {
+/// Checks `device` against the cluster of the module enclosing `op` (or `op`
+/// itself when it is the module), when that module declares one: the job
+/// must have the task. Errors are reported on `op`.
+LogicalResult verifyDeviceInCluster(Operation *op, DeviceAttr device);
+} // namespace mlir::dtf
+
 #endif // DTF_IR_DTFDIALECT_H

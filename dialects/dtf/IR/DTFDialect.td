@@ -34,6 +34,16 @@ def DTF_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getClusterAttrName() {
       return ::llvm::StringLiteral("dtf.cluster");
     }
+    /// Name of the module attribute recording how `--dtf-replicate`
+    /// replicated the module.
+    static constexpr ::llvm::StringLiteral getReplicationAttrName() {
+      return ::llvm::StringLiteral("dtf.replication");
+    }
+    /// Name of the function attribute listing, in order, the variables whose
+    /// gradients a PS function takes.
+    static constexpr ::llvm::StringLiteral getGradientsAttrName() {
+      return ::llvm::StringLiteral("dtf.gradients");
+    }
 
   private:
     void registerTypes();

@@ -13,7 +13,10 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallSet.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 
 using namespace mlir;
 using namespace mlir::dtf;
@@ -61,6 +64,27 @@ static void printPadding(OpAsmPrinter &printer, Operation *,
   printer << stringifyPadding(padding.getValue());
 }
 
+/// `custom<DeviceName>`: a #dtf.device written as its quoted name, as in
+/// `from "/job:worker/task:0"`.
+static ParseResult parseDeviceName(OpAsmParser &parser, DeviceAttr &device) {
+  SMLoc loc = parser.getCurrentLocation();
+  std::string name;
+  if (parser.parseString(&name))
+    return failure();
+  std::string error;
+  FailureOr<DeviceAttr> parsed =
+      DeviceAttr::parseDeviceName(parser.getContext(), name, error);
+  if (failed(parsed))
+    return parser.emitError(loc, "invalid device '") << name << "': " << error;
+  device = *parsed;
+  return success();
+}
+
+static void printDeviceName(OpAsmPrinter &printer, Operation *,
+                            DeviceAttr device) {
+  printer << '"' << device.getName() << '"';
+}
+
 //===----------------------------------------------------------------------===//
 // ConstantOp
 //===----------------------------------------------------------------------===//
@@ -71,7 +95,38 @@ OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
 // VariableOp
 //===----------------------------------------------------------------------===//
 
+/// Checks `colocate_with`: it names another variable of the block, and
+/// following the chain of targets ends at a variable without one.
+static LogicalResult verifyColocation(VariableOp variable) {
+  std::optional<StringRef> target = variable.getColocateWith();
+  if (!target)
+    return success();
+  if (*target == variable.getName())
+    return variable.emitOpError("variable '")
+           << variable.getName() << "' cannot be colocated with itself";
+  llvm::StringMap<VariableOp> byName;
+  for (auto sibling : variable->getBlock()->getOps<VariableOp>())
+    byName.try_emplace(sibling.getName(), sibling);
+  if (!byName.count(*target))
+    return variable.emitOpError("colocate_with names '")
+           << *target << "', but there is no such variable in this block";
+  // Placement follows the chain to a variable without `colocate_with`; a
+  // cycle would leave the whole chain without a device.
+  llvm::SmallPtrSet<Operation *, 8> seen = {variable.getOperation()};
+  for (VariableOp next = byName.lookup(*target); next;
+       next = next.getColocateWith() ? byName.lookup(*next.getColocateWith())
+                                     : VariableOp()) {
+    if (!seen.insert(next).second)
+      return variable.emitOpError("colocation of '")
+             << variable.getName() << "' with '" << *target
+             << "' forms a cycle";
+  }
+  return success();
+}
+
 LogicalResult VariableOp::verify() {
+  if (failed(verifyColocation(*this)))
+    return failure();
   Type elementType = getValueType().getElementType();
   if (isa<TruncatedNormalInitAttr, RandomNormalInitAttr>(getInitializer()) &&
       !isa<FloatType>(elementType))
@@ -93,6 +148,17 @@ LogicalResult VariableOp::verify() {
     }
   }
   return success();
+}
+
+VariableOp VariableOp::getColocationTarget() {
+  std::optional<StringRef> target = getColocateWith();
+  if (!target)
+    return {};
+  for (Operation &sibling : *(*this)->getBlock())
+    if (auto other = dyn_cast<VariableOp>(sibling))
+      if (other.getName() == *target)
+        return other;
+  return {};
 }
 
 //===----------------------------------------------------------------------===//
@@ -335,6 +401,113 @@ LogicalResult ReshapeOp::verify() {
 
 OpFoldResult ReshapeOp::fold(FoldAdaptor) {
   if (getInput().getType() == getOutput().getType())
+    return getInput();
+  return {};
+}
+
+LogicalResult ConcatOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> location,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &inferred) {
+  ValueRange inputs = adaptor.getInputs();
+  if (inputs.empty())
+    return emitOptionalError(location, "expects at least one input");
+  if (!adaptor.getAxisAttr())
+    return emitOptionalError(location, "expects an axis");
+  auto first = dyn_cast<RankedTensorType>(inputs.front().getType());
+  if (!first || first.getRank() < 1)
+    return emitOptionalError(location, "expects tensors of rank >= 1, got ",
+                             inputs.front().getType());
+  int64_t rank = first.getRank();
+  int64_t axis = adaptor.getAxis();
+  if (axis < -rank || axis >= rank)
+    return emitOptionalError(location, "axis ", axis, " is out of range for ",
+                             first);
+  if (axis < 0)
+    axis += rank;
+
+  SmallVector<int64_t> shape(first.getShape());
+  for (auto [index, input] : llvm::enumerate(inputs.drop_front())) {
+    auto type = dyn_cast<RankedTensorType>(input.getType());
+    if (!type || type.getRank() != rank ||
+        type.getElementType() != first.getElementType())
+      return emitOptionalError(location, "input #", index + 1, " ",
+                               input.getType(), " differs in rank or ",
+                               "element type from input #0 ", first);
+    for (int64_t dim = 0; dim < rank; ++dim) {
+      int64_t size = type.getDimSize(dim);
+      if (dim == axis) {
+        shape[dim] =
+            ShapedType::isDynamic(shape[dim]) || ShapedType::isDynamic(size)
+                ? ShapedType::kDynamic
+                : shape[dim] + size;
+      } else if (!dimsCompatible(shape[dim], size)) {
+        return emitOptionalError(
+            location, "input #", index + 1, " ", type,
+            " differs from input #0 ", first, " in dimension ", dim,
+            ", which is not the concatenation axis ", axis);
+      } else if (ShapedType::isDynamic(shape[dim])) {
+        shape[dim] = size;
+      }
+    }
+  }
+  inferred.push_back(RankedTensorType::get(shape, first.getElementType()));
+  return success();
+}
+
+OpFoldResult ConcatOp::fold(FoldAdaptor) {
+  if (getInputs().size() == 1 &&
+      getInputs().front().getType() == getOutput().getType())
+    return getInputs().front();
+  return {};
+}
+
+LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
+                                        std::optional<Location> location,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &inferred) {
+  auto input = dyn_cast<RankedTensorType>(adaptor.getInput().getType());
+  if (!input)
+    return emitOptionalError(location, "expects a ranked tensor, got ",
+                             adaptor.getInput().getType());
+  if (!adaptor.getOffsetsAttr() || !adaptor.getSizesAttr())
+    return emitOptionalError(location, "expects offsets and sizes");
+  ArrayRef<int64_t> offsets = adaptor.getOffsets();
+  ArrayRef<int64_t> sizes = adaptor.getSizes();
+  int64_t rank = input.getRank();
+  if (static_cast<int64_t>(offsets.size()) != rank ||
+      static_cast<int64_t>(sizes.size()) != rank)
+    return emitOptionalError(
+        location, "expects ", rank, " offsets and sizes for ", input, ", got ",
+        offsets.size(), " offsets and ", sizes.size(), " sizes");
+  SmallVector<int64_t> shape;
+  for (int64_t dim = 0; dim < rank; ++dim) {
+    int64_t offset = offsets[dim], size = sizes[dim];
+    int64_t extent = input.getDimSize(dim);
+    if (offset < 0 || size < -1)
+      return emitOptionalError(location, "dimension ", dim, ": offset ", offset,
+                               " and size ", size,
+                               " must be >= 0 (size -1 means to the end)");
+    if (ShapedType::isDynamic(extent)) {
+      shape.push_back(size == -1 ? ShapedType::kDynamic : size);
+      continue;
+    }
+    if (size == -1)
+      size = extent - offset;
+    if (offset + size > extent || size < 0)
+      return emitOptionalError(location, "dimension ", dim, ": slice [", offset,
+                               ", ", offset + std::max<int64_t>(size, 0),
+                               ") exceeds the size ", extent, " of ", input);
+    shape.push_back(size);
+  }
+  inferred.push_back(RankedTensorType::get(shape, input.getElementType()));
+  return success();
+}
+
+OpFoldResult SliceOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getOutput().getType() &&
+      getInput().getType().hasStaticShape() &&
+      llvm::all_of(getOffsets(), [](int64_t offset) { return offset == 0; }))
     return getInput();
   return {};
 }
@@ -622,6 +795,79 @@ LogicalResult MaxPoolGradOp::verify() {
            << getInput().getType() << " gives " << forward.front()
            << ", but dy is " << getDy().getType();
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// SendOp and RecvOp
+//===----------------------------------------------------------------------===//
+
+/// Shared checks of a transfer: two distinct devices of the cluster, a
+/// tensor name, and, when the op is placed, placement on its own end.
+static LogicalResult verifyTransfer(Operation *op, StringRef tensorName,
+                                    DeviceAttr sendDevice,
+                                    DeviceAttr recvDevice, DeviceAttr self,
+                                    StringRef selfRole) {
+  if (tensorName.empty())
+    return op->emitOpError("needs a non-empty tensor name");
+  if (sendDevice == recvDevice)
+    return op->emitOpError("sends from '")
+           << sendDevice.getName()
+           << "' to itself: a transfer needs two distinct devices";
+  if (failed(verifyDeviceInCluster(op, sendDevice)) ||
+      failed(verifyDeviceInCluster(op, recvDevice)))
+    return failure();
+  auto placed = op->getAttrOfType<DeviceAttr>(DTFDialect::getDeviceAttrName());
+  if (placed && placed != self)
+    return op->emitOpError("is placed on '")
+           << placed.getName() << "' but its " << selfRole << " is '"
+           << self.getName() << "'";
+  return success();
+}
+
+LogicalResult SendOp::verify() {
+  return verifyTransfer(*this, getTensorName(), getSendDevice(),
+                        getRecvDevice(), getSendDevice(), "send_device");
+}
+
+LogicalResult RecvOp::verify() {
+  return verifyTransfer(*this, getTensorName(), getSendDevice(),
+                        getRecvDevice(), getRecvDevice(), "recv_device");
+}
+
+//===----------------------------------------------------------------------===//
+// PullOp and PushGradientsOp
+//===----------------------------------------------------------------------===//
+
+/// Checks that `device` names a PS task of the cluster (a whole task: the
+/// runtime addresses PS tasks, not their devices).
+static LogicalResult verifyPSTask(Operation *op, DeviceAttr device) {
+  if (device.getJob() != "ps" || device.hasDevicePart())
+    return op->emitOpError("expects a PS task '/job:ps/task:N', got '")
+           << device.getName() << "'";
+  return verifyDeviceInCluster(op, device);
+}
+
+LogicalResult PullOp::verify() {
+  if (getName().empty())
+    return emitOpError("expects a variable name");
+  if (!getValue().getType().hasStaticShape())
+    return emitOpError("variable '")
+           << getName() << "' must have a static shape, got "
+           << getValue().getType();
+  return verifyPSTask(*this, getDevice());
+}
+
+LogicalResult PushGradientsOp::verify() {
+  ArrayAttr names = getNames();
+  if (names.size() != getGradients().size())
+    return emitOpError("has ")
+           << getGradients().size() << " gradients but " << names.size()
+           << " names";
+  llvm::StringSet<> seen;
+  for (StringRef name : names.getAsValueRange<StringAttr>())
+    if (!seen.insert(name).second)
+      return emitOpError("pushes two gradients of '") << name << "'";
+  return verifyPSTask(*this, getDevice());
 }
 
 #define GET_OP_CLASSES

@@ -9,6 +9,24 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+namespace mlir::dtf {
+/// The rendezvous through which `dtf.send` hands tensors to `dtf.recv`:
+/// modelled as a side-effect resource so that transfers are neither erased
+/// as dead nor merged or reordered across each other.
+struct RendezvousResource
+    : public SideEffects::Resource::Base<RendezvousResource> {
+  StringRef getName() final { return "dtf.rendezvous"; }
+};
+
+/// The state of the PS tasks, as seen from a worker: `dtf.pull` reads it and
+/// `dtf.push_gradients` writes it, so that pushes are never erased as dead
+/// and pulls are not merged or reordered across them.
+struct ParameterServerResource
+    : public SideEffects::Resource::Base<ParameterServerResource> {
+  StringRef getName() final { return "dtf.parameter_server"; }
+};
+} // namespace mlir::dtf
+
 #define GET_OP_CLASSES
 #include "dialects/dtf/IR/DTFOps.h.inc"
 

@@ -76,12 +76,27 @@ def DTF_VariableOp : DTF_Op<"variable"> {
     %step = dtf.variable "global_step" init(#dtf.zeros) {trainable = false}
         : !dtf.resource<tensor<i64>>
     ```
+
+    `colocate_with` names another variable of the block that this one must
+    live beside, as TensorFlow's colocation constraint `loc:@name`: the
+    optimizer's slots (`hid_w/Adam`) are colocated with their variable so
+    that the fused update reads both on one PS task. Placement puts the
+    variable on its target's device (following chains), and sharding splits
+    it with its target.
+
+    ```mlir
+    %m = dtf.variable "hid_w/Adam" init(#dtf.zeros) colocate_with("hid_w")
+        {trainable = false} : !dtf.resource<tensor<784x100xf32>>
+    ```
   }];
   let arguments = (ins StrAttr:$name, DTF_InitializerAttr:$initializer,
-                       DefaultValuedAttr<BoolAttr, "true">:$trainable);
+                       DefaultValuedAttr<BoolAttr, "true">:$trainable,
+                       OptionalAttr<StrAttr>:$colocate_with);
   let results = (outs Res<DTF_ResourceType, "", [MemAlloc]>:$handle);
   let assemblyFormat = [{
-    $name `init` `(` $initializer `)` attr-dict `:` qualified(type($handle))
+    $name `init` `(` $initializer `)`
+    (`colocate_with` `(` $colocate_with^ `)`)? attr-dict `:`
+    qualified(type($handle))
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
@@ -89,6 +104,8 @@ def DTF_VariableOp : DTF_Op<"variable"> {
     ::mlir::RankedTensorType getValueType() {
       return getHandle().getType().getValueType();
     }
+    /// The variable named by `colocate_with` in the same block, or null.
+    VariableOp getColocationTarget();
   }];
 }
 
@@ -238,6 +255,44 @@ def DTF_ReshapeOp : DTF_Op<"reshape", [Pure]> {
   let assemblyFormat =
       "$input attr-dict `:` type($input) `->` type($output)";
   let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def DTF_ConcatOp : DTF_Op<"concat", [Pure, InferTypeOpAdaptor]> {
+  let summary = "joins tensors along one axis";
+  let description = [{
+    TensorFlow's `tf.concat`: every input has the same rank and element type
+    and the same sizes except along `axis` (negative counts from the end),
+    where the result has the sum. Placement uses it to rebuild the value of a
+    sharded variable from the reads of its shards.
+
+    ```mlir
+    %w = dtf.concat %w0, %w1 axis 0 : tensor<392x100xf32>, tensor<392x100xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<DTF_Tensor>:$inputs, I64Attr:$axis);
+  let results = (outs DTF_Tensor:$output);
+  let assemblyFormat = "$inputs `axis` $axis attr-dict `:` type($inputs)";
+  let hasFolder = 1;
+}
+
+def DTF_SliceOp : DTF_Op<"slice", [Pure, InferTypeOpAdaptor]> {
+  let summary = "a static box of a tensor";
+  let description = [{
+    TensorFlow's `tf.slice` with constant `offsets` (TensorFlow's `begin`)
+    and `sizes`: one entry per dimension; a size of -1 extends to the end of
+    the dimension. Placement uses it to cut the update of a sharded variable
+    into its shards' parts.
+
+    ```mlir
+    %g0 = dtf.slice %g offsets [0, 0] sizes [392, -1] : tensor<784x100xf32>
+    ```
+  }];
+  let arguments = (ins DTF_Tensor:$input, DenseI64ArrayAttr:$offsets,
+                       DenseI64ArrayAttr:$sizes);
+  let results = (outs DTF_Tensor:$output);
+  let assemblyFormat =
+      "$input `offsets` $offsets `sizes` $sizes attr-dict `:` type($input)";
   let hasFolder = 1;
 }
 
@@ -523,6 +578,140 @@ def DTF_ApplyAdamOp : DTF_Op<"apply_adam",
     `learning_rate` $learning_rate `beta1` $beta1 `beta2` $beta2 `epsilon`
     $epsilon attr-dict `:` qualified(type($var)) `,` type($beta1_power)
   }];
+}
+
+//===----------------------------------------------------------------------===//
+// Cross-device transfers
+//
+// `--dtf-partition` cuts every edge between devices into a `dtf.send` in the
+// producer's partition and a `dtf.recv` in the consumer's, as TensorFlow's
+// _Send/_Recv. Both name the same rendezvous key: the source device, the
+// destination device and the tensor name; the runtime adds the step id, so
+// that the key of one transfer is unique per step.
+//===----------------------------------------------------------------------===//
+
+def DTF_Rendezvous : Resource<"::mlir::dtf::RendezvousResource">;
+
+class DTF_TransferOp<string mnemonic, list<Trait> traits = []>
+    : DTF_Op<mnemonic, traits> {
+  code transferClassDeclaration = [{
+    /// The rendezvous key without the step id:
+    /// "<send device>;<recv device>;<tensor name>".
+    std::string getRendezvousKey() {
+      return getSendDevice().getName() + ";" + getRecvDevice().getName() +
+             ";" + getTensorName().str();
+    }
+  }];
+  let extraClassDeclaration = transferClassDeclaration;
+  let hasVerifier = 1;
+}
+
+def DTF_SendOp : DTF_TransferOp<"send",
+    [MemoryEffects<[MemWrite<DTF_Rendezvous>]>]> {
+  let summary = "hands a tensor to another device";
+  let description = [{
+    Publishes `value` under the rendezvous key (`send_device`, `recv_device`,
+    `tensor_name`; the devices are `#dtf.device` attributes, written as their
+    names) for the matching `dtf.recv` on `recv_device`. A send never
+    blocks: the rendezvous buffers the tensor until it is received, as
+    TensorFlow's. Only tensors cross devices; a `!dtf.resource` handle never
+    does, so a variable is only ever touched on its own device.
+
+    ```mlir
+    dtf.send %hid, "edge_3_dtf.relu" from "/job:worker/task:0"
+        to "/job:worker/task:1" : tensor<100x100xf32>
+    ```
+  }];
+  let arguments = (ins DTF_Tensor:$value, StrAttr:$tensor_name,
+                       DTF_DeviceAttr:$send_device,
+                       DTF_DeviceAttr:$recv_device);
+  let assemblyFormat = [{
+    $value `,` $tensor_name `from` custom<DeviceName>($send_device) `to`
+    custom<DeviceName>($recv_device) attr-dict `:` type($value)
+  }];
+}
+
+def DTF_RecvOp : DTF_TransferOp<"recv",
+    [MemoryEffects<[MemRead<DTF_Rendezvous>, MemWrite<DTF_Rendezvous>]>]> {
+  let summary = "receives a tensor from another device";
+  let description = [{
+    Waits for the tensor the matching `dtf.send` publishes under the same
+    rendezvous key and takes it out of the rendezvous (hence the write
+    effect: two receives of one key are not interchangeable).
+
+    ```mlir
+    %hid = dtf.recv "edge_3_dtf.relu" from "/job:worker/task:0"
+        to "/job:worker/task:1" : tensor<100x100xf32>
+    ```
+  }];
+  let arguments = (ins StrAttr:$tensor_name, DTF_DeviceAttr:$send_device,
+                       DTF_DeviceAttr:$recv_device);
+  let results = (outs DTF_Tensor:$output);
+  let assemblyFormat = [{
+    $tensor_name `from` custom<DeviceName>($send_device) `to`
+    custom<DeviceName>($recv_device) attr-dict `:` type($output)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Between-graph replication
+//
+// `--dtf-replicate` turns a placed training graph into the program every
+// worker replica runs and one update function per PS task. Replicas reach
+// the variables only through these two ops, which the runtime implements as
+// RPCs to the PS task (runtime/ABI.md).
+//===----------------------------------------------------------------------===//
+
+def DTF_ParameterServer : Resource<"::mlir::dtf::ParameterServerResource">;
+
+def DTF_PullOp : DTF_Op<"pull",
+    [MemoryEffects<[MemRead<DTF_ParameterServer>]>]> {
+  let summary = "the current value of a variable held by a PS task";
+  let description = [{
+    Reads variable `name` from the PS task `device` (a `#dtf.device`,
+    written as its name) with the RPC `Pull`; the runtime batches the pulls
+    of one step into one RPC per PS task. A worker pulls each variable once
+    per step, before computing with it.
+
+    Within one function a pull only reads PS state, so two pulls of the same
+    variable with no `dtf.push_gradients` between them may be merged; a push
+    writes PS state and orders the pulls around it.
+
+    ```mlir
+    %w = dtf.pull "hid_w" from "/job:ps/task:1" : tensor<784x100xf32>
+    ```
+  }];
+  let arguments = (ins StrAttr:$name, DTF_DeviceAttr:$device);
+  let results = (outs DTF_Tensor:$value);
+  let assemblyFormat =
+      "$name `from` custom<DeviceName>($device) attr-dict `:` type($value)";
+  let hasVerifier = 1;
+}
+
+def DTF_PushGradientsOp : DTF_Op<"push_gradients",
+    [MemoryEffects<[MemWrite<DTF_ParameterServer>]>]> {
+  let summary = "sends one replica's gradients to a PS task";
+  let description = [{
+    Sends the gradients of the variables `names` to the PS task `device`
+    (RPC `Push`), tagged with the global step `step` the replica read at the
+    start of its step. `names` lists the variables in the order of the PS
+    function's `dtf.gradients`; the push of a task that holds no gradient
+    (e.g. only the global step) is empty, and still runs its PS function.
+
+    ```mlir
+    dtf.push_gradients to "/job:ps/task:0" step %step (%d_hid_b, %d_sm_b)
+        {names = ["hid_b", "sm_b"]} : tensor<i64>, tensor<100xf32>, tensor<10xf32>
+    ```
+  }];
+  let arguments = (ins DTF_DeviceAttr:$device,
+                       0DTensorOf<[AnySignlessInteger]>:$step,
+                       Variadic<DTF_FloatTensor>:$gradients,
+                       DefaultValuedAttr<StrArrayAttr, "{}">:$names);
+  let assemblyFormat = [{
+    `to` custom<DeviceName>($device) `step` $step ` ` `(` $gradients `)` attr-dict
+    `:` type($step) (`,` type($gradients)^)?
+  }];
+  let hasVerifier = 1;
 }
 
 #endif // DTF_IR_DTFOPS_TD

@@ -1,0 +1,665 @@
+//===- Replicate.cpp - Between-graph replication --------------------------===//
+//
+// Implements --dtf-replicate: TensorFlow's between-graph replication. The
+// placed training function of a module becomes the program every worker
+// replica runs (pull the variables, forward and backward pass on its own
+// data, push the gradients) and one function per PS task that holds the
+// task's variables and applies one update to them (runtime/ABI.md).
+//
+// The split follows data flow, not the `dtf.device` of each op: placement
+// puts the beta-power products and the global-step constant on the worker,
+// yet they only compute what a PS task writes, so they go to that task.
+//
+// - Each op writing a variable (`dtf.assign`, `dtf.assign_add`,
+//   `dtf.apply_*`) belongs to the PS task of the variable, together with the
+//   backward slice of its operands except the gradient of a `dtf.apply_*`:
+//   constants, pure ops and reads of PS state. A read of a variable of
+//   another task that gets no gradient (Adam's beta powers) copies that
+//   variable and its updates to this task.
+// - The worker runs the backward slices of the function's results and of
+//   the gradients, with every read of a variable turned into one pull.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+
+#include "dialects/dtf/IR/DTFOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <map>
+
+namespace mlir::dtf {
+#define GEN_PASS_DEF_REPLICATEPASS
+#include "passes/Passes.h.inc"
+} // namespace mlir::dtf
+
+using namespace mlir;
+using namespace mlir::dtf;
+
+/// The `dtf.device` of `op`, or null.
+static DeviceAttr getPlacement(Operation *op) {
+  return op->getAttrOfType<DeviceAttr>(DTFDialect::getDeviceAttrName());
+}
+
+/// The gradient operand of a fused optimizer update, or null for any other
+/// op.
+static OpOperand *getGradientOperand(Operation *op) {
+  return TypeSwitch<Operation *, OpOperand *>(op)
+      .Case<ApplyGradientDescentOp, ApplyMomentumOp, ApplyAdamOp>(
+          [](auto apply) { return &apply.getGradMutable(); })
+      .Default([](Operation *) { return nullptr; });
+}
+
+/// The variable a fused optimizer update updates with its gradient.
+static VariableOp getUpdatedVariable(Operation *op) {
+  return TypeSwitch<Operation *, VariableOp>(op)
+      .Case<ApplyGradientDescentOp, ApplyMomentumOp, ApplyAdamOp>(
+          [](auto apply) {
+            return apply.getVar().template getDefiningOp<VariableOp>();
+          })
+      .Default([](Operation *) { return VariableOp(); });
+}
+
+namespace {
+/// A variable of the training function and what writes it.
+struct Variable {
+  VariableOp op;
+  /// The PS task holding it.
+  int64_t task;
+  /// The ops writing it, in program order.
+  SmallVector<Operation *> writes;
+  /// The `dtf.apply_*` op updating it with a gradient, if any.
+  Operation *gradientUpdate = nullptr;
+
+  StringRef getName() { return op.getName(); }
+  /// The gradient the worker pushes for this variable.
+  Value getGradient() { return getGradientOperand(gradientUpdate)->get(); }
+};
+
+/// The function of one PS task.
+struct PSTask {
+  /// The variables it holds: its own and those copied to it.
+  llvm::SmallPtrSet<Operation *, 16> variables;
+  /// The ops of the training function it runs: the updates of its
+  /// variables and the ops computing what they write.
+  llvm::DenseSet<Operation *> ops;
+  /// Its variables that get a gradient, in program order: the function's
+  /// `dtf.gradients`.
+  SmallVector<Variable *> gradientVariables;
+  /// Whether the function updates anything, and so is run by pushes.
+  bool hasUpdates = false;
+};
+
+/// Replicates one training function.
+class Replication {
+public:
+  Replication(func::FuncOp function, ReplicationAttr replication)
+      : function(function), replication(replication) {}
+
+  /// Splits the function's ops between the worker and the PS tasks; fails,
+  /// with an error, on what between-graph replication cannot express.
+  LogicalResult analyze();
+
+  /// Replaces the training function with `@ps_<task>` and `@worker`.
+  void rewrite();
+
+  unsigned getNumPulls() const { return pulled.size(); }
+  unsigned getNumCopiedVariables() const { return numCopiedVariables; }
+  unsigned getNumPushedGradients() const { return numPushedGradients; }
+
+private:
+  LogicalResult collectVariablesAndUpdates();
+  LogicalResult collectWrite(Operation *op);
+  LogicalResult collectPSTask(int64_t task, PSTask &ps);
+  LogicalResult addVariableToPSTask(int64_t task, PSTask &ps,
+                                    Variable &variable, Operation *user,
+                                    SmallVectorImpl<Operation *> &updates);
+  void collectWorker();
+  LogicalResult checkEveryOpRuns();
+
+  func::FuncOp buildPSFunction(OpBuilder &builder, int64_t task, PSTask &ps);
+  func::FuncOp buildWorkerFunction(OpBuilder &builder);
+
+  Variable &getVariable(Value handle) {
+    return variables[variableIndex.lookup(handle.getDefiningOp())];
+  }
+
+  func::FuncOp function;
+  ReplicationAttr replication;
+
+  /// The variables, in program order, and the index of each op there.
+  SmallVector<Variable> variables;
+  DenseMap<Operation *, unsigned> variableIndex;
+  /// The global step, if any: the scalar integer variable incremented by
+  /// `dtf.assign_add`.
+  Variable *globalStep = nullptr;
+  /// The PS tasks that hold variables, by index.
+  std::map<int64_t, PSTask> tasks;
+  /// The ops the worker runs.
+  llvm::DenseSet<Operation *> workerOps;
+  /// The variables the worker pulls.
+  llvm::SmallSetVector<Variable *, 16> pulled;
+
+  unsigned numCopiedVariables = 0;
+  unsigned numPushedGradients = 0;
+};
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Analysis
+//===----------------------------------------------------------------------===//
+
+LogicalResult Replication::analyze() {
+  if (!function.getBody().hasOneBlock())
+    return function.emitOpError("has ")
+           << function.getBlocks().size()
+           << " blocks; --dtf-replicate expects a single-block training "
+              "function";
+  if (function.getNumArguments() != 0)
+    return function.emitOpError(
+        "takes arguments; a replicated training function takes none (the "
+        "runtime feeds dtf.placeholder ops by name)");
+  for (Value result : function.front().getTerminator()->getOperands())
+    if (isa<ResourceType>(result.getType()))
+      return function.front().getTerminator()->emitOpError(
+          "returns a variable handle; a worker fetches tensors, so "
+          "return its dtf.read instead");
+
+  if (failed(collectVariablesAndUpdates()))
+    return failure();
+
+  if (llvm::none_of(variables,
+                    [](Variable &variable) { return variable.gradientUpdate; }))
+    return function.emitOpError(
+        "has no gradient update (dtf.apply_*) to replicate; run "
+        "--dtf-autodiff and --dtf-expand-optimizer first");
+  if (replication.getMode() == ReplicationMode::Sync && !globalStep)
+    return function.emitOpError(
+        "has no global step, which mode=sync needs to tag pushes and drop "
+        "stale gradients: give dtf.minimize a global_step");
+
+  for (Variable &variable : variables)
+    tasks[variable.task].variables.insert(variable.op);
+  for (auto &[task, ps] : tasks)
+    if (failed(collectPSTask(task, ps)))
+      return failure();
+  collectWorker();
+  return checkEveryOpRuns();
+}
+
+LogicalResult Replication::collectVariablesAndUpdates() {
+  // The variables first, so that the updates can point to them.
+  for (auto variable : function.front().getOps<VariableOp>()) {
+    DeviceAttr device = getPlacement(variable);
+    if (!device)
+      return variable.emitOpError("variable '")
+             << variable.getName()
+             << "' is not placed; run --dtf-place-variables first";
+    if (device.getJob() != "ps")
+      return variable.emitOpError("variable '")
+             << variable.getName() << "' is on '" << device.getName()
+             << "', not on a PS task: replicas share variables only "
+                "through PS tasks";
+    variableIndex[variable] = variables.size();
+    variables.push_back({variable, device.getTask(), {}, nullptr});
+  }
+
+  DeviceAttr workerTask;
+  Operation *firstWorkerOp = nullptr;
+  for (Operation &op : function.front().without_terminator()) {
+    if (DeviceAttr device = getPlacement(&op);
+        device && device.getJob() == "worker") {
+      if (!workerTask) {
+        workerTask = device.getTaskDevice();
+        firstWorkerOp = &op;
+      } else if (device.getTaskDevice() != workerTask) {
+        InFlightDiagnostic diag =
+            op.emitOpError("is placed on '")
+            << device.getName() << "', but other ops are on '"
+            << workerTask.getName()
+            << "': between-graph replication takes the graph of one worker";
+        diag.attachNote(firstWorkerOp->getLoc()) << "placed there";
+        return diag;
+      }
+    }
+
+    if (isa<MinimizeOp, ApplyGradientsOp>(op))
+      return op.emitOpError("must be expanded before replication; run "
+                            "--dtf-autodiff and --dtf-expand-optimizer first");
+    if (isa<PullOp, PushGradientsOp>(op))
+      return op.emitOpError("is already the result of replication");
+
+    if (isa<VariableOp, ReadOp>(op) || isMemoryEffectFree(&op))
+      continue;
+    if (failed(collectWrite(&op)))
+      return failure();
+  }
+  return success();
+}
+
+/// Records `op`, which has side effects, as an update of the variables it
+/// writes.
+LogicalResult Replication::collectWrite(Operation *op) {
+  auto unplaceable = [&] {
+    return op->emitOpError("has side effects that --dtf-replicate cannot "
+                           "place on a worker or a PS task");
+  };
+  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+  if (!effects)
+    return unplaceable();
+  SmallVector<MemoryEffects::EffectInstance> instances;
+  effects.getEffects(instances);
+  SmallVector<Variable *> written;
+  for (MemoryEffects::EffectInstance &effect : instances) {
+    Value handle = effect.getValue();
+    if (!handle || !handle.getDefiningOp<VariableOp>() ||
+        !isa<MemoryEffects::Read, MemoryEffects::Write>(effect.getEffect()))
+      return unplaceable();
+    if (isa<MemoryEffects::Write>(effect.getEffect()))
+      written.push_back(&getVariable(handle));
+  }
+  if (written.empty())
+    return unplaceable();
+
+  for (Variable *variable : written) {
+    if (variable->task != written.front()->task)
+      return op->emitOpError("writes '")
+             << written.front()->getName() << "' of PS task "
+             << written.front()->task << " and '" << variable->getName()
+             << "' of PS task " << variable->task
+             << ": an update runs on one PS task, so its variables (and "
+                "slots) must be placed together";
+    if (variable->writes.empty() || variable->writes.back() != op)
+      variable->writes.push_back(op);
+  }
+
+  if (VariableOp updated = getUpdatedVariable(op)) {
+    Variable &variable = getVariable(updated);
+    if (variable.gradientUpdate) {
+      InFlightDiagnostic diag =
+          op->emitOpError("is a second gradient update of '")
+          << variable.getName()
+          << "'; a replica pushes one gradient per variable";
+      diag.attachNote(variable.gradientUpdate->getLoc())
+          << "first gradient update";
+      return diag;
+    }
+    variable.gradientUpdate = op;
+  }
+
+  if (auto increment = dyn_cast<AssignAddOp>(op)) {
+    Variable &variable = getVariable(increment.getResource());
+    RankedTensorType type = variable.op.getValueType();
+    if (type.getRank() == 0 && type.getElementType().isSignlessInteger()) {
+      if (globalStep && globalStep != &variable)
+        return op->emitOpError("increments '")
+               << variable.getName() << "' like a global step, but '"
+               << globalStep->getName()
+               << "' is incremented too; replication needs one global step";
+      globalStep = &variable;
+    }
+  }
+  return success();
+}
+
+LogicalResult Replication::collectPSTask(int64_t task, PSTask &ps) {
+  SmallVector<Operation *> updates;
+  for (Variable &variable : variables) {
+    if (variable.task != task)
+      continue;
+    llvm::append_range(updates, variable.writes);
+    if (variable.gradientUpdate)
+      ps.gradientVariables.push_back(&variable);
+  }
+
+  while (!updates.empty()) {
+    Operation *update = updates.pop_back_val();
+    if (!ps.ops.insert(update).second)
+      continue;
+    ps.hasUpdates = true;
+
+    // What the update writes must be computed on the PS task from its own
+    // state and constants; only the gradient comes from the worker.
+    OpOperand *gradient = getGradientOperand(update);
+    SmallVector<Value> worklist;
+    for (OpOperand &operand : update->getOpOperands())
+      if (&operand != gradient)
+        worklist.push_back(operand.get());
+    while (!worklist.empty()) {
+      Value value = worklist.pop_back_val();
+      Operation *producer = value.getDefiningOp();
+      if (isa<VariableOp>(producer)) {
+        if (failed(addVariableToPSTask(task, ps, getVariable(value), update,
+                                       updates)))
+          return failure();
+        continue;
+      }
+      if (!ps.ops.insert(producer).second)
+        continue;
+      if (auto placeholder = dyn_cast<PlaceholderOp>(producer)) {
+        InFlightDiagnostic diag =
+            update->emitOpError("writes a value that depends on the "
+                                "placeholder '")
+            << placeholder.getName()
+            << "', which only workers are fed: worker data reaches PS task "
+            << task << " only as the gradient of a dtf.apply_* update";
+        diag.attachNote(placeholder.getLoc()) << "placeholder defined here";
+        return diag;
+      }
+      llvm::append_range(worklist, producer->getOperands());
+    }
+  }
+  return success();
+}
+
+/// Makes `variable`, used by `user` of PS task `task`, a variable of that
+/// task: a copy, with its updates, when it lives on another task.
+LogicalResult
+Replication::addVariableToPSTask(int64_t task, PSTask &ps, Variable &variable,
+                                 Operation *user,
+                                 SmallVectorImpl<Operation *> &updates) {
+  if (!ps.variables.insert(variable.op).second)
+    return success();
+  if (variable.gradientUpdate) {
+    InFlightDiagnostic diag =
+        user->emitOpError("on PS task ")
+        << task << " needs '" << variable.getName() << "' of PS task "
+        << variable.task
+        << ", which gets gradients there; only state without gradients "
+           "(such as Adam's beta powers) can be copied to another PS task";
+    diag.attachNote(variable.op.getLoc()) << "variable defined here";
+    return diag;
+  }
+  ++numCopiedVariables;
+  llvm::append_range(updates, variable.writes);
+  return success();
+}
+
+void Replication::collectWorker() {
+  SmallVector<Value> worklist(function.front().getTerminator()->getOperands());
+  for (Variable &variable : variables)
+    if (variable.gradientUpdate)
+      worklist.push_back(variable.getGradient());
+  while (!worklist.empty()) {
+    Operation *producer = worklist.pop_back_val().getDefiningOp();
+    if (!workerOps.insert(producer).second)
+      continue;
+    if (auto read = dyn_cast<ReadOp>(producer)) {
+      pulled.insert(&getVariable(read.getResource()));
+      continue;
+    }
+    llvm::append_range(worklist, producer->getOperands());
+  }
+  if (globalStep)
+    pulled.insert(globalStep);
+}
+
+LogicalResult Replication::checkEveryOpRuns() {
+  for (Operation &op : function.front().without_terminator()) {
+    if (isa<VariableOp>(op) || workerOps.contains(&op) ||
+        llvm::any_of(
+            tasks, [&](auto &entry) { return entry.second.ops.contains(&op); }))
+      continue;
+    return op.emitOpError(
+        "is neither on the worker's path (to the results and the "
+        "gradients) nor on a PS task's (to a variable update), so no "
+        "replica would run it");
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Rewrite
+//===----------------------------------------------------------------------===//
+
+/// Clones `op` with `mapping` at `builder`'s insertion point, without its
+/// placement: the functions are placed as a whole.
+static Operation *cloneUnplaced(OpBuilder &builder, Operation &op,
+                                IRMapping &mapping) {
+  Operation *clone = builder.clone(op, mapping);
+  clone->removeAttr(DTFDialect::getDeviceAttrName());
+  return clone;
+}
+
+static DeviceAttr getPSTaskDevice(MLIRContext *context, int64_t task) {
+  return DeviceAttr::get(context, "ps", task, /*deviceType=*/"",
+                         /*deviceIndex=*/-1);
+}
+
+func::FuncOp Replication::buildPSFunction(OpBuilder &builder, int64_t task,
+                                          PSTask &ps) {
+  MLIRContext *context = function.getContext();
+  Location loc = function.getLoc();
+  int64_t numGroups = replication.getNumGradientGroups();
+  int64_t numGradients = ps.gradientVariables.size();
+
+  SmallVector<Type> argumentTypes;
+  SmallVector<StringRef> names;
+  for (Variable *variable : ps.gradientVariables)
+    names.push_back(variable->getName());
+  for (int64_t group = 0; group < numGroups; ++group)
+    for (Variable *variable : ps.gradientVariables)
+      argumentTypes.push_back(variable->op.getValueType());
+
+  auto psFunction = builder.create<func::FuncOp>(
+      loc, ("ps_" + Twine(task)).str(),
+      FunctionType::get(context, argumentTypes, {}));
+  psFunction->setAttr(DTFDialect::getDeviceAttrName(),
+                      getPSTaskDevice(context, task));
+  psFunction->setAttr(DTFDialect::getGradientsAttrName(),
+                      builder.getStrArrayAttr(names));
+  Block *entry = psFunction.addEntryBlock();
+  OpBuilder body = OpBuilder::atBlockBegin(entry);
+  IRMapping mapping;
+
+  // The state the task holds, in program order. A copy of state colocated
+  // with a variable of another task (the beta powers) is colocated with
+  // nothing here.
+  llvm::StringSet<> held;
+  for (Variable &variable : variables)
+    if (ps.variables.contains(variable.op))
+      held.insert(variable.getName());
+  for (Variable &variable : variables) {
+    if (!ps.variables.contains(variable.op))
+      continue;
+    auto copy = cast<VariableOp>(cloneUnplaced(body, *variable.op, mapping));
+    std::optional<StringRef> target = copy.getColocateWith();
+    if (target && !held.contains(*target))
+      copy.removeColocateWithAttr();
+  }
+
+  // The gradient of each variable: one replica's in async mode, the average
+  // of the aggregated replicas' in sync mode.
+  DenseMap<Operation *, Value> gradients;
+  DenseMap<Type, Value> scales;
+  for (auto [index, variable] : llvm::enumerate(ps.gradientVariables)) {
+    Location updateLoc = variable->gradientUpdate->getLoc();
+    Value gradient = entry->getArgument(index);
+    for (int64_t group = 1; group < numGroups; ++group)
+      gradient =
+          body.create<AddOp>(updateLoc, gradient,
+                             entry->getArgument(group * numGradients + index));
+    if (numGroups > 1) {
+      Type elementType = variable->op.getValueType().getElementType();
+      Value &scale = scales[elementType];
+      if (!scale)
+        scale = body.create<ConstantOp>(
+            loc, DenseElementsAttr::get(
+                     RankedTensorType::get({}, elementType),
+                     FloatAttr::get(elementType, 1.0 / numGroups)));
+      gradient = body.create<MulOp>(updateLoc, gradient, scale);
+    }
+    gradients[variable->op] = gradient;
+  }
+
+  // The updates, and what they write, in program order.
+  for (Operation &op : function.front().without_terminator()) {
+    if (isa<VariableOp>(op) || !ps.ops.contains(&op))
+      continue;
+    if (OpOperand *gradient = getGradientOperand(&op))
+      mapping.map(gradient->get(), gradients.lookup(getUpdatedVariable(&op)));
+    cloneUnplaced(body, op, mapping);
+  }
+  body.create<func::ReturnOp>(loc);
+  return psFunction;
+}
+
+func::FuncOp Replication::buildWorkerFunction(OpBuilder &builder) {
+  MLIRContext *context = function.getContext();
+  Location loc = function.getLoc();
+  auto worker =
+      builder.create<func::FuncOp>(loc, "worker", function.getFunctionType());
+  Block *entry = worker.addEntryBlock();
+  OpBuilder body = OpBuilder::atBlockBegin(entry);
+
+  // One pull per variable, at the start of the step, in program order.
+  DenseMap<Variable *, Value> pulls;
+  for (Variable &variable : variables)
+    if (pulled.contains(&variable))
+      pulls[&variable] = body.create<PullOp>(
+          variable.op.getLoc(), variable.op.getValueType(), variable.getName(),
+          getPSTaskDevice(context, variable.task));
+  Value step;
+  if (globalStep) {
+    step = pulls.lookup(globalStep);
+  } else {
+    auto stepType = RankedTensorType::get({}, body.getI64Type());
+    step = body.create<ConstantOp>(
+        loc, DenseElementsAttr::get(stepType, body.getI64IntegerAttr(0)));
+  }
+
+  // The forward and backward pass.
+  IRMapping mapping;
+  for (Operation &op : function.front().without_terminator()) {
+    if (!workerOps.contains(&op))
+      continue;
+    if (auto read = dyn_cast<ReadOp>(op)) {
+      mapping.map(read.getValue(),
+                  pulls.lookup(&getVariable(read.getResource())));
+      continue;
+    }
+    cloneUnplaced(body, op, mapping);
+  }
+
+  // One push per PS task that updates anything, even without gradients:
+  // it still advances the task (e.g. the global step).
+  for (auto &[task, ps] : tasks) {
+    if (!ps.hasUpdates)
+      continue;
+    SmallVector<Value> gradients;
+    SmallVector<StringRef> names;
+    for (Variable *variable : ps.gradientVariables) {
+      gradients.push_back(mapping.lookup(variable->getGradient()));
+      names.push_back(variable->getName());
+    }
+    numPushedGradients += gradients.size();
+    body.create<PushGradientsOp>(loc, getPSTaskDevice(context, task), step,
+                                 gradients, body.getStrArrayAttr(names));
+  }
+
+  SmallVector<Value> results;
+  for (Value result : function.front().getTerminator()->getOperands())
+    results.push_back(mapping.lookup(result));
+  body.create<func::ReturnOp>(loc, results);
+  return worker;
+}
+
+void Replication::rewrite() {
+  OpBuilder builder(function);
+  for (auto &[task, ps] : tasks)
+    buildPSFunction(builder, task, ps);
+  buildWorkerFunction(builder);
+  function.erase();
+}
+
+//===----------------------------------------------------------------------===//
+// ReplicatePass
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct ReplicatePass : dtf::impl::ReplicatePassBase<ReplicatePass> {
+  using ReplicatePassBase::ReplicatePassBase;
+
+  void runOnOperation() override;
+
+  /// The replication the options ask for in `cluster`, or an error.
+  FailureOr<ReplicationAttr> getReplication(ClusterAttr cluster);
+};
+} // namespace
+
+FailureOr<ReplicationAttr> ReplicatePass::getReplication(ClusterAttr cluster) {
+  ModuleOp module = getOperation();
+  int64_t numWorkers = cluster.getNumTasks("worker");
+  int64_t toAggregate =
+      replicasToAggregate.hasValue() ? replicasToAggregate : numWorkers;
+  int64_t total = totalReplicas.hasValue() ? totalReplicas : toAggregate;
+  if (toAggregate < 1)
+    return module.emitError("replicas-to-aggregate must be at least 1, got ")
+           << toAggregate;
+  if (toAggregate > total)
+    return module.emitError("replicas-to-aggregate (")
+           << toAggregate << ") exceeds total-replicas (" << total << ")";
+  // Every worker pushes once per step and then waits for the step to pass.
+  if (mode == ReplicationMode::Sync && toAggregate > numWorkers)
+    return module.emitError("replicas-to-aggregate (")
+           << toAggregate << ") exceeds the " << numWorkers
+           << " worker tasks of the cluster: no step could gather that many "
+              "gradients";
+  return ReplicationAttr::get(module.getContext(), mode, toAggregate, total);
+}
+
+void ReplicatePass::runOnOperation() {
+  ModuleOp module = getOperation();
+  if (module->hasAttr(DTFDialect::getReplicationAttrName())) {
+    module.emitError("the module is already replicated ('")
+        << DTFDialect::getReplicationAttrName() << "' is set)";
+    return signalPassFailure();
+  }
+  auto cluster =
+      module->getAttrOfType<ClusterAttr>(DTFDialect::getClusterAttrName());
+  if (!cluster) {
+    module.emitError("--dtf-replicate needs the module attribute '")
+        << DTFDialect::getClusterAttrName()
+        << "' naming the PS and worker tasks";
+    return signalPassFailure();
+  }
+  if (cluster.getNumTasks("ps") == 0) {
+    module.emitError("the cluster has no PS task to hold the variables");
+    return signalPassFailure();
+  }
+  FailureOr<ReplicationAttr> replication = getReplication(cluster);
+  if (failed(replication))
+    return signalPassFailure();
+
+  auto functions = llvm::to_vector(module.getOps<func::FuncOp>());
+  if (functions.size() != 1) {
+    InFlightDiagnostic diag =
+        module.emitError("--dtf-replicate expects one training function, "
+                         "found ")
+        << functions.size();
+    for (func::FuncOp function : functions)
+      diag.attachNote(function.getLoc())
+          << "function '" << function.getSymName() << "'";
+    return signalPassFailure();
+  }
+
+  Replication replicator(functions.front(), *replication);
+  if (failed(replicator.analyze()))
+    return signalPassFailure();
+  replicator.rewrite();
+  module->setAttr(DTFDialect::getReplicationAttrName(), *replication);
+
+  numPulls = replicator.getNumPulls();
+  numPushedGradients = replicator.getNumPushedGradients();
+  numCopiedVariables = replicator.getNumCopiedVariables();
+}
