@@ -1,0 +1,133 @@
+"""Helpers of the integration tests: real dtf-run processes on loopback."""
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+MLP = os.path.join(ROOT, "examples", "mnist_mlp.mlir")
+DATA = "/usr/share/datasets/fashion-mnist"
+
+ACCURACY = re.compile(r"validation cross entropy = ([0-9.e+-]+|nan|inf), "
+                      r"validation accuracy = ([0-9.e+-]+)")
+AFTER_STEPS = re.compile(r"After (\d+) training step")
+
+
+def free_ports(count):
+    """Distinct free loopback ports (held until all are picked)."""
+    sockets = []
+    for _ in range(count):
+        s = socket.socket()
+        s.bind(("127.0.0.1", 0))
+        sockets.append(s)
+    ports = [s.getsockname()[1] for s in sockets]
+    for s in sockets:
+        s.close()
+    return ports
+
+
+class Task:
+    """One dtf-run process whose output is collected line by line."""
+
+    def __init__(self, name, argv):
+        self.name = name
+        self.lines = []
+        self.lock = threading.Lock()
+        self.process = subprocess.Popen(
+            argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self):
+        for line in self.process.stdout:
+            with self.lock:
+                self.lines.append(line.rstrip("\n"))
+            sys.stdout.write("[%s] %s" % (self.name, line))
+            sys.stdout.flush()
+
+    def output(self):
+        with self.lock:
+            return "\n".join(self.lines)
+
+    def wait_for(self, pattern, timeout):
+        """Waits until a line matches `pattern`; returns the match."""
+        deadline = time.time() + timeout
+        regex = re.compile(pattern)
+        while time.time() < deadline:
+            with self.lock:
+                for line in self.lines:
+                    match = regex.search(line)
+                    if match:
+                        return match
+            if self.process.poll() is not None:
+                self.reader.join(5)
+                with self.lock:
+                    for line in self.lines:
+                        match = regex.search(line)
+                        if match:
+                            return match
+                raise AssertionError("%s exited (%s) before printing /%s/"
+                                     % (self.name, self.process.returncode, pattern))
+            time.sleep(0.05)
+        raise AssertionError("%s did not print /%s/ within %ss"
+                             % (self.name, pattern, timeout))
+
+    def wait(self, timeout):
+        try:
+            code = self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            raise AssertionError("%s did not exit within %ss" % (self.name, timeout))
+        self.reader.join(5)
+        return code
+
+    def kill(self):
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGKILL)
+            self.process.wait()
+
+
+class Cluster:
+    """PS and worker tasks started one by one, so a test can kill any."""
+
+    def __init__(self, dtf_run, num_ps, num_workers, extra, model=MLP):
+        ports = free_ports(num_ps + num_workers)
+        self.ps_hosts = ",".join("localhost:%d" % p for p in ports[:num_ps])
+        self.worker_hosts = ",".join("localhost:%d" % p for p in ports[num_ps:])
+        self.dtf_run = dtf_run
+        self.extra = extra
+        self.model = model
+        self.ps = [self.start("ps", i) for i in range(num_ps)]
+        self.workers = [self.start("worker", i) for i in range(num_workers)]
+
+    def argv(self, job, index):
+        return [self.dtf_run, "--ps_hosts=" + self.ps_hosts,
+                "--worker_hosts=" + self.worker_hosts, "--job_name=" + job,
+                "--task_index=%d" % index, "--data=" + DATA] + self.extra + [self.model]
+
+    def start(self, job, index):
+        return Task("%s%d" % (job, index), self.argv(job, index))
+
+    def kill_all(self):
+        for task in self.ps + self.workers:
+            task.kill()
+
+
+def validation(task):
+    """(cross entropy, accuracy, global step) a worker reported."""
+    text = task.output()
+    match = ACCURACY.search(text)
+    steps = AFTER_STEPS.search(text)
+    if not match or not steps:
+        raise AssertionError("%s reported no validation result" % task.name)
+    return float(match.group(1)), float(match.group(2)), int(steps.group(1))
+
+
+def check(condition, message):
+    if not condition:
+        raise AssertionError(message)

@@ -1,0 +1,99 @@
+//===- Compile.cpp - From a model file to the replicated program ----------===//
+
+#include "tools/dtf-run/Compile.h"
+
+#include "dialects/dtf/IR/DTFDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace dtf::run {
+
+std::string trainingPipeline(const ReplicationOptions &options) {
+  std::string replicate =
+      std::string("dtf-replicate{mode=") + (options.sync ? "sync" : "async") +
+      " replicas-to-aggregate=" + std::to_string(options.replicasToAggregate) +
+      " total-replicas=" + std::to_string(options.totalReplicas) + "}";
+  // Nested in the module, which anchors the pass manager.
+  return "func.func(dtf-autodiff,dtf-expand-optimizer),"
+         "dtf-place-variables{strategy=round-robin}," +
+         replicate;
+}
+
+/// The module's cluster attribute for `cluster`.
+static mlir::Attribute clusterAttr(mlir::MLIRContext &context,
+                                   const cluster::ClusterSpec &cluster) {
+  mlir::Builder builder(&context);
+  auto addresses = [&](const std::vector<cluster::HostPort> &tasks) {
+    llvm::SmallVector<mlir::Attribute> names;
+    for (const cluster::HostPort &task : tasks)
+      names.push_back(builder.getStringAttr(task.str()));
+    return builder.getArrayAttr(names);
+  };
+  return mlir::dtf::ClusterAttr::get(&context, addresses(cluster.ps()),
+                                     addresses(cluster.workers()));
+}
+
+/// "file:line:col" of a diagnostic, or its location as MLIR prints it.
+static std::string describeLocation(mlir::Location location) {
+  if (auto file = llvm::dyn_cast<mlir::FileLineColLoc>(location))
+    return (file.getFilename().str() + ":" + llvm::Twine(file.getLine()) +
+            ":" + llvm::Twine(file.getColumn()))
+        .str();
+  std::string text;
+  llvm::raw_string_ostream(text) << location;
+  return text;
+}
+
+mlir::OwningOpRef<mlir::ModuleOp>
+compileModel(mlir::MLIRContext &context, const std::string &path,
+             const cluster::ClusterSpec &cluster,
+             const ReplicationOptions &options) {
+  // One line per diagnostic, "model.mlir:4:8: error: ...": a task's log is
+  // read by people and by scripts, not by an IDE.
+  mlir::ScopedDiagnosticHandler diagnostics(
+      &context, [](mlir::Diagnostic &diagnostic) {
+        llvm::errs() << describeLocation(diagnostic.getLocation()) << ": "
+                     << (diagnostic.getSeverity() ==
+                                 mlir::DiagnosticSeverity::Error
+                             ? "error: "
+                             : "note: ")
+                     << diagnostic << "\n";
+        for (mlir::Diagnostic &note : diagnostic.getNotes())
+          llvm::errs() << describeLocation(note.getLocation())
+                       << ": note: " << note << "\n";
+        return mlir::success();
+      });
+  auto sourceMgr = std::make_shared<llvm::SourceMgr>();
+  std::string error;
+  std::unique_ptr<llvm::MemoryBuffer> file =
+      mlir::openInputFile(path, &error);
+  if (!file) {
+    llvm::errs() << "dtf-run: cannot read model " << path << ": " << error
+                 << "\n";
+    return nullptr;
+  }
+  sourceMgr->AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return nullptr;
+  // The flags' cluster replaces whatever the model file declared.
+  (*module)->setAttr(mlir::dtf::DTFDialect::getClusterAttrName(),
+                     clusterAttr(context, cluster));
+
+  mlir::PassManager passManager(&context);
+  if (failed(mlir::parsePassPipeline(trainingPipeline(options), passManager,
+                                     llvm::errs())) ||
+      failed(passManager.run(*module)))
+    return nullptr;
+  return module;
+}
+
+} // namespace dtf::run

@@ -1,0 +1,35 @@
+//===- Compile.h - From a model file to the replicated program ------------===//
+
+#pragma once
+
+#include "runtime/cluster/ClusterSpec.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OwningOpRef.h"
+
+#include <string>
+
+namespace dtf::run {
+
+struct ReplicationOptions {
+  bool sync = false;
+  /// Gradients averaged per update in sync mode.
+  int replicasToAggregate = 1;
+  /// Workers pushing gradients (may exceed replicasToAggregate).
+  int totalReplicas = 1;
+};
+
+/// The pass pipeline (nested in the module) that turns a model into the
+/// replicated program of runtime/ABI.md.
+std::string trainingPipeline(const ReplicationOptions &options);
+
+/// Parses `path`, gives it `cluster` and compiles it with
+/// trainingPipeline(). Diagnostics go to stderr with the file and line; on
+/// failure the result is null.
+mlir::OwningOpRef<mlir::ModuleOp>
+compileModel(mlir::MLIRContext &context, const std::string &path,
+             const cluster::ClusterSpec &cluster,
+             const ReplicationOptions &options);
+
+} // namespace dtf::run

@@ -1,0 +1,208 @@
+//===- LocalCluster.cpp - A whole cluster on loopback, for a laptop -------===//
+
+#include "tools/dtf-run/LocalCluster.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+
+namespace dtf::run {
+
+std::vector<int> pickFreePorts(int count) {
+  // Hold every socket until all are picked so that the ports differ; the
+  // kernel will not hand out a bound port twice.
+  std::vector<int> sockets, ports;
+  for (int i = 0; i < count; ++i) {
+    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    address.sin_port = 0;
+    socklen_t length = sizeof(address);
+    if (fd < 0 ||
+        ::bind(fd, reinterpret_cast<sockaddr *>(&address), sizeof(address)) ||
+        ::getsockname(fd, reinterpret_cast<sockaddr *>(&address), &length))
+      throw std::runtime_error(std::string("--local: cannot pick a free port: ") +
+                               std::strerror(errno));
+    sockets.push_back(fd);
+    ports.push_back(ntohs(address.sin_port));
+  }
+  for (int fd : sockets)
+    ::close(fd);
+  return ports;
+}
+
+namespace {
+
+struct Task {
+  std::string name; // "ps0", "worker1"
+  bool isPs = false;
+  pid_t pid = -1;
+  std::thread reader;
+  bool running = false;
+};
+
+/// Serializes prefixed lines from several tasks onto stdout.
+std::mutex outputMutex;
+
+/// Copies `fd` to stdout line by line, each line prefixed with the task.
+void forwardOutput(int fd, const std::string &prefix) {
+  FILE *stream = ::fdopen(fd, "r");
+  char *line = nullptr;
+  size_t capacity = 0;
+  while (::getline(&line, &capacity, stream) > 0) {
+    std::lock_guard<std::mutex> lock(outputMutex);
+    std::cout << prefix << line;
+    if (line[std::strlen(line) - 1] != '\n')
+      std::cout << '\n';
+    std::cout.flush();
+  }
+  std::free(line);
+  std::fclose(stream);
+}
+
+pid_t spawn(const std::string &executable,
+            const std::vector<std::string> &arguments, int outputFd) {
+  pid_t pid = ::fork();
+  if (pid < 0)
+    throw std::runtime_error(std::string("--local: fork failed: ") +
+                             std::strerror(errno));
+  if (pid == 0) {
+    ::dup2(outputFd, STDOUT_FILENO);
+    ::dup2(outputFd, STDERR_FILENO);
+    ::close(outputFd);
+    std::vector<char *> argv;
+    argv.push_back(const_cast<char *>(executable.c_str()));
+    for (const std::string &argument : arguments)
+      argv.push_back(const_cast<char *>(argument.c_str()));
+    argv.push_back(nullptr);
+    ::execv(executable.c_str(), argv.data());
+    std::fprintf(stderr, "--local: cannot start %s: %s\n", executable.c_str(),
+                 std::strerror(errno));
+    ::_exit(127);
+  }
+  return pid;
+}
+
+std::string joinHosts(const std::vector<int> &ports, size_t begin,
+                      size_t end) {
+  std::string hosts;
+  for (size_t i = begin; i < end; ++i)
+    hosts += (hosts.empty() ? "" : ",") + std::string("localhost:") +
+             std::to_string(ports[i]);
+  return hosts;
+}
+
+int exitStatus(int status) {
+  if (WIFEXITED(status))
+    return WEXITSTATUS(status);
+  return 128 + WTERMSIG(status);
+}
+
+} // namespace
+
+int runLocalCluster(const LocalClusterOptions &options) {
+  if (options.numPs < 0)
+    throw std::invalid_argument("--ps: must be >= 0");
+  if (options.numWorkers < 1)
+    throw std::invalid_argument("--workers: must be >= 1");
+  std::vector<int> ports = pickFreePorts(options.numPs + options.numWorkers);
+  std::string psHosts = joinHosts(ports, 0, options.numPs);
+  std::string workerHosts = joinHosts(ports, options.numPs, ports.size());
+  {
+    std::lock_guard<std::mutex> lock(outputMutex);
+    std::cout << "local cluster: ps=[" << psHosts << "] worker=["
+              << workerHosts << "]" << std::endl;
+  }
+
+  std::vector<Task> tasks(options.numPs + options.numWorkers);
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    Task &task = tasks[i];
+    task.isPs = static_cast<int>(i) < options.numPs;
+    int index = task.isPs ? i : i - options.numPs;
+    task.name = (task.isPs ? "ps" : "worker") + std::to_string(index);
+    std::vector<std::string> arguments = {
+        "--ps_hosts=" + psHosts, "--worker_hosts=" + workerHosts,
+        std::string("--job_name=") + (task.isPs ? "ps" : "worker"),
+        "--task_index=" + std::to_string(index)};
+    arguments.insert(arguments.end(), options.taskArguments.begin(),
+                     options.taskArguments.end());
+    int pipeFds[2];
+    if (::pipe(pipeFds))
+      throw std::runtime_error(std::string("--local: pipe failed: ") +
+                               std::strerror(errno));
+    task.pid = spawn(options.executable, arguments, pipeFds[1]);
+    ::close(pipeFds[1]);
+    task.running = true;
+    task.reader = std::thread(forwardOutput, pipeFds[0], "[" + task.name + "] ");
+  }
+
+  auto stopAll = [&](int signal) {
+    for (Task &task : tasks)
+      if (task.running)
+        ::kill(task.pid, signal);
+  };
+
+  int result = 0;
+  int workersRunning = options.numWorkers;
+  std::chrono::steady_clock::time_point workersDoneAt;
+  while (true) {
+    bool anyRunning = false;
+    for (Task &task : tasks)
+      anyRunning |= task.running;
+    if (!anyRunning)
+      break;
+
+    int status;
+    pid_t pid = ::waitpid(-1, &status, WNOHANG);
+    if (pid > 0) {
+      for (Task &task : tasks) {
+        if (task.pid != pid || !task.running)
+          continue;
+        task.running = false;
+        int code = exitStatus(status);
+        if (!task.isPs && --workersRunning == 0)
+          workersDoneAt = std::chrono::steady_clock::now();
+        if (code != 0 && result == 0) {
+          result = code;
+          std::lock_guard<std::mutex> lock(outputMutex);
+          std::cout << "local cluster: " << task.name << " exited with status "
+                    << code << "; stopping the other tasks" << std::endl;
+          stopAll(SIGTERM);
+        }
+      }
+      continue;
+    }
+    // PS tasks stop when the chief tells them; one that does not is stopped.
+    if (workersRunning == 0 &&
+        std::chrono::steady_clock::now() - workersDoneAt >
+            std::chrono::seconds(options.psStopTimeoutSeconds)) {
+      std::lock_guard<std::mutex> lock(outputMutex);
+      std::cout << "local cluster: PS tasks did not stop within "
+                << options.psStopTimeoutSeconds << " s; killing them"
+                << std::endl;
+      stopAll(SIGKILL);
+      if (result == 0)
+        result = 1;
+      workersDoneAt = std::chrono::steady_clock::now() + std::chrono::hours(1);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  for (Task &task : tasks)
+    task.reader.join();
+  return result;
+}
+
+} // namespace dtf::run

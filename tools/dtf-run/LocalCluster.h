@@ -1,0 +1,35 @@
+//===- LocalCluster.h - A whole cluster on loopback, for a laptop ---------===//
+//
+// `dtf-run --local --ps=1 --workers=2 model.mlir ...` starts every task of a
+// cluster as a separate dtf-run process on loopback ports it picks, streams
+// their output with a "[ps0] " / "[worker1] " prefix, and exits with the
+// status of the first task that fails (stopping the others), or 0 once every
+// worker has finished and the PS tasks have stopped.
+//
+//===----------------------------------------------------------------------===//
+
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace dtf::run {
+
+struct LocalClusterOptions {
+  int numPs = 1;
+  int numWorkers = 2;
+  /// The dtf-run binary to start for each task.
+  std::string executable;
+  /// Arguments given to every task besides its cluster and task flags.
+  std::vector<std::string> taskArguments;
+  /// How long PS tasks may take to stop after the last worker finished.
+  int psStopTimeoutSeconds = 30;
+};
+
+/// Picks `count` distinct free TCP ports on 127.0.0.1.
+std::vector<int> pickFreePorts(int count);
+
+/// Runs the cluster to completion; returns the process exit status.
+int runLocalCluster(const LocalClusterOptions &options);
+
+} // namespace dtf::run

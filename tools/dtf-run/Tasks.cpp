@@ -1,0 +1,311 @@
+//===- Tasks.cpp - What a PS task and a worker task do --------------------===//
+
+#include "tools/dtf-run/Tasks.h"
+
+#include "tools/dtf-run/WorkerProgram.h"
+
+#include "dialects/dtf/IR/DTFOps.h"
+#include "dtf/runtime/IdxReader.h"
+#include "runtime/exec/Interpreter.h"
+#include "runtime/rpc/CoordinationClient.h"
+#include "runtime/rpc/CoordinationService.h"
+#include "runtime/rpc/ParameterServerService.h"
+#include "runtime/rpc/PsClient.h"
+#include "runtime/rpc/Server.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <numeric>
+#include <random>
+#include <sstream>
+
+namespace ir = mlir::dtf;
+
+namespace dtf::run {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+/// Seconds since the epoch, as TensorFlow's examples print time.time().
+double wallSeconds() {
+  return std::chrono::duration<double>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+rpc::ClientOptions clientOptions(const TaskOptions &options) {
+  rpc::ClientOptions client;
+  client.callTimeout = std::chrono::milliseconds(options.rpcDeadlineMs);
+  return client;
+}
+
+rpc::Replication replicationOf(const TaskOptions &options) {
+  return options.replication.sync
+             ? rpc::Replication::sync(options.replication.replicasToAggregate,
+                                      options.replication.totalReplicas)
+             : rpc::Replication::async(options.replication.totalReplicas);
+}
+
+/// This worker's part of a data split, served in shuffled batches: worker i
+/// of W trains on the i-th contiguous W-th of the examples, reshuffled each
+/// epoch with a seed of its own.
+class DataShard {
+public:
+  DataShard(const data::MnistSplit &split, int worker, int numWorkers)
+      : split(split), random(1000 + worker) {
+    int64_t count = split.images.dim(0);
+    int64_t begin = count * worker / numWorkers;
+    int64_t end = count * (worker + 1) / numWorkers;
+    order.resize(end - begin);
+    std::iota(order.begin(), order.end(), begin);
+    std::shuffle(order.begin(), order.end(), random);
+  }
+
+  /// Fills `x` [B, 784] and `labels` [B, 10] with the next batch.
+  void nextBatch(Tensor &x, Tensor &labels) {
+    int64_t batch = x.dim(0);
+    int64_t pixels = x.dim(1);
+    int64_t classes = labels.dim(1);
+    for (int64_t row = 0; row < batch; ++row) {
+      if (next == order.size()) {
+        std::shuffle(order.begin(), order.end(), random);
+        next = 0;
+      }
+      int64_t example = order[next++];
+      std::copy_n(split.images.data<float>() + example * pixels, pixels,
+                  x.data<float>() + row * pixels);
+      std::copy_n(split.oneHotLabels.data<float>() + example * classes,
+                  classes, labels.data<float>() + row * classes);
+    }
+  }
+
+private:
+  const data::MnistSplit &split;
+  std::mt19937_64 random;
+  std::vector<int64_t> order;
+  size_t next = 0;
+};
+
+/// The model's batch size, from its `x` placeholder; checks --batch_size.
+int64_t modelBatchSize(mlir::func::FuncOp worker, int requested) {
+  int64_t batch = -1;
+  worker.walk([&](ir::PlaceholderOp placeholder) {
+    if (placeholder.getName() == "x")
+      batch = placeholder.getType().getDimSize(0);
+  });
+  if (batch <= 0)
+    throw std::invalid_argument(
+        "the model has no placeholder \"x\" of shape [batch, 784] to feed "
+        "images to (runtime/ABI.md)");
+  if (requested != 0 && requested != batch)
+    throw std::invalid_argument(
+        "--batch_size=" + std::to_string(requested) +
+        " does not match the model's batch of " + std::to_string(batch) +
+        " (placeholder \"x\"); write the model with that batch size");
+  return batch;
+}
+
+/// The tensor to push: the fetched gradients of one push group.
+std::vector<rpc::TensorRef>
+gradientRefs(const WorkerProgram::PushGroup &group,
+             const std::vector<Tensor> &fetched, size_t firstIndex) {
+  std::vector<rpc::TensorRef> refs;
+  for (size_t i = 0; i < group.names.size(); ++i)
+    refs.push_back({group.names[i], &fetched[firstIndex + i]});
+  return refs;
+}
+
+} // namespace
+
+int runPsTask(mlir::ModuleOp program, const TaskOptions &options) {
+  const cluster::ClusterSpec &spec = *options.cluster;
+  int index = options.task.index;
+  std::string name = "ps_" + std::to_string(index);
+  auto function = program.lookupSymbol<mlir::func::FuncOp>(name);
+  if (!function)
+    throw std::invalid_argument("the compiled program has no @" + name +
+                                ": this PS task holds no variable");
+
+  rpc::ServerOptions serverOptions;
+  serverOptions.address = spec.ps()[index].str();
+  rpc::Server server(serverOptions);
+  auto service = std::make_unique<rpc::ParameterServerService>(
+      function, replicationOf(options), [&server] { server.requestStop(); });
+  server.addService(*service);
+
+  std::unique_ptr<rpc::CoordinationService> coordination;
+  if (index == 0) {
+    rpc::CoordinationOptions coordinationOptions;
+    coordinationOptions.numPsTasks = static_cast<int>(spec.ps().size());
+    coordinationOptions.numWorkers = static_cast<int>(spec.workers().size());
+    rpc::ParameterServerService *ps = service.get();
+    coordinationOptions.globalStep = [ps] { return ps->currentStep(); };
+    coordination =
+        std::make_unique<rpc::CoordinationService>(coordinationOptions);
+    server.addService(*coordination);
+  }
+  server.start();
+  std::cout << "PS task " << index << " serving "
+            << service->gradientNames().size() << " gradients at "
+            << server.address() << std::endl;
+  server.wait();
+  rpc::UpdateStats stats = service->stats();
+  std::cout << "PS task " << index << " stopped at step "
+            << service->currentStep() << ": applied " << stats.appliedUpdates
+            << (options.replication.sync ? " aggregates" : " updates")
+            << " of " << stats.appliedPushes << " pushes, dropped "
+            << stats.stalePushes << " stale pushes" << std::endl;
+  return 0;
+}
+
+int runWorkerTask(mlir::ModuleOp program, const TaskOptions &options) {
+  const cluster::ClusterSpec &spec = *options.cluster;
+  int index = options.task.index;
+  int numWorkers = static_cast<int>(spec.workers().size());
+  bool isChief = index == 0;
+
+  WorkerProgram worker = prepareWorkerProgram(program);
+  int64_t batch = modelBatchSize(worker.function, options.batchSize);
+  data::MnistSplit train = data::loadMnistSplit(options.dataDir, "train");
+  data::MnistSplit test = data::loadMnistSplit(options.dataDir, "t10k");
+  DataShard shard(train, index, numWorkers);
+
+  rpc::ClientOptions client = clientOptions(options);
+  std::vector<std::unique_ptr<rpc::PsClient>> ps;
+  for (size_t task = 0; task < spec.ps().size(); ++task)
+    ps.push_back(std::make_unique<rpc::PsClient>(
+        cluster::TaskId{cluster::Job::PS, static_cast<int>(task)}.deviceName(),
+        spec.ps()[task].str(), client));
+  rpc::CoordinationClient coordinator(spec.ps()[0].str(), client);
+  coordinator.waitUntilReachable();
+  coordinator.registerTask("worker", index);
+  for (auto &task : ps)
+    task->waitUntilReachable();
+
+  if (isChief) {
+    for (auto &task : ps)
+      task->initialize();
+    coordinator.markInitialized();
+    std::cout << "Worker 0: initialized the variables" << std::endl;
+  } else {
+    std::cout << "Worker " << index << ": waiting for the chief to initialize"
+              << std::endl;
+    coordinator.waitInitialized(std::chrono::minutes(5));
+  }
+  rpc::HeartbeatSender heartbeats(coordinator, "worker", index,
+                                  std::chrono::seconds(1));
+
+  // Fetches of a training step: the results, then each push's step and
+  // gradients.
+  std::vector<mlir::Value> fetches(worker.results);
+  std::vector<size_t> pushOffsets;
+  for (const WorkerProgram::PushGroup &group : worker.pushes) {
+    pushOffsets.push_back(fetches.size());
+    fetches.push_back(group.step);
+    fetches.insert(fetches.end(), group.gradients.begin(),
+                   group.gradients.end());
+  }
+
+  exec::VariableStore noLocalVariables;
+  exec::Interpreter interpreter(noLocalVariables);
+  Tensor x(DType::F32, {batch, train.images.dim(1)});
+  Tensor labels(DType::F32, {batch, train.oneHotLabels.dim(1)});
+
+  auto pullAll = [&](exec::FeedMap &feeds) {
+    for (const WorkerProgram::PullGroup &group : worker.pulls) {
+      std::vector<Tensor> values = ps[group.psTask]->pull(group.variables);
+      for (size_t i = 0; i < values.size(); ++i)
+        feeds[group.feedNames[i]] = std::move(values[i]);
+    }
+  };
+
+  std::cout << "Worker " << index << ": training to global step "
+            << options.trainSteps << " (" << numWorkers << " workers, "
+            << (options.replication.sync ? "sync" : "async") << ")"
+            << std::endl;
+  Clock::time_point start = Clock::now();
+  int64_t localStep = 0;
+  int64_t globalStep = 0;
+  while (true) {
+    if (heartbeats.stopRequested())
+      break;
+    exec::FeedMap feeds;
+    pullAll(feeds);
+    shard.nextBatch(x, labels);
+    feeds["x"] = x.clone();
+    feeds["y_"] = labels.clone();
+    std::vector<Tensor> fetched =
+        interpreter.runAndFetch(worker.function, feeds, fetches);
+    int64_t stepTag = -1;
+    for (size_t i = 0; i < worker.pushes.size(); ++i) {
+      const WorkerProgram::PushGroup &group = worker.pushes[i];
+      stepTag = static_cast<int64_t>(fetched[pushOffsets[i]].scalarAsDouble());
+      if (stepTag >= options.trainSteps)
+        break;
+      ps[group.psTask]->push(stepTag,
+                             gradientRefs(group, fetched, pushOffsets[i] + 1));
+    }
+    if (stepTag >= options.trainSteps)
+      break;
+    if (options.replication.sync)
+      for (const WorkerProgram::PushGroup &group : worker.pushes)
+        ps[group.psTask]->waitForStep(stepTag, std::chrono::minutes(5));
+    ++localStep;
+    globalStep = stepTag + 1;
+    if (options.logEvery > 0 && localStep % options.logEvery == 0) {
+      char line[160];
+      std::snprintf(line, sizeof(line),
+                    "%.6f: Worker %d: training step %lld done (global step: "
+                    "%lld)",
+                    wallSeconds(), index, static_cast<long long>(localStep),
+                    static_cast<long long>(globalStep));
+      std::cout << line << std::endl;
+    }
+  }
+  double trainingSeconds =
+      std::chrono::duration<double>(Clock::now() - start).count();
+  std::cout << "Worker " << index << ": training ended after " << localStep
+            << " local steps" << std::endl;
+  std::printf("Training elapsed time: %f s\n", trainingSeconds);
+
+  // Validation on the whole test split with the final parameters.
+  exec::FeedMap feeds;
+  pullAll(feeds);
+  int64_t batches = test.images.dim(0) / batch;
+  double lossSum = 0, accuracySum = 0;
+  DataShard everything(test, 0, 1);
+  for (int64_t b = 0; b < batches; ++b) {
+    everything.nextBatch(x, labels);
+    feeds["x"] = x.clone();
+    feeds["y_"] = labels.clone();
+    std::vector<Tensor> results =
+        interpreter.runAndFetch(worker.function, feeds, worker.results);
+    lossSum += results.at(0).scalarAsDouble();
+    if (results.size() > 1)
+      accuracySum += results[1].scalarAsDouble();
+  }
+  int64_t finalStep = ps[0]->step();
+  std::printf("After %lld training step(s), validation cross entropy = %g, "
+              "validation accuracy = %g\n",
+              static_cast<long long>(finalStep), lossSum / batches,
+              accuracySum / batches);
+  std::fflush(stdout);
+
+  coordinator.workerDone(index);
+  if (isChief) {
+    rpc::WorkerStates states =
+        coordinator.waitWorkersDone(std::chrono::minutes(10));
+    if (!states.lost.empty())
+      std::cout << "Worker 0: " << states.lost.size()
+                << " worker(s) lost during training" << std::endl;
+    coordinator.stop("training finished");
+    for (auto &task : ps)
+      task->stop("training finished");
+  }
+  return 0;
+}
+
+} // namespace dtf::run

@@ -1,0 +1,37 @@
+//===- Tasks.h - What a PS task and a worker task do ----------------------===//
+
+#pragma once
+
+#include "tools/dtf-run/Compile.h"
+
+#include "runtime/cluster/ClusterSpec.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include <cstdint>
+#include <string>
+
+namespace dtf::run {
+
+struct TaskOptions {
+  const cluster::ClusterSpec *cluster = nullptr;
+  cluster::TaskId task;
+  ReplicationOptions replication;
+  int64_t trainSteps = 0;
+  /// 0: the model's batch size.
+  int batchSize = 0;
+  std::string dataDir;
+  int logEvery = 0;
+  int rpcDeadlineMs = 10000;
+};
+
+/// Serves the task's variables (the program's @ps_<index>) until the chief
+/// stops the cluster, like tf.train.Server.join(). Returns the exit status.
+int runPsTask(mlir::ModuleOp program, const TaskOptions &options);
+
+/// Trains on this worker's shard of the data until the global step reaches
+/// the target, then reports validation loss and accuracy. Returns the exit
+/// status.
+int runWorkerTask(mlir::ModuleOp program, const TaskOptions &options);
+
+} // namespace dtf::run

@@ -1,0 +1,56 @@
+//===- WorkerProgram.h - The replica program as one step runs it ----------===//
+//
+// A worker runs the replicated module's @worker once per step. Its
+// dtf.pull ops become feeds (pulled in one RPC per PS task before the step)
+// and its dtf.push_gradients ops become fetches (pushed in one RPC per PS
+// task after it), so that the step itself is an ordinary evaluation of dtf
+// ops. A validation run fetches the function's results only, which skips
+// the backward pass.
+//
+//===----------------------------------------------------------------------===//
+
+#pragma once
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Value.h"
+
+#include <string>
+#include <vector>
+
+namespace dtf::run {
+
+struct WorkerProgram {
+  /// The rewritten @worker.
+  mlir::func::FuncOp function;
+
+  /// The variables read from one PS task, and the feed of each.
+  struct PullGroup {
+    int psTask = 0;
+    std::vector<std::string> variables;
+    std::vector<std::string> feedNames;
+  };
+  std::vector<PullGroup> pulls;
+
+  /// One replica's gradients for one PS task.
+  struct PushGroup {
+    int psTask = 0;
+    mlir::Value step;
+    std::vector<std::string> names;
+    std::vector<mlir::Value> gradients;
+  };
+  std::vector<PushGroup> pushes;
+
+  /// The model's results (loss, accuracy).
+  std::vector<mlir::Value> results;
+
+  /// The feed that carries the pulled value of `variable`.
+  static std::string pullFeedName(const std::string &variable);
+};
+
+/// Rewrites `@worker` of `program` in place (pulls to placeholders, pushes
+/// removed) and describes it. Throws std::invalid_argument if the module
+/// has no @worker or it is not a replica program of runtime/ABI.md.
+WorkerProgram prepareWorkerProgram(mlir::ModuleOp program);
+
+} // namespace dtf::run

@@ -1,0 +1,176 @@
+//===- dtf-run.cpp - The distributed training executor --------------------===//
+//
+// One process per task of a cluster, as TensorFlow's distributed training:
+//
+//   dtf-run --ps_hosts=h:p[,...] --worker_hosts=h:p,... --job_name=ps|worker
+//           --task_index=N [--sync|--async] [--replicas_to_aggregate=N]
+//           --train_steps=N --batch_size=N --data=DIR model.mlir
+//
+// or, without the cluster flags, from TF_CONFIG. `--local` launches a whole
+// cluster on loopback instead.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tools/dtf-run/Compile.h"
+#include "tools/dtf-run/LocalCluster.h"
+#include "tools/dtf-run/Tasks.h"
+
+#include "passes/InitAll.h"
+#include "runtime/cluster/ClusterSpec.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+
+#include <gflags/gflags.h>
+#include <grpc/support/log.h>
+
+#include <cstdlib>
+#include <iostream>
+#include <unistd.h>
+
+DEFINE_string(ps_hosts, "", "Comma-separated host:port list of the PS tasks");
+DEFINE_string(worker_hosts, "",
+              "Comma-separated host:port list of the worker tasks");
+DEFINE_string(job_name, "", "This task's job: ps or worker");
+DEFINE_int32(task_index, 0, "This task's index within its job");
+DEFINE_bool(sync, false,
+            "Synchronous updates: average the gradients of "
+            "--replicas_to_aggregate workers before each update");
+DEFINE_bool(async, false,
+            "Asynchronous updates (the default): each worker's gradients are "
+            "applied as they arrive");
+DEFINE_int32(replicas_to_aggregate, 0,
+             "Sync mode: gradients averaged per update (0 = every worker); "
+             "fewer than the workers makes the rest backups");
+DEFINE_int64(train_steps, 2000, "Train until the global step reaches this");
+DEFINE_int32(batch_size, 0,
+             "Examples per step; must match the model's placeholders "
+             "(0 = the model's)");
+DEFINE_string(data, "/usr/share/datasets/fashion-mnist",
+              "Directory of the MNIST-format IDX files");
+DEFINE_int32(log_every, 100, "Print a line every N local steps (0 = never)");
+DEFINE_int32(rpc_deadline_ms, 10000, "Deadline of every RPC");
+DEFINE_bool(local, false,
+            "Launch a whole cluster on loopback: --ps PS tasks and --workers "
+            "workers as separate processes");
+DEFINE_int32(ps, 1, "--local: number of PS tasks");
+DEFINE_int32(workers, 2, "--local: number of workers");
+
+namespace {
+
+/// Flags that select the launcher rather than a task; not forwarded.
+bool isLauncherFlag(const std::string &argument) {
+  for (const char *flag : {"--local", "-local", "--ps=", "-ps=", "--workers=",
+                           "-workers="})
+    if (argument.rfind(flag, 0) == 0)
+      return true;
+  return false;
+}
+
+/// This process's cluster and task, from the flags or TF_CONFIG.
+dtf::cluster::TfConfig resolveCluster() {
+  using namespace dtf::cluster;
+  if (FLAGS_ps_hosts.empty() && FLAGS_worker_hosts.empty()) {
+    const char *config = std::getenv("TF_CONFIG");
+    if (!config)
+      throw ClusterError("no cluster: give --ps_hosts and --worker_hosts, set "
+                         "TF_CONFIG, or use --local");
+    return parseTfConfig(config);
+  }
+  ClusterSpec spec = ClusterSpec::fromHostLists(FLAGS_ps_hosts,
+                                                FLAGS_worker_hosts);
+  if (FLAGS_job_name.empty())
+    throw ClusterError("--job_name: required (ps or worker)");
+  TaskId task{parseJob(FLAGS_job_name, "--job_name"), FLAGS_task_index};
+  spec.checkTask(task, "--task_index");
+  return TfConfig{std::move(spec), task};
+}
+
+} // namespace
+
+/// gRPC logs its own view of failures (a port in use, a peer gone) to
+/// stderr; dtf-run reports each failure once, in its own words, so gRPC's
+/// lines are dropped unless GRPC_VERBOSITY asks for them.
+void dropGrpcLog(gpr_log_func_args *) {}
+
+int main(int argc, char **argv) {
+  std::vector<std::string> originalArguments(argv + 1, argv + argc);
+  if (!std::getenv("GRPC_VERBOSITY"))
+    gpr_set_log_function(dropGrpcLog);
+  gflags::SetUsageMessage(
+      "trains a dtf model on a cluster of PS and worker tasks\n"
+      "  dtf-run --ps_hosts=h:p --worker_hosts=h:p,h:p --job_name=worker "
+      "--task_index=0 model.mlir\n"
+      "  dtf-run --local --ps=1 --workers=2 model.mlir");
+  gflags::ParseCommandLineFlags(&argc, &argv, /*remove_flags=*/true);
+
+  if (argc != 2) {
+    std::cerr << "dtf-run: expected exactly one model file, got " << argc - 1
+              << " (see --helpshort)\n";
+    return 2;
+  }
+  std::string modelPath = argv[1];
+  if (FLAGS_sync && FLAGS_async) {
+    std::cerr << "dtf-run: --sync and --async exclude each other\n";
+    return 2;
+  }
+
+  try {
+    if (FLAGS_local) {
+      dtf::run::LocalClusterOptions options;
+      options.numPs = FLAGS_ps;
+      options.numWorkers = FLAGS_workers;
+      char self[4096];
+      ssize_t length = ::readlink("/proc/self/exe", self, sizeof(self) - 1);
+      options.executable = length > 0 ? std::string(self, length) : "dtf-run";
+      for (const std::string &argument : originalArguments)
+        if (!isLauncherFlag(argument))
+          options.taskArguments.push_back(argument);
+      return dtf::run::runLocalCluster(options);
+    }
+
+    dtf::cluster::TfConfig config = resolveCluster();
+    int numWorkers = static_cast<int>(config.cluster.workers().size());
+    dtf::run::ReplicationOptions replication;
+    replication.sync = FLAGS_sync;
+    replication.totalReplicas = numWorkers;
+    replication.replicasToAggregate =
+        FLAGS_sync && FLAGS_replicas_to_aggregate > 0
+            ? FLAGS_replicas_to_aggregate
+            : (FLAGS_sync ? numWorkers : 1);
+    if (replication.replicasToAggregate > numWorkers)
+      throw dtf::cluster::ClusterError(
+          "--replicas_to_aggregate: " +
+          std::to_string(replication.replicasToAggregate) +
+          " is more than the " + std::to_string(numWorkers) + " workers");
+    if (config.cluster.ps().empty())
+      throw dtf::cluster::ClusterError(
+          "--ps_hosts: the cluster needs at least one PS task");
+
+    mlir::DialectRegistry registry;
+    mlir::dtf::registerAllDialects(registry);
+    mlir::dtf::registerAllPasses();
+    mlir::MLIRContext context(registry);
+    context.loadAllAvailableDialects();
+    mlir::OwningOpRef<mlir::ModuleOp> program = dtf::run::compileModel(
+        context, modelPath, config.cluster, replication);
+    if (!program)
+      return 1;
+
+    dtf::run::TaskOptions options;
+    options.cluster = &config.cluster;
+    options.task = config.task;
+    options.replication = replication;
+    options.trainSteps = FLAGS_train_steps;
+    options.batchSize = FLAGS_batch_size;
+    options.dataDir = FLAGS_data;
+    options.logEvery = FLAGS_log_every;
+    options.rpcDeadlineMs = FLAGS_rpc_deadline_ms;
+    return config.task.job == dtf::cluster::Job::PS
+               ? dtf::run::runPsTask(*program, options)
+               : dtf::run::runWorkerTask(*program, options);
+  } catch (const std::exception &error) {
+    std::cerr << "dtf-run: " << error.what() << "\n";
+    return 1;
+  }
+}
