@@ -14,6 +14,10 @@
 //   dtf-opt --dtf-autodiff --dtf-expand-optimizer --dtf-place-variables \
 //       --dtf-partition examples/model_parallel_mlp.mlir
 //
+// With --dtf-autodiff=colocate-gradients-with-ops (TensorFlow's
+// colocate_gradients_with_ops=True) each layer's backward ops stay on the
+// layer's worker too.
+//
 // Results: the batch cross-entropy and the batch accuracy.
 
 module attributes {dtf.cluster = #dtf.cluster<ps = ["localhost:2222", "localhost:2225"],

@@ -95,8 +95,9 @@ namespace {
 /// gradient before the gradient is propagated further.
 class BackwardPass {
 public:
-  explicit BackwardPass(MinimizeOp minimize)
-      : minimize(minimize), rewriter(minimize.getContext()) {}
+  BackwardPass(MinimizeOp minimize, bool colocateGradientsWithOps)
+      : minimize(minimize), rewriter(minimize.getContext()),
+        colocateGradientsWithOps(colocateGradientsWithOps) {}
 
   LogicalResult run() {
     if (failed(analyze()))
@@ -135,6 +136,7 @@ private:
 
   MinimizeOp minimize;
   IRRewriter rewriter;
+  bool colocateGradientsWithOps;
 
   /// The ops to differentiate, in block order.
   SmallVector<Operation *> ops;
@@ -260,7 +262,16 @@ void BackwardPass::emit() {
     // Every op here has one result: the rules below are for such ops.
     Value dy = gradients.lookup(op->getResult(0));
     assert(dy && "an active result has received a gradient from its uses");
+    // The backward ops are emitted right before the minimize, so the ops
+    // of this op's gradient are those between `previous` and it.
+    Operation *previous = minimize->getPrevNode();
     differentiate(op, dy);
+    Attribute device = op->getAttr(DTFDialect::getDeviceAttrName());
+    if (colocateGradientsWithOps && device)
+      for (Operation *emitted = previous->getNextNode();
+           emitted != minimize.getOperation();
+           emitted = emitted->getNextNode())
+        emitted->setAttr(DTFDialect::getDeviceAttrName(), device);
   }
 
   // TensorFlow lists the variables in creation order.
@@ -525,12 +536,14 @@ void BackwardPass::differentiate(Operation *op, Value dy) {
 
 namespace {
 struct AutodiffPass : dtf::impl::AutodiffPassBase<AutodiffPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     SmallVector<MinimizeOp> minimizes;
     getOperation().walk(
         [&](MinimizeOp minimize) { minimizes.push_back(minimize); });
     for (MinimizeOp minimize : minimizes)
-      if (failed(BackwardPass(minimize).run()))
+      if (failed(BackwardPass(minimize, colocateGradientsWithOps).run()))
         return signalPassFailure();
   }
 };

@@ -47,7 +47,18 @@ def AutodiffPass : Pass<"dtf-autodiff", "func::FuncOp"> {
     trainable variable through an op without a gradient rule, when the
     labels of `softmax_cross_entropy_with_logits` depend on a trainable
     variable, and when the loss depends on no trainable variable at all.
+
+    With `colocate-gradients-with-ops` (TensorFlow's
+    `colocate_gradients_with_ops=True`), the gradient ops of a forward op
+    that carries a `dtf.device` get the same device, so that a model
+    pinned layer by layer to several devices also runs its backward pass
+    there instead of on one device.
   }];
+  let options = [
+    Option<"colocateGradientsWithOps", "colocate-gradients-with-ops", "bool",
+           /*default=*/"false",
+           "Place each op's gradient ops on the op's dtf.device">,
+  ];
   let dependentDialects = ["::mlir::dtf::DTFDialect"];
 }
 
