@@ -15,7 +15,8 @@ import cluster
 
 def kill_worker(args, mode_flags):
     c = cluster.Cluster(args.dtf_run, 1, 2,
-                        mode_flags + ["--train_steps=400", "--log_every=10"])
+                        mode_flags + ["--train_steps=400", "--log_every=10",
+                                      "--worker_timeout_ms=4000"])
     try:
         c.workers[1].wait_for(r"training step 20 done", 120)
         c.workers[1].kill()

@@ -141,6 +141,8 @@ int runPsTask(mlir::ModuleOp program, const TaskOptions &options) {
     rpc::CoordinationOptions coordinationOptions;
     coordinationOptions.numPsTasks = static_cast<int>(spec.ps().size());
     coordinationOptions.numWorkers = static_cast<int>(spec.workers().size());
+    coordinationOptions.heartbeatTimeout =
+        std::chrono::milliseconds(options.workerTimeoutMs);
     rpc::ParameterServerService *ps = service.get();
     coordinationOptions.globalStep = [ps] { return ps->currentStep(); };
     coordination =

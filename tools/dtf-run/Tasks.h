@@ -23,6 +23,8 @@ struct TaskOptions {
   std::string dataDir;
   int logEvery = 0;
   int rpcDeadlineMs = 10000;
+  /// PS task 0 declares a worker lost after this long without a heartbeat.
+  int workerTimeoutMs = 30000;
 };
 
 /// Serves the task's variables (the program's @ps_<index>) until the chief

@@ -50,6 +50,9 @@ DEFINE_string(data, "/usr/share/datasets/fashion-mnist",
               "Directory of the MNIST-format IDX files");
 DEFINE_int32(log_every, 100, "Print a line every N local steps (0 = never)");
 DEFINE_int32(rpc_deadline_ms, 10000, "Deadline of every RPC");
+DEFINE_int32(worker_timeout_ms, 30000,
+             "PS task 0: a worker silent for this long is lost, and the "
+             "chief stops waiting for it at the end of training");
 DEFINE_bool(local, false,
             "Launch a whole cluster on loopback: --ps PS tasks and --workers "
             "workers as separate processes");
@@ -166,6 +169,7 @@ int main(int argc, char **argv) {
     options.dataDir = FLAGS_data;
     options.logEvery = FLAGS_log_every;
     options.rpcDeadlineMs = FLAGS_rpc_deadline_ms;
+    options.workerTimeoutMs = FLAGS_worker_timeout_ms;
     return config.task.job == dtf::cluster::Job::PS
                ? dtf::run::runPsTask(*program, options)
                : dtf::run::runWorkerTask(*program, options);
