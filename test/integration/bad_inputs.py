@@ -5,7 +5,6 @@ import argparse
 import os
 import socket
 import subprocess
-import sys
 import tempfile
 
 import cluster
@@ -76,12 +75,7 @@ def main():
                      [dtf] + base + [worker, "--job_name=ps",
                                      os.path.join(empty, "absent.mlir")],
                      "absent.mlir")
-    print("PASS")
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except AssertionError as error:
-        print("FAIL: %s" % error)
-        sys.exit(1)
+    cluster.run_test(main)

@@ -131,3 +131,13 @@ def validation(task):
 def check(condition, message):
     if not condition:
         raise AssertionError(message)
+
+
+def run_test(main):
+    """Runs a test's main(): PASS, or FAIL with the reason and exit status 1."""
+    try:
+        main()
+    except AssertionError as error:
+        print("FAIL: %s" % error)
+        sys.exit(1)
+    print("PASS")

@@ -7,7 +7,6 @@
 """
 
 import argparse
-import sys
 import time
 
 import cluster
@@ -66,12 +65,7 @@ def main():
         kill_worker(args, ["--sync", "--replicas_to_aggregate=1"])
     else:
         kill_ps(args)
-    print("PASS")
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except AssertionError as error:
-        print("FAIL: %s" % error)
-        sys.exit(1)
+    cluster.run_test(main)

@@ -4,7 +4,6 @@ step counts the applied aggregates)."""
 
 import argparse
 import re
-import sys
 
 import cluster
 
@@ -40,12 +39,7 @@ def main():
         cluster.check(steps == {int(applied.group(1))},
                       "global step %s != applied aggregates %s"
                       % (steps, applied.group(1)))
-    print("PASS")
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except AssertionError as error:
-        print("FAIL: %s" % error)
-        sys.exit(1)
+    cluster.run_test(main)

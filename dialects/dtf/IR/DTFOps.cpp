@@ -85,6 +85,19 @@ static void printDeviceName(OpAsmPrinter &printer, Operation *,
   printer << '"' << device.getName() << '"';
 }
 
+/// `axis` counted from the front (negative axes count from the end), or an
+/// error naming `type` when it is out of range.
+static FailureOr<int64_t> normalizeAxis(std::optional<Location> location,
+                                        int64_t axis, RankedTensorType type) {
+  int64_t rank = type.getRank();
+  if (axis < -rank || axis >= rank) {
+    (void)emitOptionalError(location, "axis ", axis, " is out of range for ",
+                            type);
+    return failure();
+  }
+  return axis < 0 ? axis + rank : axis;
+}
+
 //===----------------------------------------------------------------------===//
 // ConstantOp
 //===----------------------------------------------------------------------===//
@@ -337,10 +350,10 @@ static LogicalResult inferReduceType(std::optional<Location> location,
   int64_t rank = input.getRank();
   SmallVector<bool> reduced(rank, axes.empty());
   for (int64_t axis : axes) {
-    if (axis < -rank || axis >= rank)
-      return emitOptionalError(location, "axis ", axis,
-                               " is out of range for ", input);
-    int64_t normalized = axis < 0 ? axis + rank : axis;
+    FailureOr<int64_t> normalizedAxis = normalizeAxis(location, axis, input);
+    if (failed(normalizedAxis))
+      return failure();
+    int64_t normalized = *normalizedAxis;
     if (reduced[normalized])
       return emitOptionalError(location, "axis ", axis,
                                " is reduced twice in ", input);
@@ -419,12 +432,11 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *,
     return emitOptionalError(location, "expects tensors of rank >= 1, got ",
                              inputs.front().getType());
   int64_t rank = first.getRank();
-  int64_t axis = adaptor.getAxis();
-  if (axis < -rank || axis >= rank)
-    return emitOptionalError(location, "axis ", axis, " is out of range for ",
-                             first);
-  if (axis < 0)
-    axis += rank;
+  FailureOr<int64_t> normalized =
+      normalizeAxis(location, adaptor.getAxis(), first);
+  if (failed(normalized))
+    return failure();
+  int64_t axis = *normalized;
 
   SmallVector<int64_t> shape(first.getShape());
   for (auto [index, input] : llvm::enumerate(inputs.drop_front())) {
@@ -520,15 +532,11 @@ LogicalResult ArgMaxOp::inferReturnTypes(MLIRContext *context,
   if (!input || input.getRank() < 1)
     return emitOptionalError(location, "expects a tensor of rank >= 1, got ",
                              adaptor.getInput().getType());
-  int64_t rank = input.getRank();
-  int64_t axis = adaptor.getAxis();
-  if (axis < -rank || axis >= rank)
-    return emitOptionalError(location, "axis ", axis, " is out of range for ",
-                             input);
-  if (axis < 0)
-    axis += rank;
+  FailureOr<int64_t> axis = normalizeAxis(location, adaptor.getAxis(), input);
+  if (failed(axis))
+    return failure();
   SmallVector<int64_t> shape(input.getShape());
-  shape.erase(shape.begin() + axis);
+  shape.erase(shape.begin() + *axis);
   inferred.push_back(
       RankedTensorType::get(shape, IntegerType::get(context, 64)));
   return success();
