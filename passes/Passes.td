@@ -252,6 +252,48 @@ def VerifyPartitionsPass : Pass<"dtf-verify-partitions", "ModuleOp"> {
   }];
 }
 
+def DumpPartitionsPass : Pass<"dtf-dump-partitions", "ModuleOp"> {
+  let summary = "Write each partition (.mlir) and a Graphviz DOT of them";
+  let description = [{
+    For people looking at what `--dtf-partition` did: writes into the
+    directory `dir` (created with its parents)
+
+    - `<function>.mlir` for every partition, i.e. every function carrying
+      `dtf.device` (e.g. `main_ps_0.mlir`): a module holding the module's
+      attributes (its `dtf.cluster`) and that function alone, which
+      `dtf-opt` parses and `--dtf-verify-partitions` accepts;
+    - `partitions.dot`: the partitioned graph for Graphviz, one cluster per
+      device (PS tasks blue, workers green), a node per op (variables and
+      placeholders named, `dtf.send`/`dtf.recv` in red), a black edge per
+      use of a value on its own device, a dashed edge per use of a variable
+      handle, and a bold red edge from each `dtf.send` to its `dtf.recv`,
+      labelled with the tensor name and type: the cross-device edges.
+
+    ```sh
+    dtf-opt --dtf-autodiff --dtf-expand-optimizer --dtf-place-variables \
+        --dtf-partition --dtf-dump-partitions=parts -o /dev/null \
+        examples/model_parallel_mlp.mlir
+    dot -Tpng parts/partitions.dot -o partitions.png
+    ```
+
+    `--dtf-dump-partitions=DIR` is short for `--dtf-dump-partitions=dir=DIR`.
+    The IR is left unchanged. Errors: no `dir`; a directory or file that
+    cannot be written; a module without partitions (run `--dtf-partition`
+    first); a `dtf.recv` without its `dtf.send` in the module.
+  }];
+  let options = [
+    Option<"dir", "dir", "std::string", /*default=*/"\"\"",
+           "Directory to write the partitions and partitions.dot into "
+           "(default: none, an error)">,
+  ];
+  let statistics = [
+    Statistic<"numDumpedPartitions", "dumped-partitions",
+              "Number of partitions written">,
+    Statistic<"numDrawnTransfers", "drawn-transfers",
+              "Number of send/recv pairs drawn as cross-device edges">,
+  ];
+}
+
 //===----------------------------------------------------------------------===//
 // Replication
 //===----------------------------------------------------------------------===//
