@@ -133,19 +133,21 @@ def PlaceVariablesPass : Pass<"dtf-place-variables", "ModuleOp"> {
   let options = [
     Option<"strategy", "strategy", "std::string", /*default=*/"\"round-robin\"",
            "How to choose the PS task of a variable: 'round-robin' (in "
-           "creation order) or 'greedy-bytes' (least bytes so far)">,
+           "creation order) or 'greedy-bytes' (least bytes so far) "
+           "(default: round-robin)">,
     Option<"workerDevice", "worker-device", "std::string",
            /*default=*/"\"/job:worker/task:0\"",
            "Device of the ops that neither have a device nor touch a "
-           "variable">,
+           "variable (default: /job:worker/task:0)">,
     Option<"minShardBytes", "min-shard-bytes", "int64_t", /*default=*/"0",
            "Split variables bigger than this into shards of at least this "
-           "size (0: never)">,
+           "size (default: 0, never)">,
     Option<"maxShards", "max-shards", "int64_t", /*default=*/"0",
-           "Most shards of one variable (0: the number of PS tasks)">,
+           "Most shards of one variable (default: 0, the number of PS "
+           "tasks)">,
     Option<"maxShardBytes", "max-shard-bytes", "int64_t", /*default=*/"0",
            "Largest allowed shard; bigger variables are split further "
-           "(0: no limit)">,
+           "(default: 0, no limit)">,
   ];
   let statistics = [
     Statistic<"numPlacedVariables", "placed-variables",
@@ -218,11 +220,11 @@ def PartitionPass : Pass<"dtf-partition", "ModuleOp"> {
     Option<"clientDevice", "client-device", "std::string",
            /*default=*/"\"/job:worker/task:0\"",
            "Device whose partition takes the arguments and returns the "
-           "results">,
+           "results (default: /job:worker/task:0)">,
     Option<"defaultDevice", "default-device", "std::string",
            /*default=*/"\"\"",
-           "Device of the ops without dtf.device (default: they are an "
-           "error)">,
+           "Device of the ops without dtf.device (default: none, such ops "
+           "are an error)">,
   ];
   let statistics = [
     Statistic<"numPartitions", "partitions", "Number of partitions created">,
@@ -253,7 +255,7 @@ def VerifyPartitionsPass : Pass<"dtf-verify-partitions", "ModuleOp"> {
 }
 
 def DumpPartitionsPass : Pass<"dtf-dump-partitions", "ModuleOp"> {
-  let summary = "Write each partition (.mlir) and a Graphviz DOT of them";
+  let summary = "Write each partition (.mlir) and a Graphviz DOT of them to =DIR";
   let description = [{
     For people looking at what `--dtf-partition` did: writes into the
     directory `dir` (created with its parents)
@@ -284,7 +286,7 @@ def DumpPartitionsPass : Pass<"dtf-dump-partitions", "ModuleOp"> {
   let options = [
     Option<"dir", "dir", "std::string", /*default=*/"\"\"",
            "Directory to write the partitions and partitions.dot into "
-           "(default: none, an error)">,
+           "(default: none; required)">,
   ];
   let statistics = [
     Statistic<"numDumpedPartitions", "dumped-partitions",
@@ -346,7 +348,7 @@ def ReplicatePass : Pass<"dtf-replicate", "ModuleOp"> {
   let options = [
     Option<"mode", "mode", "::mlir::dtf::ReplicationMode",
            /*default=*/"::mlir::dtf::ReplicationMode::Async",
-           "How PS tasks apply pushed gradients",
+           "How PS tasks apply pushed gradients (default: async)",
            [{::llvm::cl::values(
              clEnumValN(::mlir::dtf::ReplicationMode::Async, "async",
                         "apply each push at once (Hogwild)"),
@@ -355,11 +357,11 @@ def ReplicatePass : Pass<"dtf-replicate", "ModuleOp"> {
                         "apply them once (SyncReplicasOptimizer)"))}]>,
     Option<"replicasToAggregate", "replicas-to-aggregate", "int64_t",
            /*default=*/"0",
-           "Replicas whose gradients make one update (default: the number "
-           "of worker tasks)">,
+           "Replicas whose gradients make one update (default: 0, the "
+           "number of worker tasks)">,
     Option<"totalReplicas", "total-replicas", "int64_t", /*default=*/"0",
            "Replicas that run; the gradients of the late ones are dropped "
-           "(default: replicas-to-aggregate)">,
+           "(default: 0, replicas-to-aggregate)">,
   ];
   let statistics = [
     Statistic<"numPulls", "pulls", "Number of variables a worker pulls">,

@@ -24,6 +24,24 @@ void checkTelemetryOptions(const TelemetryOptions &options) {
   if (options.traceSteps < 1)
     throw std::invalid_argument("--trace_steps: must be >= 1, got " +
                                 std::to_string(options.traceSteps));
+  // Fail now, not after connecting to the cluster or training for a while,
+  // when the outputs cannot be written.
+  if (!options.logdir.empty()) {
+    try {
+      summary::makeDirectories(options.logdir);
+    } catch (const summary::RecordError &error) {
+      throw std::invalid_argument(std::string("--logdir: ") + error.what());
+    }
+  }
+  if (!options.traceFile.empty()) {
+    std::string probe = options.traceFile + ".tmp";
+    std::FILE *file = std::fopen(probe.c_str(), "w");
+    if (!file)
+      throw std::invalid_argument("--trace: cannot create " + probe + ": " +
+                                  std::strerror(errno));
+    std::fclose(file);
+    std::remove(probe.c_str());
+  }
 }
 
 int tracePid(const cluster::ClusterSpec &cluster, const cluster::TaskId &task) {
@@ -46,14 +64,6 @@ TaskTrace::TaskTrace(const TelemetryOptions &options,
     : path(options.traceFile) {
   if (path.empty())
     return;
-  // Fail now, not after the traced steps, when the file cannot be written.
-  std::string probe = path + ".tmp";
-  std::FILE *file = std::fopen(probe.c_str(), "w");
-  if (!file)
-    throw std::runtime_error("--trace: cannot create " + probe + ": " +
-                             std::strerror(errno));
-  std::fclose(file);
-  std::remove(probe.c_str());
   recorder = std::make_unique<trace::TraceRecorder>(
       tracePid(cluster, task), taskLabel(task) + " (" + task.deviceName() +
                                    ", " + cluster.address(task).str() + ")");

@@ -43,7 +43,8 @@ struct TelemetryOptions {
   int traceSteps = 5;
 };
 
-/// Throws std::invalid_argument naming the flag of a bad option.
+/// Throws std::invalid_argument naming the flag of a bad option; creates
+/// the log directory and checks that the trace file can be written.
 void checkTelemetryOptions(const TelemetryOptions &options);
 
 /// The pid of a task in traces: PS tasks 1.., then workers.
