@@ -167,9 +167,9 @@ def test_sync_run(args, tmp):
 
 
 def test_terminal(args):
-    code, output = run_on_terminal(local_argv(args, ["--async", "--train_steps=600"]))
+    code, output = run_on_terminal(local_argv(args, ["--async", "--train_steps=1000"]))
     cluster.check(code == 0, "the run on a terminal failed with %d:\n%s" % (code, output))
-    bars = re.findall(r"\[[#.]{30}\] +\d+%  \d+/600 steps  [0-9.]+ steps/s  ETA [0-9:?]+",
+    bars = re.findall(r"\[[#.]{30}\] +\d+%  \d+/1000 steps  [0-9.]+ steps/s  ETA [0-9:?]+",
                       output)
     cluster.check(bars, "no progress bar on a terminal:\n%r" % output)
     cluster.check("\r\033[K" in output, "the bar is not redrawn in place")

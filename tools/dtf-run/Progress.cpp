@@ -169,13 +169,21 @@ std::unique_ptr<ProgressReporter> makeLocalProgress(const std::string &psAddress
                                                     std::mutex &outputMutex) {
   rpc::ClientOptions clientOptions;
   clientOptions.callTimeout = std::chrono::milliseconds(1000);
-  auto client = std::make_shared<rpc::PsClient>("/job:ps/task:0", psAddress,
-                                                clientOptions);
-  auto readStep = [client]() -> std::optional<int64_t> {
+  // Only the polling thread touches the client. After a failed call (the
+  // PS is not listening yet) the next poll uses a fresh channel: a channel
+  // whose connection failed waits out its reconnection backoff, which could
+  // hide a short run entirely.
+  auto client = std::make_shared<std::unique_ptr<rpc::PsClient>>();
+  auto readStep = [client, psAddress,
+                   clientOptions]() -> std::optional<int64_t> {
     try {
-      return client->step();
+      if (!*client)
+        *client = std::make_unique<rpc::PsClient>("/job:ps/task:0", psAddress,
+                                                  clientOptions);
+      return (*client)->step();
     } catch (const std::exception &) {
-      return std::nullopt; // not up yet, or gone
+      client->reset(); // not up yet, or gone
+      return std::nullopt;
     }
   };
   return std::make_unique<ProgressReporter>(
