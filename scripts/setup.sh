@@ -18,6 +18,8 @@ packages=(
   dataset-fashion-mnist
   # `dot`: renders --dtf-dump-partitions's DOT graphs (and the lit test of it)
   graphviz
+  # venvs for the optional TensorBoard check (scripts/tensorboard-venv.sh)
+  python3-venv
 )
 
 SUDO=""
