@@ -292,6 +292,7 @@ int runWorkerTask(mlir::ModuleOp program, const TaskOptions &options) {
       std::cout << line << std::endl;
     }
   }
+  telemetry.endTraining();
   double trainingSeconds =
       std::chrono::duration<double>(Clock::now() - start).count();
   std::cout << "Worker " << index << ": training ended after " << localStep

@@ -49,6 +49,11 @@ int tracePid(const cluster::ClusterSpec &cluster, const cluster::TaskId &task) {
   return 1 + (task.job == cluster::Job::PS ? task.index : numPs + task.index);
 }
 
+/// "1 step", "5 steps".
+static std::string count(int64_t n, const std::string &noun) {
+  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+}
+
 static std::string taskLabel(const cluster::TaskId &task) {
   return (task.job == cluster::Job::PS ? "ps" : "worker") +
          std::to_string(task.index);
@@ -209,7 +214,7 @@ void WorkerTelemetry::endStep(int64_t localSteps, int64_t globalStep,
                {{"global_step", globalStep}, {"loss", loss}});
     if (++tracedSteps == options.traceSteps)
       trace.write("Worker " + std::to_string(index),
-                  std::to_string(tracedSteps) + " steps");
+                  count(tracedSteps, "step"));
   }
   trace.setRecording(false);
 
@@ -247,7 +252,7 @@ void WorkerTelemetry::validation(int64_t globalStep, double loss,
 
 void WorkerTelemetry::finish() {
   trace.write("Worker " + std::to_string(index),
-              std::to_string(tracedSteps) + " steps");
+              count(tracedSteps, "step"));
   if (writer)
     writer->flush();
 }
@@ -282,7 +287,7 @@ void PsTelemetry::attach(rpc::ParameterServerOptions &serviceOptions) {
     // Called from a gRPC handler: report, do not throw.
     try {
       trace.write("PS task " + std::to_string(index),
-                  std::to_string(updates) + " updates");
+                  count(updates, "update"));
     } catch (const std::exception &error) {
       std::cerr << "PS task " << index << ": " << error.what() << std::endl;
     }
@@ -291,7 +296,7 @@ void PsTelemetry::attach(rpc::ParameterServerOptions &serviceOptions) {
 
 void PsTelemetry::finish() {
   trace.write("PS task " + std::to_string(index),
-              std::to_string(updates) + " updates");
+              count(updates, "update"));
 }
 
 //===----------------------------------------------------------------------===//

@@ -131,6 +131,8 @@ public:
   /// accuracy).
   void endStep(int64_t localSteps, int64_t globalStep,
                const std::vector<Tensor> &fetched, size_t numResults);
+  /// After the training loop, which may end within a step: stops tracing.
+  void endTraining() { trace.setRecording(false); }
   /// After training: the validation results.
   void validation(int64_t globalStep, double loss,
                   std::optional<double> accuracy);
