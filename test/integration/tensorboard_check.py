@@ -68,7 +68,8 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         logdir = os.path.join(tmp, "logs")
         result = subprocess.run(
-            [args.dtf_run, "--local", "--ps=1", "--workers=2", "--async", "--train_steps=300",
+            # Sync: every worker runs every step, so each run has the same summaries.
+            [args.dtf_run, "--local", "--ps=1", "--workers=2", "--sync", "--train_steps=200",
              "--data=" + cluster.DATA, "--logdir=" + logdir, "--save_summaries_steps=50",
              "--progress=false", cluster.MLP],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
@@ -86,9 +87,11 @@ def main():
         expected = {"loss", "accuracy", "global_step/sec", "examples/sec",
                     "validation/loss", "validation/accuracy"}
         cluster.check(tags == expected, "%s: tags %s" % (run, sorted(tags)))
-        cluster.check(len(scalars["loss"]) >= 2, "%s: loss %s" % (run, scalars["loss"]))
         steps = [step for step, _ in scalars["loss"]]
-        cluster.check(steps == sorted(steps), "%s: steps %s" % (run, steps))
+        cluster.check(steps == [50, 100, 150, 200], "%s: loss at steps %s" % (run, steps))
+        for tag in ("accuracy", "global_step/sec", "examples/sec"):
+            cluster.check([step for step, _ in scalars[tag]] == steps,
+                          "%s: %s at steps %s" % (run, tag, scalars[tag]))
         accuracy = scalars["validation/accuracy"][-1][1]
         cluster.check(0.5 < accuracy <= 1, "%s: validation accuracy %s" % (run, accuracy))
         print("%s: %s" % (run, {tag: len(points) for tag, points in sorted(scalars.items())}))
