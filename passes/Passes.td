@@ -144,19 +144,21 @@ def PlaceVariablesPass : Pass<"dtf-place-variables", "ModuleOp"> {
   let options = [
     Option<"strategy", "strategy", "std::string", /*default=*/"\"round-robin\"",
            "How to choose the PS task of a variable: 'round-robin' (in "
-           "creation order) or 'greedy-bytes' (least bytes so far)">,
+           "creation order) or 'greedy-bytes' (least bytes so far) "
+           "(default: round-robin)">,
     Option<"workerDevice", "worker-device", "std::string",
            /*default=*/"\"/job:worker/task:0\"",
            "Device of the ops that neither have a device nor touch a "
-           "variable">,
+           "variable (default: /job:worker/task:0)">,
     Option<"minShardBytes", "min-shard-bytes", "int64_t", /*default=*/"0",
            "Split variables bigger than this into shards of at least this "
-           "size (0: never)">,
+           "size (default: 0, never)">,
     Option<"maxShards", "max-shards", "int64_t", /*default=*/"0",
-           "Most shards of one variable (0: the number of PS tasks)">,
+           "Most shards of one variable (default: 0, the number of PS "
+           "tasks)">,
     Option<"maxShardBytes", "max-shard-bytes", "int64_t", /*default=*/"0",
            "Largest allowed shard; bigger variables are split further "
-           "(0: no limit)">,
+           "(default: 0, no limit)">,
   ];
   let statistics = [
     Statistic<"numPlacedVariables", "placed-variables",
@@ -229,11 +231,11 @@ def PartitionPass : Pass<"dtf-partition", "ModuleOp"> {
     Option<"clientDevice", "client-device", "std::string",
            /*default=*/"\"/job:worker/task:0\"",
            "Device whose partition takes the arguments and returns the "
-           "results">,
+           "results (default: /job:worker/task:0)">,
     Option<"defaultDevice", "default-device", "std::string",
            /*default=*/"\"\"",
-           "Device of the ops without dtf.device (default: they are an "
-           "error)">,
+           "Device of the ops without dtf.device (default: none, such ops "
+           "are an error)">,
   ];
   let statistics = [
     Statistic<"numPartitions", "partitions", "Number of partitions created">,
@@ -261,6 +263,48 @@ def VerifyPartitionsPass : Pass<"dtf-verify-partitions", "ModuleOp"> {
       partition plus the edges from each send to its recv is acyclic (sends
       never block, so a cycle is the only way for recvs to wait forever).
   }];
+}
+
+def DumpPartitionsPass : Pass<"dtf-dump-partitions", "ModuleOp"> {
+  let summary = "Write each partition (.mlir) and a Graphviz DOT of them to =DIR";
+  let description = [{
+    For people looking at what `--dtf-partition` did: writes into the
+    directory `dir` (created with its parents)
+
+    - `<function>.mlir` for every partition, i.e. every function carrying
+      `dtf.device` (e.g. `main_ps_0.mlir`): a module holding the module's
+      attributes (its `dtf.cluster`) and that function alone, which
+      `dtf-opt` parses and `--dtf-verify-partitions` accepts;
+    - `partitions.dot`: the partitioned graph for Graphviz, one cluster per
+      device (PS tasks blue, workers green), a node per op (variables and
+      placeholders named, `dtf.send`/`dtf.recv` in red), a black edge per
+      use of a value on its own device, a dashed edge per use of a variable
+      handle, and a bold red edge from each `dtf.send` to its `dtf.recv`,
+      labelled with the tensor name and type: the cross-device edges.
+
+    ```sh
+    dtf-opt --dtf-autodiff --dtf-expand-optimizer --dtf-place-variables \
+        --dtf-partition --dtf-dump-partitions=parts -o /dev/null \
+        examples/model_parallel_mlp.mlir
+    dot -Tpng parts/partitions.dot -o partitions.png
+    ```
+
+    `--dtf-dump-partitions=DIR` is short for `--dtf-dump-partitions=dir=DIR`.
+    The IR is left unchanged. Errors: no `dir`; a directory or file that
+    cannot be written; a module without partitions (run `--dtf-partition`
+    first); a `dtf.recv` without its `dtf.send` in the module.
+  }];
+  let options = [
+    Option<"dir", "dir", "std::string", /*default=*/"\"\"",
+           "Directory to write the partitions and partitions.dot into "
+           "(default: none; required)">,
+  ];
+  let statistics = [
+    Statistic<"numDumpedPartitions", "dumped-partitions",
+              "Number of partitions written">,
+    Statistic<"numDrawnTransfers", "drawn-transfers",
+              "Number of send/recv pairs drawn as cross-device edges">,
+  ];
 }
 
 //===----------------------------------------------------------------------===//
@@ -315,7 +359,7 @@ def ReplicatePass : Pass<"dtf-replicate", "ModuleOp"> {
   let options = [
     Option<"mode", "mode", "::mlir::dtf::ReplicationMode",
            /*default=*/"::mlir::dtf::ReplicationMode::Async",
-           "How PS tasks apply pushed gradients",
+           "How PS tasks apply pushed gradients (default: async)",
            [{::llvm::cl::values(
              clEnumValN(::mlir::dtf::ReplicationMode::Async, "async",
                         "apply each push at once (Hogwild)"),
@@ -324,11 +368,11 @@ def ReplicatePass : Pass<"dtf-replicate", "ModuleOp"> {
                         "apply them once (SyncReplicasOptimizer)"))}]>,
     Option<"replicasToAggregate", "replicas-to-aggregate", "int64_t",
            /*default=*/"0",
-           "Replicas whose gradients make one update (default: the number "
-           "of worker tasks)">,
+           "Replicas whose gradients make one update (default: 0, the "
+           "number of worker tasks)">,
     Option<"totalReplicas", "total-replicas", "int64_t", /*default=*/"0",
            "Replicas that run; the gradients of the late ones are dropped "
-           "(default: replicas-to-aggregate)">,
+           "(default: 0, replicas-to-aggregate)">,
   ];
   let statistics = [
     Statistic<"numPulls", "pulls", "Number of variables a worker pulls">,

@@ -16,6 +16,10 @@ packages=(
   libgflags-dev nlohmann-json3-dev
   # Real data: Fashion-MNIST IDX files under /usr/share/datasets/fashion-mnist
   dataset-fashion-mnist
+  # `dot`: renders --dtf-dump-partitions's DOT graphs (and the lit test of it)
+  graphviz
+  # venvs for the optional TensorBoard check (scripts/tensorboard-venv.sh)
+  python3-venv
 )
 
 SUDO=""

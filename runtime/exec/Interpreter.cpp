@@ -175,9 +175,17 @@ void Interpreter::evaluate(func::FuncOp function, const FeedMap &feeds,
                       shapeToString(toShape(argument.getType())));
     values[argument] = std::move(tensor);
   }
-  for (Operation &op : body)
-    if (!needed || needed->contains(&op))
+  for (Operation &op : body) {
+    if (needed && !needed->contains(&op))
+      continue;
+    if (!opObserver) {
       evaluateOp(&op, feeds);
+      continue;
+    }
+    auto begin = std::chrono::steady_clock::now();
+    evaluateOp(&op, feeds);
+    opObserver(&op, begin, std::chrono::steady_clock::now());
+  }
 }
 
 const Tensor &Interpreter::lookup(Value value) const {

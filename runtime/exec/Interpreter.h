@@ -22,6 +22,8 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 
+#include <chrono>
+#include <functional>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -69,6 +71,13 @@ Tensor initialValue(mlir::dtf::VariableOp variable, const EvalOptions &options);
 void initializeVariables(mlir::func::FuncOp function, VariableStore &store,
                          const EvalOptions &options);
 
+/// Called after each op an Interpreter evaluates, with the times the op
+/// started and ended: a hook for tracing kernels (tools/dtf-run's --trace).
+using OpObserver =
+    std::function<void(mlir::Operation *op,
+                       std::chrono::steady_clock::time_point begin,
+                       std::chrono::steady_clock::time_point end)>;
+
 /// Evaluates a function op by op in program order.
 class Interpreter {
 public:
@@ -88,6 +97,10 @@ public:
                                   const FeedMap &feeds,
                                   llvm::ArrayRef<mlir::Value> fetches);
 
+  /// Calls `observer` after every op evaluated from now on; an empty one
+  /// (the default) turns observation off and costs nothing.
+  void setOpObserver(OpObserver observer) { opObserver = std::move(observer); }
+
 private:
   /// Evaluates the ops of `function` in program order; only those in
   /// `needed` when it is given.
@@ -102,6 +115,7 @@ private:
   EvalOptions options;
   llvm::DenseMap<mlir::Value, Tensor> values;
   std::vector<Tensor> results;
+  OpObserver opObserver;
 };
 
 } // namespace dtf::exec

@@ -232,8 +232,10 @@ void ParameterServerService::checkGradient(size_t index,
 
 void ParameterServerService::runFunctionLocked(std::vector<Tensor> arguments) {
   int64_t before = step;
+  auto begin = std::chrono::steady_clock::now();
   try {
     exec::Interpreter interpreter(variables);
+    interpreter.setOpObserver(options_.opObserver);
     interpreter.run(function, /*feeds=*/{}, std::move(arguments));
   } catch (const std::exception &error) {
     failure = errorPrefix() + "applying gradients failed, the variables may "
@@ -254,6 +256,8 @@ void ParameterServerService::runFunctionLocked(std::vector<Tensor> arguments) {
   } else {
     ++step;
   }
+  if (options_.onApplied)
+    options_.onApplied(step, begin, std::chrono::steady_clock::now());
   stepChanged.notify_all();
 }
 

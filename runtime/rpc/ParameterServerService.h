@@ -68,6 +68,14 @@ struct ParameterServerOptions {
   size_t maxQueuedPushes = 256;
   /// Longest a WaitForStep call blocks, whatever its request says.
   std::chrono::milliseconds maxWait{60'000};
+  /// Observability hooks (optional; dtf-run's --trace): called for every op
+  /// of each run of the PS function, and after each successful run with
+  /// its start and end and the step reached. Both are called with the
+  /// service's mutex held and must not call back into the service.
+  exec::OpObserver opObserver;
+  std::function<void(int64_t step, std::chrono::steady_clock::time_point begin,
+                     std::chrono::steady_clock::time_point end)>
+      onApplied;
 };
 
 /// What a PS task did with the pushes it received.

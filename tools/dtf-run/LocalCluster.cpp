@@ -2,6 +2,9 @@
 
 #include "tools/dtf-run/LocalCluster.h"
 
+#include "tools/dtf-run/Progress.h"
+#include "tools/dtf-run/Telemetry.h"
+
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -57,6 +60,19 @@ struct Task {
 /// Serializes prefixed lines from several tasks onto stdout.
 std::mutex outputMutex;
 
+/// The progress bar or lines, when shown; lines of output go above the bar.
+ProgressReporter *progress = nullptr;
+
+/// Writes `text` (whole lines) to stdout; requires outputMutex.
+void writeLocked(const std::string &text) {
+  if (progress)
+    progress->hideLocked();
+  std::cout << text;
+  std::cout.flush();
+  if (progress)
+    progress->showLocked();
+}
+
 /// Copies `fd` to stdout line by line, each line prefixed with the task.
 void forwardOutput(int fd, const std::string &prefix) {
   FILE *stream = ::fdopen(fd, "r");
@@ -64,10 +80,10 @@ void forwardOutput(int fd, const std::string &prefix) {
   size_t capacity = 0;
   while (::getline(&line, &capacity, stream) > 0) {
     std::lock_guard<std::mutex> lock(outputMutex);
-    std::cout << prefix << line;
-    if (line[std::strlen(line) - 1] != '\n')
-      std::cout << '\n';
-    std::cout.flush();
+    std::string text = prefix + line;
+    if (text.back() != '\n')
+      text += '\n';
+    writeLocked(text);
   }
   std::free(line);
   std::fclose(stream);
@@ -127,6 +143,10 @@ int runLocalCluster(const LocalClusterOptions &options) {
               << workerHosts << "]" << std::endl;
   }
 
+  std::string traceParts;
+  if (!options.traceFile.empty())
+    traceParts = makeTracePartsDir(options.traceFile);
+
   std::vector<Task> tasks(options.numPs + options.numWorkers);
   for (size_t i = 0; i < tasks.size(); ++i) {
     Task &task = tasks[i];
@@ -139,6 +159,9 @@ int runLocalCluster(const LocalClusterOptions &options) {
         "--task_index=" + std::to_string(index)};
     arguments.insert(arguments.end(), options.taskArguments.begin(),
                      options.taskArguments.end());
+    // Last, so that it wins over the --trace given to the launcher.
+    if (!traceParts.empty())
+      arguments.push_back("--trace=" + traceParts + "/" + task.name + ".json");
     int pipeFds[2];
     if (::pipe(pipeFds))
       throw std::runtime_error(std::string("--local: pipe failed: ") +
@@ -147,6 +170,14 @@ int runLocalCluster(const LocalClusterOptions &options) {
     ::close(pipeFds[1]);
     task.running = true;
     task.reader = std::thread(forwardOutput, pipeFds[0], "[" + task.name + "] ");
+  }
+
+  std::unique_ptr<ProgressReporter> reporter;
+  if (options.progress && options.numPs > 0) {
+    reporter = makeLocalProgress("localhost:" + std::to_string(ports[0]),
+                                 options.trainSteps, outputMutex);
+    progress = reporter.get();
+    reporter->start();
   }
 
   auto stopAll = [&](int signal) {
@@ -178,8 +209,8 @@ int runLocalCluster(const LocalClusterOptions &options) {
         if (code != 0 && result == 0) {
           result = code;
           std::lock_guard<std::mutex> lock(outputMutex);
-          std::cout << "local cluster: " << task.name << " exited with status "
-                    << code << "; stopping the other tasks" << std::endl;
+          writeLocked("local cluster: " + task.name + " exited with status " +
+                      std::to_string(code) + "; stopping the other tasks\n");
           stopAll(SIGTERM);
         }
       }
@@ -190,9 +221,9 @@ int runLocalCluster(const LocalClusterOptions &options) {
         std::chrono::steady_clock::now() - workersDoneAt >
             std::chrono::seconds(options.psStopTimeoutSeconds)) {
       std::lock_guard<std::mutex> lock(outputMutex);
-      std::cout << "local cluster: PS tasks did not stop within "
-                << options.psStopTimeoutSeconds << " s; killing them"
-                << std::endl;
+      writeLocked("local cluster: PS tasks did not stop within " +
+                  std::to_string(options.psStopTimeoutSeconds) +
+                  " s; killing them\n");
       stopAll(SIGKILL);
       if (result == 0)
         result = 1;
@@ -202,6 +233,16 @@ int runLocalCluster(const LocalClusterOptions &options) {
   }
   for (Task &task : tasks)
     task.reader.join();
+  if (reporter) {
+    reporter->stop();
+    progress = nullptr;
+  }
+  if (!traceParts.empty()) {
+    std::vector<std::string> names;
+    for (const Task &task : tasks)
+      names.push_back(task.name);
+    mergeTaskTraces(options.traceFile, traceParts, names);
+  }
   return result;
 }
 

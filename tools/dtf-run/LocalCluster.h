@@ -10,6 +10,7 @@
 
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,15 @@ struct LocalClusterOptions {
   std::vector<std::string> taskArguments;
   /// How long PS tasks may take to stop after the last worker finished.
   int psStopTimeoutSeconds = 30;
+
+  // Observability (Progress.h, Telemetry.h).
+  /// Show progress towards `trainSteps`: a bar on a terminal, lines
+  /// otherwise.
+  bool progress = false;
+  int64_t trainSteps = 0;
+  /// --trace: each task writes FILE.parts/<task>.json, merged into this
+  /// file at the end (empty: no trace).
+  std::string traceFile;
 };
 
 /// Picks `count` distinct free TCP ports on 127.0.0.1.

@@ -129,11 +129,20 @@ int runPsTask(mlir::ModuleOp program, const TaskOptions &options) {
     throw std::invalid_argument("the compiled program has no @" + name +
                                 ": this PS task holds no variable");
 
+  // Observability (tools/dtf-run/Telemetry.h): --trace of the updates of
+  // the workers' traced steps.
+  PsTelemetry telemetry(options.telemetry, spec, options.task,
+                        options.telemetry.traceSteps *
+                            (options.replication.sync ? 1 : spec.workers().size()));
+  rpc::ParameterServerOptions psOptions;
+  telemetry.attach(psOptions);
+
   rpc::ServerOptions serverOptions;
   serverOptions.address = spec.ps()[index].str();
   rpc::Server server(serverOptions);
   auto service = std::make_unique<rpc::ParameterServerService>(
-      function, replicationOf(options), [&server] { server.requestStop(); });
+      function, replicationOf(options), [&server] { server.requestStop(); },
+      psOptions);
   server.addService(*service);
 
   std::unique_ptr<rpc::CoordinationService> coordination;
@@ -154,6 +163,7 @@ int runPsTask(mlir::ModuleOp program, const TaskOptions &options) {
             << service->gradientNames().size() << " gradients at "
             << server.address() << std::endl;
   server.wait();
+  telemetry.finish();
   rpc::UpdateStats stats = service->stats();
   std::cout << "PS task " << index << " stopped at step "
             << service->currentStep() << ": applied " << stats.appliedUpdates
@@ -213,11 +223,16 @@ int runWorkerTask(mlir::ModuleOp program, const TaskOptions &options) {
 
   exec::VariableStore noLocalVariables;
   exec::Interpreter interpreter(noLocalVariables);
+  // Observability (tools/dtf-run/Telemetry.h): --logdir and --trace.
+  WorkerTelemetry telemetry(options.telemetry, spec, options.task, batch);
+  interpreter.setOpObserver(telemetry.opObserver());
   Tensor x(DType::F32, {batch, train.images.dim(1)});
   Tensor labels(DType::F32, {batch, train.oneHotLabels.dim(1)});
 
   auto pullAll = [&](exec::FeedMap &feeds) {
     for (const WorkerProgram::PullGroup &group : worker.pulls) {
+      auto span = telemetry.rpc("pull ps" + std::to_string(group.psTask),
+                                {{"variables", group.variables.size()}});
       std::vector<Tensor> values = ps[group.psTask]->pull(group.variables);
       for (size_t i = 0; i < values.size(); ++i)
         feeds[group.feedNames[i]] = std::move(values[i]);
@@ -234,29 +249,41 @@ int runWorkerTask(mlir::ModuleOp program, const TaskOptions &options) {
   while (true) {
     if (heartbeats.stopRequested())
       break;
+    telemetry.beginStep(localStep);
     exec::FeedMap feeds;
     pullAll(feeds);
     shard.nextBatch(x, labels);
     feeds["x"] = x.clone();
     feeds["y_"] = labels.clone();
-    std::vector<Tensor> fetched =
-        interpreter.runAndFetch(worker.function, feeds, fetches);
+    std::vector<Tensor> fetched;
+    {
+      auto span = telemetry.compute();
+      fetched = interpreter.runAndFetch(worker.function, feeds, fetches);
+    }
     int64_t stepTag = -1;
     for (size_t i = 0; i < worker.pushes.size(); ++i) {
       const WorkerProgram::PushGroup &group = worker.pushes[i];
       stepTag = static_cast<int64_t>(fetched[pushOffsets[i]].scalarAsDouble());
       if (stepTag >= options.trainSteps)
         break;
+      auto span = telemetry.rpc("push ps" + std::to_string(group.psTask),
+                                {{"step", stepTag},
+                                 {"gradients", group.names.size()}});
       ps[group.psTask]->push(stepTag,
                              gradientRefs(group, fetched, pushOffsets[i] + 1));
     }
     if (stepTag >= options.trainSteps)
       break;
     if (options.replication.sync)
-      for (const WorkerProgram::PushGroup &group : worker.pushes)
+      for (const WorkerProgram::PushGroup &group : worker.pushes) {
+        auto span = telemetry.rpc("wait for step ps" +
+                                      std::to_string(group.psTask),
+                                  {{"step", stepTag}});
         ps[group.psTask]->waitForStep(stepTag, std::chrono::minutes(5));
+      }
     ++localStep;
     globalStep = stepTag + 1;
+    telemetry.endStep(localStep, globalStep, fetched, worker.results.size());
     if (options.logEvery > 0 && localStep % options.logEvery == 0) {
       char line[160];
       std::snprintf(line, sizeof(line),
@@ -267,6 +294,7 @@ int runWorkerTask(mlir::ModuleOp program, const TaskOptions &options) {
       std::cout << line << std::endl;
     }
   }
+  telemetry.endTraining();
   double trainingSeconds =
       std::chrono::duration<double>(Clock::now() - start).count();
   std::cout << "Worker " << index << ": training ended after " << localStep
@@ -295,6 +323,11 @@ int runWorkerTask(mlir::ModuleOp program, const TaskOptions &options) {
               static_cast<long long>(finalStep), lossSum / batches,
               accuracySum / batches);
   std::fflush(stdout);
+  telemetry.validation(finalStep, lossSum / batches,
+                       worker.results.size() > 1
+                           ? std::optional<double>(accuracySum / batches)
+                           : std::nullopt);
+  telemetry.finish();
 
   coordinator.workerDone(index);
   if (isChief) {

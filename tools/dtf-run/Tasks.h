@@ -3,6 +3,7 @@
 #pragma once
 
 #include "tools/dtf-run/Compile.h"
+#include "tools/dtf-run/Telemetry.h"
 
 #include "runtime/cluster/ClusterSpec.h"
 
@@ -25,6 +26,8 @@ struct TaskOptions {
   int rpcDeadlineMs = 10000;
   /// PS task 0 declares a worker lost after this long without a heartbeat.
   int workerTimeoutMs = 30000;
+  /// --logdir, --trace and their options.
+  TelemetryOptions telemetry;
 };
 
 /// Serves the task's variables (the program's @ps_<index>) until the chief

@@ -58,6 +58,25 @@ DEFINE_bool(local, false,
             "workers as separate processes");
 DEFINE_int32(ps, 1, "--local: number of PS tasks");
 DEFINE_int32(workers, 2, "--local: number of workers");
+// Observability (Telemetry.h, Progress.h).
+DEFINE_string(logdir, "",
+              "Write TensorBoard event files (loss, accuracy, global_step/sec, "
+              "examples/sec, validation) of worker N to <logdir>/worker_N "
+              "(empty: none)");
+DEFINE_int32(save_summaries_steps, 100,
+             "With --logdir: write the summaries every N local steps of a "
+             "worker (0: only the validation results)");
+DEFINE_string(trace, "",
+              "Write a Chrome trace / Perfetto JSON timeline (op kernels, "
+              "pulls, pushes, waits, PS updates) of the first --trace_steps "
+              "steps to this file; --local merges every task's into it "
+              "(empty: none)");
+DEFINE_int32(trace_steps, 5,
+             "With --trace: steps traced per worker (and the updates they "
+             "cause on each PS task)");
+DEFINE_bool(progress, true,
+            "--local: show progress with steps/s and ETA, as a bar on a "
+            "terminal and as a line per tenth otherwise");
 
 namespace {
 
@@ -119,10 +138,20 @@ int main(int argc, char **argv) {
   }
 
   try {
+    dtf::run::TelemetryOptions telemetry;
+    telemetry.logdir = FLAGS_logdir;
+    telemetry.saveSummariesSteps = FLAGS_save_summaries_steps;
+    telemetry.traceFile = FLAGS_trace;
+    telemetry.traceSteps = FLAGS_trace_steps;
+    dtf::run::checkTelemetryOptions(telemetry);
+
     if (FLAGS_local) {
       dtf::run::LocalClusterOptions options;
       options.numPs = FLAGS_ps;
       options.numWorkers = FLAGS_workers;
+      options.progress = FLAGS_progress;
+      options.trainSteps = FLAGS_train_steps;
+      options.traceFile = FLAGS_trace;
       char self[4096];
       ssize_t length = ::readlink("/proc/self/exe", self, sizeof(self) - 1);
       options.executable = length > 0 ? std::string(self, length) : "dtf-run";
@@ -170,6 +199,7 @@ int main(int argc, char **argv) {
     options.logEvery = FLAGS_log_every;
     options.rpcDeadlineMs = FLAGS_rpc_deadline_ms;
     options.workerTimeoutMs = FLAGS_worker_timeout_ms;
+    options.telemetry = telemetry;
     return config.task.job == dtf::cluster::Job::PS
                ? dtf::run::runPsTask(*program, options)
                : dtf::run::runWorkerTask(*program, options);

@@ -474,5 +474,34 @@ TEST_F(ParameterServerTest, TwoTasksServeTheirOwnVariables) {
             grpc::StatusCode::NOT_FOUND);
 }
 
+// Observability hooks (dtf-run --trace): every op of each update, then the
+// update itself with the step it reached.
+TEST_F(ParameterServerTest, ObserverHooksSeeEachUpdate) {
+  std::vector<std::string> ops;
+  std::vector<int64_t> appliedSteps;
+  ParameterServerOptions psOptions;
+  psOptions.opObserver = [&](mlir::Operation *op,
+                             std::chrono::steady_clock::time_point begin,
+                             std::chrono::steady_clock::time_point end) {
+    EXPECT_LE(begin, end);
+    ops.push_back(op->getName().getStringRef().str());
+  };
+  psOptions.onApplied = [&](int64_t step,
+                            std::chrono::steady_clock::time_point begin,
+                            std::chrono::steady_clock::time_point end) {
+    EXPECT_LE(begin, end);
+    appliedSteps.push_back(step);
+  };
+  startPs("ps_0", Replication::async(), {"127.0.0.1:0"}, fastClientOptions(),
+          psOptions);
+  client->initialize();
+  pushWB(0, 1.0f, 1.0f);
+  pushWB(1, 1.0f, 1.0f);
+  EXPECT_EQ(appliedSteps, (std::vector<int64_t>{1, 2}));
+  ASSERT_EQ(ops.size(), 16u); // 8 ops per run of @ps_0
+  EXPECT_EQ(ops[3], "dtf.apply_gradient_descent");
+  EXPECT_EQ(ops[7], "func.return");
+}
+
 } // namespace
 } // namespace dtf::rpc

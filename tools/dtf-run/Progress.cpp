@@ -1,0 +1,194 @@
+//===- Progress.cpp - Progress of a --local run: bar or lines -------------===//
+
+#include "tools/dtf-run/Progress.h"
+
+#include "runtime/rpc/PsClient.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <unistd.h>
+
+namespace dtf::run {
+
+std::string formatDuration(double seconds) {
+  if (!std::isfinite(seconds) || seconds < 0)
+    return "?";
+  long long total = std::llround(seconds);
+  long long hours = total / 3600, minutes = total / 60 % 60, secs = total % 60;
+  char text[64];
+  if (hours > 0)
+    std::snprintf(text, sizeof(text), "%lld:%02lld:%02lld", hours, minutes,
+                  secs);
+  else
+    std::snprintf(text, sizeof(text), "%lld:%02lld", minutes, secs);
+  return text;
+}
+
+static double fraction(int64_t step, int64_t target) {
+  if (target <= 0)
+    return 1.0;
+  return std::clamp(static_cast<double>(step) / target, 0.0, 1.0);
+}
+
+static std::string eta(int64_t step, int64_t target, double rate) {
+  if (step >= target)
+    return formatDuration(0);
+  return rate > 0 ? formatDuration((target - step) / rate) : "?";
+}
+
+std::string formatProgressBar(int64_t step, int64_t target,
+                              double stepsPerSecond, int width) {
+  double done = fraction(step, target);
+  int filled = static_cast<int>(done * width);
+  std::string bar = "[" + std::string(filled, '#') +
+                    std::string(width - filled, '.') + "]";
+  char text[160];
+  std::snprintf(text, sizeof(text),
+                " %3d%%  %lld/%lld steps  %.1f steps/s  ETA %s",
+                static_cast<int>(done * 100), static_cast<long long>(step),
+                static_cast<long long>(target), stepsPerSecond,
+                eta(step, target, stepsPerSecond).c_str());
+  return bar + text;
+}
+
+std::string formatProgressLine(int64_t step, int64_t target,
+                               double stepsPerSecond) {
+  char text[160];
+  std::snprintf(text, sizeof(text),
+                "progress: global step %lld/%lld (%d%%), %.1f steps/s, ETA %s",
+                static_cast<long long>(step), static_cast<long long>(target),
+                static_cast<int>(fraction(step, target) * 100),
+                stepsPerSecond, eta(step, target, stepsPerSecond).c_str());
+  return text;
+}
+
+bool isInteractiveTerminal(int fd) {
+  if (!::isatty(fd))
+    return false;
+  const char *term = std::getenv("TERM");
+  return !term || std::strcmp(term, "dumb") != 0;
+}
+
+void RateMeter::add(Clock::time_point time, int64_t step) {
+  samples.emplace_back(time, step);
+  // Keep one sample older than the window, so that the rate spans it.
+  while (samples.size() > 2 && time - samples[1].first > window)
+    samples.pop_front();
+}
+
+double RateMeter::rate() const {
+  if (samples.size() < 2)
+    return 0;
+  double seconds = std::chrono::duration<double>(samples.back().first -
+                                                 samples.front().first)
+                       .count();
+  if (seconds <= 0)
+    return 0;
+  return (samples.back().second - samples.front().second) / seconds;
+}
+
+ProgressReporter::ProgressReporter(std::ostream &out, std::mutex &outputMutex,
+                                   bool terminal, int64_t target,
+                                   StepSource readStep,
+                                   std::chrono::milliseconds interval)
+    : out(out), outputMutex(outputMutex), terminal(terminal), target(target),
+      readStep(std::move(readStep)), interval(interval) {}
+
+ProgressReporter::~ProgressReporter() { stop(); }
+
+void ProgressReporter::start() {
+  poller = std::thread([this] { run(); });
+}
+
+void ProgressReporter::stop() {
+  {
+    std::lock_guard<std::mutex> lock(stateMutex);
+    if (stopping && !poller.joinable())
+      return;
+    stopping = true;
+  }
+  wake.notify_all();
+  if (poller.joinable())
+    poller.join();
+  std::lock_guard<std::mutex> lock(outputMutex);
+  if (terminal && barShown) {
+    out << "\n";
+    out.flush();
+    barShown = false;
+  }
+}
+
+void ProgressReporter::hideLocked() {
+  if (terminal && barShown)
+    out << "\r\033[K";
+}
+
+void ProgressReporter::showLocked() {
+  if (terminal && step >= 0) {
+    out << formatProgressBar(step, target, meter.rate());
+    out.flush();
+    barShown = true;
+  }
+}
+
+void ProgressReporter::update(int64_t newStep, Clock::time_point now) {
+  std::lock_guard<std::mutex> lock(outputMutex);
+  step = newStep;
+  meter.add(now, newStep);
+  if (terminal) {
+    hideLocked();
+    showLocked();
+    return;
+  }
+  int tenth = static_cast<int>(fraction(step, target) * 10);
+  if (tenth > lastTenth) {
+    lastTenth = tenth;
+    out << formatProgressLine(step, target, meter.rate()) << std::endl;
+  }
+}
+
+void ProgressReporter::run() {
+  while (true) {
+    {
+      std::unique_lock<std::mutex> lock(stateMutex);
+      if (wake.wait_for(lock, interval, [this] { return stopping; }))
+        return;
+    }
+    std::optional<int64_t> current = readStep();
+    if (current)
+      update(*current, Clock::now());
+  }
+}
+
+std::unique_ptr<ProgressReporter> makeLocalProgress(const std::string &psAddress,
+                                                    int64_t target,
+                                                    std::mutex &outputMutex) {
+  rpc::ClientOptions clientOptions;
+  clientOptions.callTimeout = std::chrono::milliseconds(1000);
+  // Only the polling thread touches the client. After a failed call (the
+  // PS is not listening yet) the next poll uses a fresh channel: a channel
+  // whose connection failed waits out its reconnection backoff, which could
+  // hide a short run entirely.
+  auto client = std::make_shared<std::unique_ptr<rpc::PsClient>>();
+  auto readStep = [client, psAddress,
+                   clientOptions]() -> std::optional<int64_t> {
+    try {
+      if (!*client)
+        *client = std::make_unique<rpc::PsClient>("/job:ps/task:0", psAddress,
+                                                  clientOptions);
+      return (*client)->step();
+    } catch (const std::exception &) {
+      client->reset(); // not up yet, or gone
+      return std::nullopt;
+    }
+  };
+  return std::make_unique<ProgressReporter>(
+      std::cout, outputMutex, isInteractiveTerminal(STDOUT_FILENO), target,
+      readStep);
+}
+
+} // namespace dtf::run
