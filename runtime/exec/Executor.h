@@ -1,0 +1,158 @@
+//===- Executor.h - Concurrent dataflow execution of a function -*- C++ -*-===//
+//
+// Runs the ops of a dtf function (one partition of a distributed graph) as a
+// dataflow graph on a thread pool: an op becomes ready when its operands are
+// computed and the ops it must follow are done, and ready ops run
+// concurrently. The function is prepared once into that graph; each run is a
+// step.
+//
+// Besides SSA edges, the graph orders the ops that touch the same variable as
+// the program does: a read after an assign (or an optimizer update) sees the
+// new value, and an update after a read does not overtake it.
+//
+// Ops that leave the process are not computed here:
+//  - dtf.send / dtf.recv go through the step's Rendezvous (RunOptions);
+//  - any other op can be given to an ExternalOpHandler, by op name (the
+//    worker's dtf.pull and dtf.push_gradients, which call a PS task).
+// Both are asynchronous: a waiting recv or RPC holds no thread, so a step
+// cannot starve the pool however many transfers it waits for.
+//
+// The first error ends the step: it cancels the ops still waiting, skips the
+// ops not started, and is thrown by run() as an EvalError naming the op, once
+// no op of the step is running any more.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DTF_RUNTIME_EXEC_EXECUTOR_H
+#define DTF_RUNTIME_EXEC_EXECUTOR_H
+
+#include "runtime/exec/OpKernels.h"
+
+#include "dtf/runtime/Cancellation.h"
+#include "dtf/runtime/Rendezvous.h"
+#include "dtf/runtime/ThreadPool.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dtf::exec {
+
+/// One call of an op an ExternalOpHandler computes.
+struct ExternalOpCall {
+  mlir::Operation *op;
+  /// One per operand of `op`: its tensor, or null for a resource handle.
+  /// Valid until `done` is called.
+  std::vector<const Tensor *> operands;
+  int64_t stepId;
+  /// Fires when the step is cancelled (another op failed, the deadline
+  /// passed, the caller cancelled it); the handler should then finish at
+  /// once, with the reason as its error.
+  CancellationManager *cancellation;
+  /// The step's deadline, for the RPCs the handler makes.
+  std::optional<Deadline> deadline;
+};
+
+/// Reports the end of an external op: its results (one per op result, of
+/// the result types) or its error.
+using ExternalOpDone =
+    std::function<void(std::exception_ptr error, std::vector<Tensor> results)>;
+
+/// Computes ops that leave the process. Implemented by the caller.
+class ExternalOpHandler {
+public:
+  virtual ~ExternalOpHandler();
+  /// Starts `call` and calls `done` exactly once, from any thread, possibly
+  /// before returning. It runs on a pool thread: blocking there holds that
+  /// thread, so a long wait should rather complete `done` from elsewhere.
+  virtual void runAsync(const ExternalOpCall &call, ExternalOpDone done) = 0;
+};
+
+/// An ExternalOpHandler running `compute` on the pool thread; what it throws
+/// is the op's error.
+std::shared_ptr<ExternalOpHandler> makeExternalOpHandler(
+    std::function<std::vector<Tensor>(const ExternalOpCall &)> compute);
+
+struct ExecutorOptions {
+  EvalOptions eval;
+  /// The threads that run ops; several executors may share one pool.
+  /// Created with `numThreads` threads when null.
+  std::shared_ptr<ThreadPool> threadPool;
+  /// 0 means one per hardware thread.
+  size_t numThreads = 0;
+  /// Handlers of the ops without a CPU kernel, by op name ("dtf.pull").
+  std::map<std::string, std::shared_ptr<ExternalOpHandler>> externalOps;
+  /// Called on the thread about to run each op, before it runs: for tracing
+  /// and tests. Must be thread-safe.
+  std::function<void(mlir::Operation *op)> beforeOp;
+};
+
+/// One step's settings.
+struct RunOptions {
+  /// Identifies the step to the rendezvous and external ops.
+  int64_t stepId = 0;
+  /// Where dtf.send and dtf.recv meet; required when the function has any.
+  Rendezvous *rendezvous = nullptr;
+  /// The step fails with DeadlineExceeded, naming the ops still running,
+  /// when it is not done by then.
+  std::optional<Deadline> deadline;
+  /// Cancelling it cancels the step (e.g. the RPC that asked for it).
+  CancellationManager *cancellation = nullptr;
+};
+
+class Executor {
+public:
+  /// Prepares `function` (a single block), which must outlive the executor,
+  /// as must `variables`. Throws EvalError when an op can run neither on a
+  /// kernel nor through a handler.
+  Executor(mlir::func::FuncOp function, VariableStore &variables,
+           ExecutorOptions options = {});
+  ~Executor();
+  Executor(const Executor &) = delete;
+  Executor &operator=(const Executor &) = delete;
+
+  /// Runs every op of the function as one step and returns its results.
+  /// `arguments` has one tensor per function argument.
+  ///
+  /// Steps may run concurrently; steps that update the same variables
+  /// concurrently race, as TensorFlow's do without use_locking.
+  std::vector<Tensor> run(const FeedMap &feeds,
+                          std::vector<Tensor> arguments = {},
+                          const RunOptions &options = {});
+
+  /// Returns the values of `fetches` (values of the function's body),
+  /// running only the ops they depend on, as Interpreter::runAndFetch does.
+  /// `arguments` may be empty when the fetches do not depend on them.
+  std::vector<Tensor> runAndFetch(const FeedMap &feeds,
+                                  llvm::ArrayRef<mlir::Value> fetches,
+                                  std::vector<Tensor> arguments = {},
+                                  const RunOptions &options = {});
+
+  mlir::func::FuncOp function() const;
+  ThreadPool &threadPool() const;
+
+  struct Graph;
+  struct Plan;
+  class Step;
+
+private:
+  std::shared_ptr<const Plan> planFor(llvm::ArrayRef<mlir::Value> fetches);
+  std::vector<Tensor> execute(const Plan &plan, const FeedMap &feeds,
+                              std::vector<Tensor> arguments,
+                              const RunOptions &options);
+
+  std::unique_ptr<Graph> graph_;
+  VariableStore &variables_;
+  ExecutorOptions options_;
+};
+
+} // namespace dtf::exec
+
+#endif // DTF_RUNTIME_EXEC_EXECUTOR_H

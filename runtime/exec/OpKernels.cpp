@@ -1,0 +1,418 @@
+//===- OpKernels.cpp - The CPU kernel of each dtf op ----------------------===//
+
+#include "runtime/exec/OpKernels.h"
+
+#include "dialects/dtf/IR/DTFOps.h"
+#include "dtf/runtime/Initializers.h"
+#include "dtf/runtime/Kernels.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+// The dialect lives in mlir::dtf, the runtime in ::dtf.
+namespace ir = mlir::dtf;
+using ::dtf::DType;
+using ::dtf::ErrorCode;
+using ::dtf::Shape;
+using ::dtf::Tensor;
+namespace kernels = ::dtf::kernels;
+namespace initializers = ::dtf::initializers;
+
+namespace dtf::exec {
+
+//===----------------------------------------------------------------------===//
+// Types, constants and variables
+//===----------------------------------------------------------------------===//
+
+std::string describeOp(Operation *op) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << op->getLoc() << ": '" << op->getName() << "'";
+  return os.str();
+}
+
+[[noreturn]] static void fail(Operation *op, const std::string &message,
+                              ErrorCode code = ErrorCode::InvalidArgument) {
+  throw EvalError(code, describeOp(op) + " " + message);
+}
+
+DType toDType(Type elementType, const EvalOptions &options) {
+  if (elementType.isF32())
+    return options.promoteToF64 ? DType::F64 : DType::F32;
+  if (elementType.isF64())
+    return DType::F64;
+  if (elementType.isInteger(1))
+    return DType::Bool;
+  if (elementType.isInteger(32))
+    return DType::I32;
+  if (elementType.isInteger(64))
+    return DType::I64;
+  std::string text;
+  llvm::raw_string_ostream(text) << elementType;
+  throw EvalError("unsupported element type " + text +
+                  " (the CPU kernels take f32, f64, i1, i32, i64)");
+}
+
+Shape toShape(Type tensorType) {
+  auto ranked = dyn_cast<RankedTensorType>(tensorType);
+  if (!ranked || !ranked.hasStaticShape()) {
+    std::string text;
+    llvm::raw_string_ostream(text) << tensorType;
+    throw EvalError("cannot evaluate a value of type " + text +
+                    " (not a statically shaped tensor)");
+  }
+  return Shape(ranked.getShape().begin(), ranked.getShape().end());
+}
+
+Tensor fromElementsAttr(ElementsAttr attr, const EvalOptions &options) {
+  auto type = cast<RankedTensorType>(attr.getType());
+  Tensor tensor(toDType(type.getElementType(), options), toShape(type));
+  int64_t index = 0;
+  switch (tensor.dtype()) {
+  case DType::F32:
+    for (APFloat value : attr.getValues<APFloat>())
+      tensor.data<float>()[index++] = value.convertToFloat();
+    break;
+  case DType::F64:
+    for (APFloat value : attr.getValues<APFloat>()) {
+      bool losesInfo;
+      value.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven,
+                    &losesInfo);
+      tensor.data<double>()[index++] = value.convertToDouble();
+    }
+    break;
+  case DType::I32:
+    for (APInt value : attr.getValues<APInt>())
+      tensor.data<int32_t>()[index++] = value.getSExtValue();
+    break;
+  case DType::I64:
+    for (APInt value : attr.getValues<APInt>())
+      tensor.data<int64_t>()[index++] = value.getSExtValue();
+    break;
+  case DType::Bool:
+    for (APInt value : attr.getValues<APInt>())
+      tensor.data<bool>()[index++] = !value.isZero();
+    break;
+  }
+  return tensor;
+}
+
+Tensor initialValue(ir::VariableOp variable, const EvalOptions &options) {
+  RankedTensorType type = variable.getValueType();
+  Tensor tensor(toDType(type.getElementType(), options), toShape(type));
+  Attribute init = variable.getInitializer();
+  if (isa<ir::ZerosInitAttr>(init))
+    initializers::zeros(tensor);
+  else if (auto constant = dyn_cast<ir::ConstantInitAttr>(init))
+    initializers::constant(tensor, constant.getValue().convertToDouble());
+  else if (auto normal = dyn_cast<ir::TruncatedNormalInitAttr>(init))
+    initializers::truncated_normal(tensor, normal.getMean().convertToDouble(),
+                                   normal.getStddev().convertToDouble(),
+                                   normal.getSeed());
+  else if (auto normal = dyn_cast<ir::RandomNormalInitAttr>(init))
+    initializers::random_normal(tensor, normal.getMean().convertToDouble(),
+                                normal.getStddev().convertToDouble(),
+                                normal.getSeed());
+  else
+    fail(variable, "has an unknown initializer");
+  return tensor;
+}
+
+void initializeVariables(func::FuncOp function, VariableStore &store,
+                         const EvalOptions &options) {
+  function.walk([&](ir::VariableOp variable) {
+    std::string name = variable.getName().str();
+    if (!store.count(name))
+      store.emplace(name, initialValue(variable, options));
+  });
+}
+
+void checkTensorType(Operation *op, const std::string &what, Type type,
+                     const Tensor &tensor, const EvalOptions &options) {
+  Shape shape = toShape(type); // Throws unless a static ranked tensor.
+  DType expected = toDType(cast<RankedTensorType>(type).getElementType(),
+                           options);
+  if (tensor.shape() != shape || tensor.dtype() != expected)
+    fail(op, what + " is " + tensor.typeString() + " but must be " +
+                 dtypeName(expected) + shapeToString(shape));
+}
+
+bool isResource(Value value) { return isa<ir::ResourceType>(value.getType()); }
+
+ir::VariableOp variableOf(Value handle) {
+  auto definition = handle.getDefiningOp<ir::VariableOp>();
+  if (definition)
+    return definition;
+  Operation *owner = handle.getParentBlock()->getParentOp();
+  throw EvalError(describeOp(owner) +
+                  " uses a resource that is not a dtf.variable result");
+}
+
+Tensor &lookupVariable(VariableStore &store, Value handle) {
+  ir::VariableOp definition = variableOf(handle);
+  auto it = store.find(definition.getName().str());
+  if (it == store.end())
+    fail(definition, "'" + definition.getName().str() + "' is not initialized",
+         ErrorCode::FailedPrecondition);
+  return it->second;
+}
+
+//===----------------------------------------------------------------------===//
+// KernelCall
+//===----------------------------------------------------------------------===//
+
+const Tensor &KernelCall::in(unsigned index) const {
+  if (index >= operands_.size() || !operands_[index])
+    fail(op_, "operand #" + std::to_string(index) + " has no tensor",
+         ErrorCode::Internal);
+  return *operands_[index];
+}
+
+Tensor &KernelCall::variable(unsigned index) const {
+  return context_.variable(op_->getOperand(index));
+}
+
+void KernelCall::set(Tensor tensor, unsigned index) const {
+  results_[index] = std::move(tensor);
+}
+
+//===----------------------------------------------------------------------===//
+// The kernel table
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+using KernelTable = llvm::DenseMap<TypeID, OpKernel>;
+
+/// Registers `kernel`, a callable taking (OpT, const KernelCall &), as the
+/// kernel of OpT.
+template <typename OpT, typename Kernel>
+void add(KernelTable &table, Kernel kernel) {
+  bool inserted =
+      table
+          .try_emplace(TypeID::get<OpT>(),
+                       [kernel](const KernelCall &call) {
+                         kernel(cast<OpT>(call.op()), call);
+                       })
+          .second;
+  assert(inserted && "two kernels for one op");
+  (void)inserted;
+}
+
+std::vector<int64_t> toVector(ArrayRef<int64_t> values) {
+  return std::vector<int64_t>(values.begin(), values.end());
+}
+
+kernels::Padding toPadding(ir::Padding padding) {
+  return padding == ir::Padding::SAME ? kernels::Padding::Same
+                                       : kernels::Padding::Valid;
+}
+
+double toDouble(FloatAttr attr) { return attr.getValue().convertToDouble(); }
+
+/// A kernel of one tensor operand and one result.
+template <typename OpT> void addUnary(KernelTable &table, Tensor (*fn)(const Tensor &)) {
+  add<OpT>(table, [fn](OpT, const KernelCall &c) { c.set(fn(c.in(0))); });
+}
+
+/// A kernel of two tensor operands and one result.
+template <typename OpT>
+void addBinary(KernelTable &table,
+               Tensor (*fn)(const Tensor &, const Tensor &)) {
+  add<OpT>(table,
+           [fn](OpT, const KernelCall &c) { c.set(fn(c.in(0), c.in(1))); });
+}
+
+KernelTable buildKernelTable() {
+  KernelTable t;
+
+  // Graph inputs and state.
+  add<ir::PlaceholderOp>(t, [](ir::PlaceholderOp placeholder,
+                               const KernelCall &c) {
+    std::string name = placeholder.getName().str();
+    auto it = c.context().feeds.find(name);
+    if (it == c.context().feeds.end())
+      fail(placeholder, "'" + name + "' is not fed");
+    const Tensor &feed = it->second;
+    Shape expected = toShape(placeholder.getType());
+    if (feed.shape() != expected)
+      fail(placeholder, "'" + name + "' is fed " + feed.typeString() +
+                            " but expects shape " + shapeToString(expected));
+    c.set(kernels::cast(
+        feed, toDType(placeholder.getType().getElementType(), c.options())));
+  });
+  add<ir::ConstantOp>(t, [](ir::ConstantOp constant, const KernelCall &c) {
+    c.set(fromElementsAttr(constant.getValue(), c.options()));
+  });
+  // Handles resolve to a variable by name when used; nothing to compute.
+  add<ir::VariableOp>(t, [](ir::VariableOp, const KernelCall &) {});
+  add<ir::ReadOp>(t, [](ir::ReadOp, const KernelCall &c) {
+    c.set(c.variable(0).clone());
+  });
+  add<ir::AssignOp>(t, [](ir::AssignOp, const KernelCall &c) {
+    c.variable(0) = c.in(1).clone();
+  });
+  add<ir::AssignAddOp>(t, [](ir::AssignAddOp, const KernelCall &c) {
+    kernels::assign_add(c.variable(0), c.in(1));
+  });
+
+  // Math.
+  add<ir::MatMulOp>(t, [](ir::MatMulOp matmul, const KernelCall &c) {
+    c.set(kernels::matmul(c.in(0), c.in(1), matmul.getTransposeA(),
+                          matmul.getTransposeB()));
+  });
+  addBinary<ir::AddOp>(t, kernels::add);
+  addBinary<ir::SubOp>(t, kernels::sub);
+  addBinary<ir::MulOp>(t, kernels::mul);
+  addBinary<ir::DivOp>(t, kernels::div);
+  addBinary<ir::EqualOp>(t, kernels::equal);
+  addBinary<ir::BiasAddOp>(t, kernels::bias_add);
+  addUnary<ir::NegOp>(t, kernels::neg);
+  addUnary<ir::ReluOp>(t, kernels::relu);
+  addUnary<ir::LogOp>(t, kernels::log);
+  addUnary<ir::SoftmaxOp>(t, kernels::softmax);
+  add<ir::ClipByValueOp>(t, [](ir::ClipByValueOp clip, const KernelCall &c) {
+    c.set(kernels::clip_by_value(c.in(0), toDouble(clip.getMinAttr()),
+                                 toDouble(clip.getMaxAttr())));
+  });
+  addBinary<ir::SoftmaxCrossEntropyWithLogitsOp>(
+      t, kernels::softmax_cross_entropy_with_logits);
+
+  // Reductions and shapes.
+  add<ir::ReduceSumOp>(t, [](ir::ReduceSumOp reduce, const KernelCall &c) {
+    c.set(kernels::reduce_sum(c.in(0), toVector(reduce.getAxes()),
+                              reduce.getKeepDims()));
+  });
+  add<ir::ReduceMeanOp>(t, [](ir::ReduceMeanOp reduce, const KernelCall &c) {
+    c.set(kernels::reduce_mean(c.in(0), toVector(reduce.getAxes()),
+                               reduce.getKeepDims()));
+  });
+  add<ir::ReshapeOp>(t, [](ir::ReshapeOp reshape, const KernelCall &c) {
+    c.set(kernels::reshape(c.in(0).clone(), toShape(reshape.getType())));
+  });
+  add<ir::ArgMaxOp>(t, [](ir::ArgMaxOp argmax, const KernelCall &c) {
+    c.set(kernels::argmax(c.in(0), argmax.getAxis()));
+  });
+  add<ir::CastOp>(t, [](ir::CastOp cast, const KernelCall &c) {
+    c.set(kernels::cast(
+        c.in(0), toDType(cast.getType().getElementType(), c.options())));
+  });
+  add<ir::BroadcastToOp>(t, [](ir::BroadcastToOp broadcast,
+                               const KernelCall &c) {
+    c.set(kernels::broadcast_to(c.in(0), toShape(broadcast.getType())));
+  });
+
+  // Convolution and pooling.
+  add<ir::Conv2DOp>(t, [](ir::Conv2DOp conv, const KernelCall &c) {
+    c.set(kernels::conv2d(c.in(0), c.in(1), toVector(conv.getStrides()),
+                          toPadding(conv.getPadding())));
+  });
+  add<ir::MaxPoolOp>(t, [](ir::MaxPoolOp pool, const KernelCall &c) {
+    c.set(kernels::max_pool(c.in(0), toVector(pool.getKsize()),
+                            toVector(pool.getStrides()),
+                            toPadding(pool.getPadding())));
+  });
+
+  // Gradients.
+  addBinary<ir::ReluGradOp>(t, kernels::relu_grad);
+  addBinary<ir::SoftmaxGradOp>(t, kernels::softmax_grad);
+  add<ir::ClipByValueGradOp>(t, [](ir::ClipByValueGradOp clip,
+                                   const KernelCall &c) {
+    c.set(kernels::clip_by_value_grad(c.in(0), c.in(1),
+                                      toDouble(clip.getMinAttr()),
+                                      toDouble(clip.getMaxAttr())));
+  });
+  add<ir::SoftmaxCrossEntropyWithLogitsGradOp>(
+      t, [](ir::SoftmaxCrossEntropyWithLogitsGradOp, const KernelCall &c) {
+        c.set(kernels::softmax_cross_entropy_with_logits_grad(
+            c.in(0), c.in(1), c.in(2)));
+      });
+  addUnary<ir::BiasAddGradOp>(t, kernels::bias_add_grad);
+  add<ir::Conv2DBackpropInputOp>(t, [](ir::Conv2DBackpropInputOp conv,
+                                       const KernelCall &c) {
+    c.set(kernels::conv2d_backprop_input(
+        toShape(conv.getType()), c.in(0), c.in(1),
+        toVector(conv.getStrides()), toPadding(conv.getPadding())));
+  });
+  add<ir::Conv2DBackpropFilterOp>(t, [](ir::Conv2DBackpropFilterOp conv,
+                                        const KernelCall &c) {
+    c.set(kernels::conv2d_backprop_filter(
+        c.in(0), toShape(conv.getType()), c.in(1),
+        toVector(conv.getStrides()), toPadding(conv.getPadding())));
+  });
+  add<ir::MaxPoolGradOp>(t, [](ir::MaxPoolGradOp pool, const KernelCall &c) {
+    c.set(kernels::max_pool_grad(c.in(0), c.in(1), c.in(2),
+                                 toVector(pool.getKsize()),
+                                 toVector(pool.getStrides()),
+                                 toPadding(pool.getPadding())));
+  });
+
+  // Optimizer updates. Operand order: the resources, then the tensors, as
+  // declared in DTFOps.td.
+  add<ir::ApplyGradientDescentOp>(t, [](ir::ApplyGradientDescentOp apply,
+                                        const KernelCall &c) {
+    kernels::apply_gradient_descent(
+        c.variable(0), toDouble(apply.getLearningRateAttr()), c.in(1));
+  });
+  add<ir::ApplyMomentumOp>(t, [](ir::ApplyMomentumOp apply,
+                                 const KernelCall &c) {
+    kernels::apply_momentum(c.variable(0), c.variable(1),
+                            toDouble(apply.getLearningRateAttr()), c.in(2),
+                            toDouble(apply.getMomentumAttr()),
+                            apply.getUseNesterov());
+  });
+  add<ir::ApplyAdamOp>(t, [](ir::ApplyAdamOp apply, const KernelCall &c) {
+    kernels::apply_adam(c.variable(0), c.variable(1), c.variable(2),
+                        c.in(3).scalarAsDouble(), c.in(4).scalarAsDouble(),
+                        toDouble(apply.getLearningRateAttr()),
+                        toDouble(apply.getBeta1Attr()),
+                        toDouble(apply.getBeta2Attr()),
+                        toDouble(apply.getEpsilonAttr()), c.in(5));
+  });
+  return t;
+}
+
+} // namespace
+
+const OpKernel *findKernel(Operation *op) {
+  // Built once, then only read: safe to share between threads.
+  static const KernelTable table = buildKernelTable();
+  auto it = table.find(op->getName().getTypeID());
+  return it == table.end() ? nullptr : &it->second;
+}
+
+EvalError noKernelError(Operation *op) {
+  if (isa<ir::MinimizeOp, ir::ApplyGradientsOp>(op))
+    return EvalError(ErrorCode::FailedPrecondition,
+                     describeOp(op) +
+                         " is a request for a pass; run --dtf-autodiff and "
+                         "--dtf-expand-optimizer first");
+  return EvalError(ErrorCode::InvalidArgument,
+                   describeOp(op) + " has no CPU kernel");
+}
+
+void evaluateOp(const OpKernel &kernel, const KernelCall &call) {
+  try {
+    kernel(call);
+  } catch (const EvalError &) {
+    throw;
+  } catch (const std::exception &error) {
+    fail(call.op(), error.what(), errorCodeOf(error));
+  } catch (...) {
+    fail(call.op(), "failed with an unknown exception", ErrorCode::Unknown);
+  }
+}
+
+std::vector<Tensor> evaluateOp(Operation *op, ArrayRef<const Tensor *> operands,
+                               const KernelContext &context) {
+  const OpKernel *kernel = findKernel(op);
+  if (!kernel)
+    throw noKernelError(op);
+  std::vector<Tensor> results(op->getNumResults());
+  evaluateOp(*kernel, KernelCall(op, operands, results, context));
+  return results;
+}
+
+} // namespace dtf::exec
