@@ -67,6 +67,10 @@ enum class NodeKind {
   Kernel,
   /// An ExternalOpHandler.
   External,
+  /// dtf.send: hands its operand to the step's rendezvous.
+  Send,
+  /// dtf.recv: waits for its result in the step's rendezvous.
+  Recv,
   /// func.return: collects the step's results.
   Return,
 };
@@ -102,6 +106,8 @@ struct Node {
   int32_t numResults = 0;
   /// Sorted by variable, one entry per variable.
   std::vector<VariableAccess> accesses;
+  /// Send and Recv: "<send device>;<recv device>;<tensor name>".
+  std::string rendezvousKey;
 };
 
 /// Whether `op` may write the variable `handle` names. Ops that do not
@@ -135,6 +141,8 @@ struct Executor::Graph {
   /// Every value of the body.
   llvm::DenseMap<Value, ValueRef> refs;
   int32_t returnNode = -1;
+  /// Whether any node is a Send or a Recv.
+  bool hasTransfers = false;
 
   std::shared_ptr<const Plan> fullPlan;
   std::mutex fetchPlansMutex;
@@ -305,6 +313,8 @@ private:
 
   void runKernel(int32_t id);
   void startExternal(int32_t id);
+  void runSend(int32_t id);
+  void startRecv(int32_t id);
   void runReturn(int32_t id);
 
   const Graph &graph;
@@ -435,8 +445,14 @@ bool Executor::Step::start(int32_t id) {
   case NodeKind::Return:
     runReturn(id);
     return true;
+  case NodeKind::Send:
+    runSend(id);
+    return true;
   case NodeKind::External:
     startExternal(id);
+    return false;
+  case NodeKind::Recv:
+    startRecv(id);
     return false;
   }
   return true;
@@ -594,6 +610,41 @@ void Executor::Step::runReturn(int32_t id) {
     results.push_back(takeOrCopy(operand));
 }
 
+void Executor::Step::runSend(int32_t id) {
+  const Node &node = graph.nodes[id];
+  try {
+    if (options.beforeOp)
+      options.beforeOp(node.op);
+    runOptions.rendezvous->send(node.rendezvousKey, runOptions.stepId,
+                                takeOrCopy(node.operands[0]));
+  } catch (...) {
+    fail(id, std::current_exception());
+  }
+}
+
+void Executor::Step::startRecv(int32_t id) {
+  const Node &node = graph.nodes[id];
+  // The callback may run at once (the tensor was sent already), or later on
+  // the sender's thread or a transport's.
+  RecvCallback done = [self = shared_from_this(), id](std::exception_ptr error,
+                                                      Tensor tensor) {
+    std::vector<Tensor> results;
+    if (!error)
+      results.push_back(std::move(tensor));
+    self->completeAsync(id, std::move(error), std::move(results));
+  };
+  try {
+    if (options.beforeOp)
+      options.beforeOp(node.op);
+  } catch (...) {
+    done(std::current_exception(), Tensor());
+    return;
+  }
+  runOptions.rendezvous->recvAsync(
+      node.rendezvousKey, runOptions.stepId,
+      RecvArgs{&cancellation, runOptions.deadline}, std::move(done));
+}
+
 void Executor::Step::startExternal(int32_t id) {
   const Node &node = graph.nodes[id];
   ExternalOpCall call{node.op, {}, runOptions.stepId, &cancellation,
@@ -677,6 +728,14 @@ Executor::Executor(func::FuncOp function, VariableStore &variables,
     if (handler != options_.externalOps.end()) {
       node.kind = NodeKind::External;
       node.handler = handler->second.get();
+    } else if (auto send = dyn_cast<ir::SendOp>(op)) {
+      node.kind = NodeKind::Send;
+      node.rendezvousKey = send.getRendezvousKey();
+      graph.hasTransfers = true;
+    } else if (auto recv = dyn_cast<ir::RecvOp>(op)) {
+      node.kind = NodeKind::Recv;
+      node.rendezvousKey = recv.getRendezvousKey();
+      graph.hasTransfers = true;
     } else if (isa<func::ReturnOp>(op)) {
       node.kind = NodeKind::Return;
       graph.returnNode = graph.nodes.size();
@@ -781,6 +840,11 @@ std::vector<Tensor> Executor::execute(const Plan &plan, const FeedMap &feeds,
                     describeOp(graph_->function) +
                         ": a step cannot be run from a thread of its own "
                         "pool (it would wait for itself)");
+  if (graph_->hasTransfers && !options.rendezvous)
+    throw EvalError(ErrorCode::FailedPrecondition,
+                    describeOp(graph_->function) +
+                        " sends or receives tensors: its steps need a "
+                        "rendezvous (RunOptions::rendezvous)");
   auto step = std::make_shared<Step>(*graph_, plan, options_,
                                      *options_.threadPool, variables_, feeds,
                                      options);

@@ -2,6 +2,7 @@
 
 #include "runtime/exec/Executor.h"
 #include "runtime/exec/Interpreter.h"
+#include "runtime/exec/TestModules.h"
 
 #include "dialects/dtf/IR/DTFOps.h"
 #include "passes/InitAll.h"
@@ -9,6 +10,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/Parser/Parser.h"
 
 #include <gtest/gtest.h>
@@ -566,6 +568,132 @@ TEST_F(ExecutorTest, ConcurrentStepsShareOnePool) {
   for (std::thread &caller : callers)
     caller.join();
   EXPECT_EQ(correct.load(), 100);
+}
+
+//===----------------------------------------------------------------------===//
+// Send and recv
+//===----------------------------------------------------------------------===//
+
+/// Runs the three partitions of kPartitionedModule as step `stepId`, each
+/// on its own executor and thread, all meeting in `rendezvous`. A failing
+/// partition aborts the step in the rendezvous, so that the others stop
+/// waiting for it. Returns task 0's results; rethrows the first error.
+std::vector<Tensor> runPartitions(std::vector<Executor *> executors,
+                                  ::dtf::LocalRendezvous &rendezvous,
+                                  int64_t stepId, const FeedMap &feeds,
+                                  std::optional<::dtf::Deadline> deadline) {
+  std::vector<Tensor> results;
+  const FeedMap noFeeds;
+  std::vector<std::exception_ptr> errors(executors.size());
+  std::vector<std::thread> threads;
+  for (size_t task = 0; task < executors.size(); ++task)
+    threads.emplace_back([&, task] {
+      RunOptions run;
+      run.stepId = stepId;
+      run.rendezvous = &rendezvous;
+      run.deadline = deadline;
+      try {
+        std::vector<Tensor> produced =
+            executors[task]->run(task == 0 ? feeds : noFeeds, {}, run);
+        if (task == 0)
+          results = std::move(produced);
+      } catch (...) {
+        errors[task] = std::current_exception();
+        rendezvous.abortStep(stepId, errors[task]);
+      }
+    });
+  for (std::thread &thread : threads)
+    thread.join();
+  for (std::exception_ptr &error : errors)
+    if (error)
+      std::rethrow_exception(error);
+  return results;
+}
+
+TEST_F(ExecutorTest, PartitionsMatchTheWholeFunction) {
+  parse(::dtf::exec::testing::kPartitionedModule);
+  auto lookup = [&](llvm::StringRef name) {
+    return module->lookupSymbol<mlir::func::FuncOp>(name);
+  };
+  VariableStore reference;
+  dtf::exec::initializeVariables(lookup("main"), reference, {});
+  Interpreter interpreter(reference);
+
+  std::vector<VariableStore> stores(3);
+  std::vector<std::unique_ptr<Executor>> executors;
+  auto pool = std::make_shared<::dtf::ThreadPool>(3);
+  for (int task = 0; task < 3; ++task) {
+    mlir::func::FuncOp partition =
+        lookup("main_worker_" + std::to_string(task));
+    dtf::exec::initializeVariables(partition, stores[task], {});
+    ExecutorOptions options;
+    options.threadPool = pool;
+    executors.push_back(
+        std::make_unique<Executor>(partition, stores[task], options));
+  }
+  ::dtf::LocalRendezvous rendezvous;
+  for (int64_t step = 1; step <= 3; ++step) {
+    FeedMap feeds;
+    feeds.emplace("x", Tensor::fromVector<float>(
+                           {2, 2}, {1.0f, -2.0f, 0.5f * step, 3.0f}));
+    std::vector<Tensor> expected = interpreter.run(lookup("main"), feeds);
+    std::vector<Tensor> actual =
+        runPartitions({executors[0].get(), executors[1].get(),
+                       executors[2].get()},
+                      rendezvous, step, feeds, Clock::now() + 20s);
+    ASSERT_EQ(actual.size(), 2u);
+    EXPECT_EQ(actual[0].toVector<float>(), expected[0].toVector<float>());
+    EXPECT_EQ(actual[1].toVector<float>(), expected[1].toVector<float>());
+  }
+  EXPECT_EQ(stores[1].at("w").toVector<float>(),
+            reference.at("w").toVector<float>());
+  EXPECT_EQ(rendezvous.numBuffered(), 0u);
+  EXPECT_EQ(rendezvous.numWaiting(), 0u);
+}
+
+TEST_F(ExecutorTest, RecvWithoutSenderFailsAtTheDeadline) {
+  parse(::dtf::exec::testing::kPartitionedModule);
+  VariableStore store;
+  Executor executor(module->lookupSymbol<mlir::func::FuncOp>("main_worker_2"),
+                    store, withThreads(2));
+  ::dtf::LocalRendezvous rendezvous;
+  RunOptions run;
+  run.stepId = 5;
+  run.rendezvous = &rendezvous;
+  run.deadline = Clock::now() + 100ms;
+  EvalError error = expectEvalError([&] { executor.run({}, {}, run); });
+  EXPECT_EQ(error.code(), ErrorCode::DeadlineExceeded);
+  EXPECT_TRUE(contains(error.what(), "'dtf.recv'")) << error.what();
+  EXPECT_EQ(rendezvous.numWaiting(), 0u);
+
+  // Without a rendezvous, the step does not start.
+  error = expectEvalError([&] { executor.run({}); });
+  EXPECT_EQ(error.code(), ErrorCode::FailedPrecondition);
+  EXPECT_TRUE(contains(error.what(), "need a rendezvous")) << error.what();
+}
+
+TEST_F(ExecutorTest, FailingPartitionEndsTheOthers) {
+  parse(::dtf::exec::testing::kPartitionedModule);
+  std::vector<VariableStore> stores(3);
+  std::vector<std::unique_ptr<Executor>> executors;
+  for (int task = 0; task < 3; ++task)
+    executors.push_back(std::make_unique<Executor>(
+        module->lookupSymbol<mlir::func::FuncOp>("main_worker_" +
+                                                 std::to_string(task)),
+        stores[task], withThreads(2)));
+  // Task 1's variable is not initialized: task 1 fails, and tasks 0 and 2,
+  // waiting for its tensors, fail with its error long before the deadline.
+  ::dtf::LocalRendezvous rendezvous;
+  FeedMap feeds;
+  feeds.emplace("x", Tensor::filled(::dtf::DType::F32, {2, 2}, 1.0));
+  auto start = Clock::now();
+  EvalError error = expectEvalError([&] {
+    runPartitions({executors[0].get(), executors[1].get(), executors[2].get()},
+                  rendezvous, 1, feeds, start + 20s);
+  });
+  EXPECT_LT(Clock::now() - start, 10s);
+  EXPECT_TRUE(contains(error.what(), "'w' is not initialized")) << error.what();
+  EXPECT_EQ(rendezvous.numWaiting(), 0u);
 }
 
 } // namespace

@@ -292,6 +292,16 @@ KernelTable buildKernelTable() {
   add<ir::ReshapeOp>(t, [](ir::ReshapeOp reshape, const KernelCall &c) {
     c.set(kernels::reshape(c.in(0).clone(), toShape(reshape.getType())));
   });
+  add<ir::ConcatOp>(t, [](ir::ConcatOp concat, const KernelCall &c) {
+    std::vector<const Tensor *> inputs;
+    for (unsigned i = 0; i < concat.getInputs().size(); ++i)
+      inputs.push_back(&c.in(i));
+    c.set(kernels::concat(inputs, concat.getAxis()));
+  });
+  add<ir::SliceOp>(t, [](ir::SliceOp slice, const KernelCall &c) {
+    c.set(kernels::slice(c.in(0), toVector(slice.getOffsets()),
+                         toVector(slice.getSizes())));
+  });
   add<ir::ArgMaxOp>(t, [](ir::ArgMaxOp argmax, const KernelCall &c) {
     c.set(kernels::argmax(c.in(0), argmax.getAxis()));
   });

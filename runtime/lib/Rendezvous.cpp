@@ -139,6 +139,9 @@ void LocalRendezvous::send(const std::string &key, int64_t stepId,
   std::shared_ptr<Waiter> waiter;
   {
     std::lock_guard<std::mutex> lock(mutex_);
+    auto aborted = aborted_.find(stepId);
+    if (aborted != aborted_.end())
+      std::rethrow_exception(aborted->second);
     SlotKey slotKey(stepId, key);
     Slot &slot = slots_[slotKey];
     if (slot.value)
@@ -166,7 +169,10 @@ void LocalRendezvous::recvAsync(const std::string &key, int64_t stepId,
     std::lock_guard<std::mutex> lock(mutex_);
     SlotKey slotKey(stepId, key);
     auto it = slots_.find(slotKey);
-    if (it != slots_.end() && it->second.value) {
+    auto aborted = aborted_.find(stepId);
+    if (aborted != aborted_.end()) {
+      error = aborted->second;
+    } else if (it != slots_.end() && it->second.value) {
       value = std::move(*it->second.value);
       slots_.erase(it);
     } else if (it != slots_.end() && it->second.waiter) {
@@ -203,19 +209,42 @@ void LocalRendezvous::recvAsync(const std::string &key, int64_t stepId,
   done(std::move(error), std::move(value));
 }
 
+std::vector<std::shared_ptr<LocalRendezvous::Waiter>>
+LocalRendezvous::takeStep(int64_t stepId) {
+  std::vector<std::shared_ptr<Waiter>> waiters;
+  auto it = slots_.lower_bound(SlotKey(stepId, std::string()));
+  while (it != slots_.end() && it->first.first == stepId) {
+    if (it->second.waiter)
+      waiters.push_back(std::move(it->second.waiter));
+    it = slots_.erase(it);
+  }
+  return waiters;
+}
+
 void LocalRendezvous::abortStep(int64_t stepId, std::exception_ptr reason) {
   std::vector<std::shared_ptr<Waiter>> waiters;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    auto it = slots_.lower_bound(SlotKey(stepId, std::string()));
-    while (it != slots_.end() && it->first.first == stepId) {
-      if (it->second.waiter)
-        waiters.push_back(std::move(it->second.waiter));
-      it = slots_.erase(it);
-    }
+    waiters = takeStep(stepId);
+    aborted_.emplace(stepId, reason);
+    if (aborted_.size() > kMaxAbortedSteps)
+      aborted_.erase(aborted_.begin());
   }
   for (auto &waiter : waiters)
     fail(waiter, reason);
+}
+
+void LocalRendezvous::cleanupStep(int64_t stepId) {
+  std::vector<std::shared_ptr<Waiter>> waiters;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    waiters = takeStep(stepId);
+    aborted_.erase(stepId);
+  }
+  for (auto &waiter : waiters)
+    fail(waiter, makeError(ErrorCode::Cancelled,
+                           "step " + std::to_string(stepId) +
+                               " was cleaned up while a recv waited"));
 }
 
 size_t LocalRendezvous::numBuffered() const {

@@ -110,6 +110,23 @@ TEST(LocalRendezvousTest, AbortStepFailsWaitersAndDropsTensors) {
   EXPECT_EQ(errorCodeOf(error), ErrorCode::Aborted);
   EXPECT_EQ(rendezvous.numWaiting(), 0u);
   EXPECT_EQ(rendezvous.numBuffered(), 1u); // step 6's
+
+  // Later sends and recvs of the aborted step fail at once.
+  error = nullptr;
+  rendezvous.recvAsync("a;b;late", 5, {},
+                       [&](std::exception_ptr e, Tensor) { error = e; });
+  EXPECT_EQ(errorMessageOf(error), "step 5 aborted");
+  EXPECT_THROW(rendezvous.send("a;b;late", 5, Tensor::scalar<float>(1)),
+               Error);
+  EXPECT_EQ(rendezvous.numBuffered(), 1u);
+
+  // Cleaning the step up forgets the abort.
+  rendezvous.cleanupStep(5);
+  rendezvous.send("a;b;late", 5, Tensor::scalar<float>(1));
+  EXPECT_EQ(rendezvous.recv("a;b;late", 5).toVector<float>(),
+            std::vector<float>{1});
+  rendezvous.cleanupStep(6);
+  EXPECT_EQ(rendezvous.numBuffered(), 0u);
 }
 
 TEST(LocalRendezvousTest, DuplicateSendAndRecvAreErrors) {

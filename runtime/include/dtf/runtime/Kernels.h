@@ -107,6 +107,13 @@ Tensor argmax(const Tensor &x, int64_t axis);
 /// Replicates x to `shape` by NumPy broadcasting (x's shape must broadcast to
 /// exactly `shape`); every dtype.
 Tensor broadcast_to(const Tensor &x, const Shape &shape);
+/// Joins `inputs` along `axis` (negative counts from the back): one dtype
+/// and rank (>= 1), equal sizes except along `axis`; every dtype.
+Tensor concat(const std::vector<const Tensor *> &inputs, int64_t axis);
+/// The box of x starting at `offsets` with `sizes` (one per dimension; -1
+/// extends to the end of the dimension), as TF's Slice; every dtype.
+Tensor slice(const Tensor &x, const std::vector<int64_t> &offsets,
+             const std::vector<int64_t> &sizes);
 /// Reinterprets x's buffer with a new shape; at most one dimension may be -1
 /// and is then inferred. Takes x by value: pass std::move(t) to reuse the
 /// buffer without copying, or t.clone() to keep t.

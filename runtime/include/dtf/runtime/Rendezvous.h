@@ -26,6 +26,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 namespace dtf {
 
@@ -93,9 +94,17 @@ public:
   void recvAsync(const std::string &key, int64_t stepId, const RecvArgs &args,
                  RecvCallback done) override;
 
-  /// Ends step `stepId`: its waiting recvs fail with `reason` and the
-  /// tensors sent but never received are dropped.
+  /// Ends step `stepId`: its waiting recvs fail with `reason`, the tensors
+  /// sent but never received are dropped, and later sends and recvs of the
+  /// step fail with `reason` too. The most recent kMaxAbortedSteps aborted
+  /// steps are remembered (the lowest ids are forgotten first).
   void abortStep(int64_t stepId, std::exception_ptr reason);
+
+  /// Drops what is left of step `stepId`: buffered tensors and its abort
+  /// record. Recvs still waiting fail (Cancelled).
+  void cleanupStep(int64_t stepId);
+
+  static constexpr size_t kMaxAbortedSteps = 1024;
 
   /// Tensors sent but not received yet, over all steps.
   size_t numBuffered() const;
@@ -116,8 +125,12 @@ private:
   /// Forgets `waiter` if it still waits under `key`.
   void dropWaiter(const SlotKey &key, const std::shared_ptr<Waiter> &waiter);
 
+  /// Removes the slots of `stepId` under the lock; returns their waiters.
+  std::vector<std::shared_ptr<Waiter>> takeStep(int64_t stepId);
+
   mutable std::mutex mutex_;
   std::map<SlotKey, Slot> slots_;
+  std::map<int64_t, std::exception_ptr> aborted_;
 };
 
 } // namespace dtf
