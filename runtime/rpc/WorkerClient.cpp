@@ -1,0 +1,299 @@
+//===- WorkerClient.cpp - Calls to one task's worker service --------------===//
+
+#include "runtime/rpc/WorkerClient.h"
+
+#include "runtime/rpc/Channel.h"
+#include "runtime/rpc/Errors.h"
+#include "runtime/rpc/StatusConversion.h"
+
+#include "dtf/runtime/Error.h"
+
+#include <condition_variable>
+#include <mutex>
+#include <stdexcept>
+
+namespace dtf::rpc {
+
+namespace {
+
+std::chrono::system_clock::time_point toSystemClock(Deadline deadline) {
+  return std::chrono::system_clock::now() +
+         std::chrono::duration_cast<std::chrono::system_clock::duration>(
+             deadline - Clock::now());
+}
+
+/// The error for `rpc` to `peer` failing with `status`, as a dtf::Error of
+/// the matching code (what an executor's op reports).
+std::exception_ptr runtimeError(const std::string &peer, const std::string &rpc,
+                                const grpc::Status &status) {
+  return makeError(fromStatusCode(status.error_code()),
+                   callError(peer, rpc, status).what());
+}
+
+/// One asynchronous RecvTensor call. Deletes itself when done.
+class RecvTensorCall final
+    : public grpc::ClientReadReactor<RecvTensorResponse> {
+public:
+  RecvTensorCall(std::string peer, std::string key, RecvCallback done)
+      : peer(std::move(peer)), key(std::move(key)), done(std::move(done)),
+        assembler([this](size_t index, const std::string &name, DType,
+                         const Shape &) {
+          if (index != 0 || name != this->key)
+            throw std::invalid_argument("tensor " + std::to_string(index) +
+                                        " is '" + name + "', expected '" +
+                                        this->key + "' alone");
+        }),
+        canceller(std::make_shared<Canceller>()) {}
+
+  void start(Worker::Stub &stub, int64_t stepId, Deadline deadline,
+             CancellationManager *cancellation) {
+    request.set_key(key);
+    request.set_step_id(stepId);
+    context.set_deadline(toSystemClock(deadline));
+    canceller->context = &context;
+    if (cancellation) {
+      this->cancellation = cancellation;
+      // The callback holds the canceller, not the call, which may be gone
+      // by the time a late cancellation runs.
+      token = cancellation->add(
+          [canceller = canceller](const std::exception_ptr &) {
+            canceller->cancel();
+          });
+      if (!token) {
+        RecvCallback callback = std::move(done);
+        std::exception_ptr reason = cancellation->reason();
+        delete this;
+        callback(reason, Tensor());
+        return;
+      }
+    }
+    stub.async()->RecvTensor(&context, &request, this);
+    StartRead(&response);
+    StartCall();
+  }
+
+  void OnReadDone(bool ok) override {
+    if (!ok)
+      return; // OnDone follows.
+    try {
+      for (const TensorChunk &chunk : response.chunks())
+        assembler.add(chunk);
+    } catch (const std::invalid_argument &error) {
+      malformed = error.what();
+      context.TryCancel();
+      return;
+    }
+    StartRead(&response);
+  }
+
+  void OnDone(const grpc::Status &status) override {
+    canceller->finish();
+    if (cancellation && token)
+      cancellation->remove(*token);
+    std::exception_ptr error;
+    Tensor tensor;
+    if (!malformed.empty()) {
+      error = runtimeError(peer, "RecvTensor",
+                           grpc::Status(grpc::StatusCode::DATA_LOSS,
+                                        "malformed response: " + malformed));
+    } else if (!status.ok()) {
+      // A cancellation of ours reports its reason, not gRPC's CANCELLED.
+      error = status.error_code() == grpc::StatusCode::CANCELLED &&
+                      cancellation && cancellation->isCancelled()
+                  ? cancellation->reason()
+                  : runtimeError(peer, "RecvTensor", status);
+    } else {
+      try {
+        std::vector<NamedTensor> tensors = assembler.finish();
+        if (tensors.size() != 1)
+          throw std::invalid_argument("the response carries " +
+                                      std::to_string(tensors.size()) +
+                                      " tensors, expected 1");
+        tensor = std::move(tensors.front().tensor);
+      } catch (const std::invalid_argument &failure) {
+        error = runtimeError(peer, "RecvTensor",
+                             grpc::Status(grpc::StatusCode::DATA_LOSS,
+                                          std::string("malformed response: ") +
+                                              failure.what()));
+      }
+    }
+    RecvCallback callback = std::move(done);
+    delete this;
+    callback(std::move(error), std::move(tensor));
+  }
+
+private:
+  /// Cancels the call unless it is over; shared with the cancellation
+  /// callback.
+  struct Canceller {
+    std::mutex mutex;
+    grpc::ClientContext *context = nullptr;
+    void cancel() {
+      std::lock_guard<std::mutex> lock(mutex);
+      if (context)
+        context->TryCancel();
+    }
+    void finish() {
+      std::lock_guard<std::mutex> lock(mutex);
+      context = nullptr;
+    }
+  };
+
+  std::string peer;
+  std::string key;
+  RecvCallback done;
+  grpc::ClientContext context;
+  RecvTensorRequest request;
+  RecvTensorResponse response;
+  TensorAssembler assembler;
+  std::string malformed;
+  std::shared_ptr<Canceller> canceller;
+  CancellationManager *cancellation = nullptr;
+  std::optional<CancellationManager::Token> token;
+};
+
+} // namespace
+
+WorkerClient::WorkerClient(std::string taskName, std::string address,
+                           ClientOptions options)
+    : peer_("worker " + taskName + " at " + address), options_(options),
+      channel(createChannel(address, options)),
+      stub(Worker::NewStub(channel)) {
+  checkChunkSize(options_.chunkBytes, options_.maxMessageBytes);
+}
+
+void WorkerClient::waitUntilReachable() {
+  waitForConnection(*channel, peer_, options_.connectTimeout);
+}
+
+void WorkerClient::registerGraph(const std::string &module,
+                                 const std::vector<std::string> &functions) {
+  grpc::ClientContext context;
+  setTimeout(context, options_.callTimeout);
+  RegisterGraphRequest request;
+  request.set_module(module);
+  for (const std::string &function : functions)
+    request.add_functions(function);
+  RegisterGraphResponse response;
+  grpc::Status status = stub->RegisterGraph(&context, request, &response);
+  if (!status.ok())
+    throw callError(peer_, "RegisterGraph", status);
+}
+
+std::vector<Tensor>
+WorkerClient::runStep(const std::string &graph, int64_t stepId,
+                      const std::map<std::string, Tensor> &feeds,
+                      const std::vector<Tensor> &arguments,
+                      std::optional<std::chrono::milliseconds> timeout) {
+  grpc::ClientContext context;
+  setTimeout(context, timeout.value_or(options_.callTimeout));
+  std::unique_ptr<grpc::ClientReaderWriter<RunStepRequest, RunStepResponse>>
+      stream = stub->RunStep(&context);
+
+  // Arguments first, in order, then the feeds by name.
+  std::vector<TensorRef> tensors;
+  for (size_t i = 0; i < arguments.size(); ++i)
+    tensors.push_back({"arg" + std::to_string(i), &arguments[i]});
+  for (const auto &[name, tensor] : feeds)
+    tensors.push_back({name, &tensor});
+  bool headerSent = false;
+  auto send = [&](std::vector<TensorChunk> &chunks) {
+    RunStepRequest message;
+    if (!headerSent) {
+      RunStepHeader *header = message.mutable_header();
+      header->set_graph(graph);
+      header->set_step_id(stepId);
+      header->set_num_arguments(static_cast<int32_t>(arguments.size()));
+      headerSent = true;
+    }
+    for (TensorChunk &chunk : chunks)
+      *message.add_chunks() = std::move(chunk);
+    return stream->Write(message);
+  };
+  // A failed write means the server ended the call; Finish() tells why.
+  bool written = encodeTensors(tensors, options_.chunkBytes, send);
+  if (written && !headerSent) {
+    std::vector<TensorChunk> none;
+    written = send(none);
+  }
+  if (written)
+    stream->WritesDone();
+
+  TensorAssembler assembler;
+  std::string malformed;
+  RunStepResponse message;
+  while (malformed.empty() && stream->Read(&message)) {
+    try {
+      for (const TensorChunk &chunk : message.chunks())
+        assembler.add(chunk);
+    } catch (const std::invalid_argument &error) {
+      malformed = error.what();
+      context.TryCancel();
+    }
+  }
+  grpc::Status status = stream->Finish();
+  std::vector<NamedTensor> results;
+  if (malformed.empty() && status.ok()) {
+    try {
+      results = assembler.finish();
+    } catch (const std::invalid_argument &error) {
+      malformed = error.what();
+    }
+  }
+  if (!malformed.empty())
+    throw callError(peer_, "RunStep",
+                    grpc::Status(grpc::StatusCode::DATA_LOSS,
+                                 "malformed response: " + malformed));
+  if (!status.ok())
+    throw callError(peer_, "RunStep", status);
+  std::vector<Tensor> values;
+  for (NamedTensor &result : results)
+    values.push_back(std::move(result.tensor));
+  return values;
+}
+
+void WorkerClient::cleanupStep(int64_t stepId) {
+  grpc::ClientContext context;
+  setTimeout(context, options_.callTimeout);
+  CleanupStepRequest request;
+  request.set_step_id(stepId);
+  CleanupStepResponse response;
+  grpc::Status status = stub->CleanupStep(&context, request, &response);
+  if (!status.ok())
+    throw callError(peer_, "CleanupStep", status);
+}
+
+void WorkerClient::recvTensorAsync(const std::string &key, int64_t stepId,
+                                   std::optional<Deadline> deadline,
+                                   CancellationManager *cancellation,
+                                   RecvCallback done) {
+  auto *call = new RecvTensorCall(peer_, key, std::move(done));
+  call->start(*stub, stepId,
+              deadline.value_or(Clock::now() + options_.callTimeout),
+              cancellation);
+}
+
+Tensor WorkerClient::recvTensor(const std::string &key, int64_t stepId,
+                                std::optional<Deadline> deadline) {
+  std::mutex mutex;
+  std::condition_variable arrived;
+  bool finished = false;
+  std::exception_ptr error;
+  Tensor value;
+  recvTensorAsync(key, stepId, deadline, nullptr,
+                  [&](std::exception_ptr failure, Tensor tensor) {
+                    std::lock_guard<std::mutex> lock(mutex);
+                    error = std::move(failure);
+                    value = std::move(tensor);
+                    finished = true;
+                    arrived.notify_all();
+                  });
+  // The call has a deadline, so this wait ends.
+  std::unique_lock<std::mutex> lock(mutex);
+  arrived.wait(lock, [&] { return finished; });
+  if (error)
+    std::rethrow_exception(error);
+  return value;
+}
+
+} // namespace dtf::rpc

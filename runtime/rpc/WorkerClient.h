@@ -1,0 +1,85 @@
+//===- WorkerClient.h - Calls to one task's worker service ------*- C++ -*-===//
+//
+// Like the PS client: a deadline on every call, and every failure an error
+// naming the task, its address and the RPC ("worker /job:worker/task:2 at
+// 127.0.0.1:40123: RecvTensor failed: ... (UNAVAILABLE)"), so that a dead
+// peer is a clear error within the deadline, never a hang. Thread-safe.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DTF_RUNTIME_RPC_WORKERCLIENT_H
+#define DTF_RUNTIME_RPC_WORKERCLIENT_H
+
+#include "runtime/rpc/Options.h"
+#include "runtime/rpc/TensorCodec.h"
+
+#include "dtf/runtime/Rendezvous.h"
+
+#include "worker_service.grpc.pb.h"
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dtf::rpc {
+
+class WorkerClient {
+public:
+  /// A client of the worker service of task `taskName`
+  /// ("/job:worker/task:1") at `address` ("host:port"). Connects lazily.
+  WorkerClient(std::string taskName, std::string address,
+               ClientOptions options = {});
+
+  /// "worker /job:worker/task:1 at localhost:2223", the prefix of every
+  /// error.
+  const std::string &peer() const { return peer_; }
+  const ClientOptions &options() const { return options_; }
+
+  /// Waits, retrying with backoff, until the task accepts connections; for
+  /// at most options().connectTimeout. Throws RpcError(UNAVAILABLE).
+  void waitUntilReachable();
+
+  /// Registers the functions `functions` of `module` (MLIR text) as graphs
+  /// of their names. Throws RpcError.
+  void registerGraph(const std::string &module,
+                     const std::vector<std::string> &functions);
+
+  /// Runs step `stepId` of `graph` and returns its results; `timeout` is
+  /// the step's deadline (options().callTimeout when not given). Throws
+  /// RpcError with the code the step failed with.
+  std::vector<Tensor>
+  runStep(const std::string &graph, int64_t stepId,
+          const std::map<std::string, Tensor> &feeds,
+          const std::vector<Tensor> &arguments = {},
+          std::optional<std::chrono::milliseconds> timeout = std::nullopt);
+
+  /// Drops what is left of step `stepId` on the task. Throws RpcError.
+  void cleanupStep(int64_t stepId);
+
+  /// Fetches the tensor the task sent under `key` in step `stepId`, without
+  /// holding a thread while waiting: `done` is called once, on a gRPC
+  /// thread, with the tensor or an Error whose message names the peer.
+  /// `deadline` bounds the call (options().callTimeout from now when not
+  /// given); cancelling `cancellation` cancels it.
+  void recvTensorAsync(const std::string &key, int64_t stepId,
+                       std::optional<Deadline> deadline,
+                       CancellationManager *cancellation, RecvCallback done);
+
+  /// recvTensorAsync, waiting for the outcome. Throws Error.
+  Tensor recvTensor(const std::string &key, int64_t stepId,
+                    std::optional<Deadline> deadline = std::nullopt);
+
+private:
+  std::string peer_;
+  ClientOptions options_;
+  std::shared_ptr<grpc::Channel> channel;
+  std::unique_ptr<Worker::Stub> stub;
+};
+
+} // namespace dtf::rpc
+
+#endif // DTF_RUNTIME_RPC_WORKERCLIENT_H

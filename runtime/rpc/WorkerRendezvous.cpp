@@ -1,0 +1,45 @@
+//===- WorkerRendezvous.cpp - The rendezvous of a task --------------------===//
+
+#include "runtime/rpc/WorkerRendezvous.h"
+
+#include "dtf/runtime/Error.h"
+
+namespace dtf::rpc {
+
+std::string taskOfDevice(std::string_view device) {
+  return std::string(device.substr(0, device.find("/device:")));
+}
+
+WorkerRendezvous::WorkerRendezvous(std::string taskName,
+                                   LocalRendezvous &local, ClientFor clientFor)
+    : taskName(std::move(taskName)), local(local),
+      clientFor(std::move(clientFor)) {}
+
+void WorkerRendezvous::send(const std::string &key, int64_t stepId,
+                            Tensor tensor) {
+  RendezvousKey parts = RendezvousKey::parse(key);
+  if (taskOfDevice(parts.sourceDevice) != taskName)
+    throw Error(ErrorCode::InvalidArgument,
+                "task " + taskName + " cannot send tensor '" + key +
+                    "': its source device is on another task");
+  local.send(key, stepId, std::move(tensor));
+}
+
+void WorkerRendezvous::recvAsync(const std::string &key, int64_t stepId,
+                                 const RecvArgs &args, RecvCallback done) {
+  std::shared_ptr<WorkerClient> client;
+  try {
+    std::string source = taskOfDevice(RendezvousKey::parse(key).sourceDevice);
+    if (source != taskName)
+      client = clientFor(source);
+  } catch (...) {
+    done(std::current_exception(), Tensor());
+    return;
+  }
+  if (!client)
+    return local.recvAsync(key, stepId, args, std::move(done));
+  client->recvTensorAsync(key, stepId, args.deadline, args.cancellation,
+                          std::move(done));
+}
+
+} // namespace dtf::rpc

@@ -1,0 +1,53 @@
+//===- WorkerRendezvous.h - The rendezvous of a task ------------*- C++ -*-===//
+//
+// Sends, and recvs of tensors this task sends itself, meet in the task's
+// LocalRendezvous; a recv of a tensor another task sends fetches it from
+// that task's worker service (RecvTensor), which waits on its own local
+// rendezvous until the tensor is sent.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DTF_RUNTIME_RPC_WORKERRENDEZVOUS_H
+#define DTF_RUNTIME_RPC_WORKERRENDEZVOUS_H
+
+#include "runtime/rpc/WorkerClient.h"
+
+#include "dtf/runtime/Rendezvous.h"
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace dtf::rpc {
+
+/// The task a device belongs to: "/job:worker/task:1/device:CPU:0" ->
+/// "/job:worker/task:1".
+std::string taskOfDevice(std::string_view device);
+
+class WorkerRendezvous : public Rendezvous {
+public:
+  /// The client of another task's worker service; throws when the task is
+  /// unknown.
+  using ClientFor =
+      std::function<std::shared_ptr<WorkerClient>(const std::string &task)>;
+
+  /// The rendezvous of task `taskName`, whose own tensors go through
+  /// `local`; both must outlive it.
+  WorkerRendezvous(std::string taskName, LocalRendezvous &local,
+                   ClientFor clientFor);
+
+  /// Buffers the tensor locally, where its recv (local or remote) finds it.
+  void send(const std::string &key, int64_t stepId, Tensor tensor) override;
+  void recvAsync(const std::string &key, int64_t stepId, const RecvArgs &args,
+                 RecvCallback done) override;
+
+private:
+  std::string taskName;
+  LocalRendezvous &local;
+  ClientFor clientFor;
+};
+
+} // namespace dtf::rpc
+
+#endif // DTF_RUNTIME_RPC_WORKERRENDEZVOUS_H

@@ -1,0 +1,300 @@
+//===- WorkerService.cpp - A task running partitions of a graph -----------===//
+
+#include "runtime/rpc/WorkerService.h"
+
+#include "runtime/rpc/StatusConversion.h"
+#include "runtime/rpc/TensorCodec.h"
+
+#include "dtf/runtime/Error.h"
+#include "passes/InitAll.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <set>
+
+namespace dtf::rpc {
+
+/// A registered function, ready to run.
+struct WorkerService::Graph {
+  /// Shared by the graphs registered from one module.
+  std::shared_ptr<mlir::OwningOpRef<mlir::ModuleOp>> module;
+  std::unique_ptr<exec::Executor> executor;
+};
+
+namespace {
+
+/// Joins names for messages: "a, b, c" or "none".
+template <typename Range> std::string listNames(const Range &names) {
+  std::string text;
+  for (const std::string &name : names)
+    text += (text.empty() ? "" : ", ") + name;
+  return text.empty() ? "none" : text;
+}
+
+} // namespace
+
+WorkerService::WorkerService(WorkerServiceOptions options)
+    : options(std::move(options)),
+      pool(std::make_shared<ThreadPool>(this->options.numThreads)),
+      rendezvous(this->options.taskName, local,
+                 [this](const std::string &task) { return clientFor(task); }) {
+  checkChunkSize(this->options.chunkBytes, this->options.client.maxMessageBytes);
+  mlir::DialectRegistry registry;
+  mlir::dtf::registerAllDialects(registry);
+  context.appendDialectRegistry(registry);
+  context.loadAllAvailableDialects();
+}
+
+WorkerService::~WorkerService() = default;
+
+void WorkerService::setPeerAddress(const std::string &task,
+                                   const std::string &address) {
+  std::lock_guard<std::mutex> lock(peersMutex);
+  options.peers[task] = address;
+  clients.erase(task);
+}
+
+std::shared_ptr<WorkerClient>
+WorkerService::clientFor(const std::string &task) {
+  std::lock_guard<std::mutex> lock(peersMutex);
+  auto client = clients.find(task);
+  if (client != clients.end())
+    return client->second;
+  auto address = options.peers.find(task);
+  if (address == options.peers.end()) {
+    std::set<std::string> known;
+    for (auto &peer : options.peers)
+      known.insert(peer.first);
+    throw Error(ErrorCode::NotFound,
+                "task " + options.taskName + " has no address for task " +
+                    task + " (it knows " + listNames(known) + ")");
+  }
+  auto created = std::make_shared<WorkerClient>(task, address->second,
+                                                options.client);
+  clients.emplace(task, created);
+  return created;
+}
+
+void WorkerService::beginShutdown() {
+  shutdown.cancel(makeError(ErrorCode::Cancelled,
+                            "worker " + options.taskName + " is shutting down"));
+}
+
+exec::VariableStore WorkerService::snapshotVariables() {
+  std::shared_lock<std::shared_mutex> lock(variablesMutex);
+  exec::VariableStore copy;
+  for (auto &[name, value] : variables)
+    copy.emplace(name, value.clone());
+  return copy;
+}
+
+Deadline WorkerService::deadlineOf(const grpc::ServerContext &call) const {
+  auto remaining = std::chrono::duration_cast<Clock::duration>(
+      call.deadline() - std::chrono::system_clock::now());
+  if (remaining >= options.maxWait)
+    return Clock::now() + options.maxWait;
+  // End a little before the caller gives up, so that it gets our error,
+  // which says what was still waiting, rather than a bare DEADLINE_EXCEEDED.
+  auto margin = std::min<Clock::duration>(remaining / 10,
+                                          std::chrono::milliseconds(200));
+  return Clock::now() + remaining - margin;
+}
+
+std::shared_ptr<WorkerService::Graph>
+WorkerService::findGraph(const std::string &name) {
+  std::lock_guard<std::mutex> lock(graphsMutex);
+  auto it = graphs.find(name);
+  if (it != graphs.end())
+    return it->second;
+  std::vector<std::string> registered;
+  for (auto &graph : graphs)
+    registered.push_back(graph.first);
+  throw Error(ErrorCode::NotFound, "task " + options.taskName +
+                                       " has no graph '" + name +
+                                       "' (registered: " +
+                                       listNames(registered) + ")");
+}
+
+grpc::Status WorkerService::RegisterGraph(grpc::ServerContext *,
+                                          const RegisterGraphRequest *request,
+                                          RegisterGraphResponse *) {
+  try {
+    std::lock_guard<std::mutex> registering(registerMutex);
+    // Keep the parser's and verifier's diagnostics for the reply.
+    std::string diagnostics;
+    mlir::ScopedDiagnosticHandler handler(
+        &context, [&](mlir::Diagnostic &diagnostic) {
+          llvm::raw_string_ostream os(diagnostics);
+          os << (diagnostics.empty() ? "" : "; ") << diagnostic.getLocation()
+             << ": " << diagnostic;
+          return mlir::success();
+        });
+    auto module = std::make_shared<mlir::OwningOpRef<mlir::ModuleOp>>(
+        mlir::parseSourceString<mlir::ModuleOp>(
+            request->module(), mlir::ParserConfig(&context),
+            "module registered on " + options.taskName));
+    if (!*module)
+      throw Error(ErrorCode::InvalidArgument,
+                  "task " + options.taskName +
+                      ": the module does not parse: " + diagnostics);
+
+    std::map<std::string, std::shared_ptr<Graph>> prepared;
+    for (const std::string &name : request->functions()) {
+      auto function = (*module)->lookupSymbol<mlir::func::FuncOp>(name);
+      if (!function) {
+        std::vector<std::string> available;
+        for (auto candidate : (*module)->getOps<mlir::func::FuncOp>())
+          available.push_back(candidate.getName().str());
+        throw Error(ErrorCode::InvalidArgument,
+                    "task " + options.taskName + ": the module has no "
+                    "function @" + name + " (it has " +
+                        listNames(available) + ")");
+      }
+      {
+        std::unique_lock<std::shared_mutex> lock(variablesMutex);
+        exec::initializeVariables(function, variables, options.eval);
+      }
+      exec::ExecutorOptions executorOptions;
+      executorOptions.eval = options.eval;
+      executorOptions.threadPool = pool;
+      executorOptions.externalOps = options.externalOps;
+      auto graph = std::make_shared<Graph>();
+      graph->module = module;
+      graph->executor = std::make_unique<exec::Executor>(function, variables,
+                                                         executorOptions);
+      prepared[name] = std::move(graph);
+    }
+    std::lock_guard<std::mutex> lock(graphsMutex);
+    for (auto &[name, graph] : prepared)
+      graphs[name] = std::move(graph);
+  } catch (...) {
+    return toStatus(std::current_exception());
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status WorkerService::RunStep(
+    grpc::ServerContext *call,
+    grpc::ServerReaderWriter<RunStepResponse, RunStepRequest> *stream) {
+  int64_t stepId = 0;
+  bool started = false;
+  try {
+    // The request: the header, then the arguments and the feeds.
+    RunStepRequest message;
+    RunStepHeader header;
+    bool first = true;
+    TensorAssembler assembler;
+    while (stream->Read(&message)) {
+      if (first != message.has_header())
+        throw Error(ErrorCode::InvalidArgument,
+                    "the header must come in the first RunStep message, "
+                    "and only there");
+      if (first)
+        header = message.header();
+      first = false;
+      for (const TensorChunk &chunk : message.chunks())
+        assembler.add(chunk);
+    }
+    if (first)
+      throw Error(ErrorCode::InvalidArgument, "RunStep without a request");
+    std::vector<NamedTensor> tensors = assembler.finish();
+    if (header.num_arguments() < 0 ||
+        static_cast<size_t>(header.num_arguments()) > tensors.size())
+      throw Error(ErrorCode::InvalidArgument,
+                  "RunStep announces " +
+                      std::to_string(header.num_arguments()) +
+                      " arguments but carries " +
+                      std::to_string(tensors.size()) + " tensors");
+    std::vector<Tensor> arguments;
+    exec::FeedMap feeds;
+    for (size_t i = 0; i < tensors.size(); ++i) {
+      if (i < static_cast<size_t>(header.num_arguments())) {
+        arguments.push_back(std::move(tensors[i].tensor));
+      } else if (!feeds.emplace(tensors[i].name, std::move(tensors[i].tensor))
+                      .second) {
+        throw Error(ErrorCode::InvalidArgument,
+                    "'" + tensors[i].name + "' is fed twice");
+      }
+    }
+
+    std::shared_ptr<Graph> graph = findGraph(header.graph());
+    stepId = header.step_id();
+    started = true;
+    exec::RunOptions run;
+    run.stepId = stepId;
+    run.rendezvous = &rendezvous;
+    run.deadline = deadlineOf(*call);
+    run.cancellation = &shutdown;
+    std::vector<Tensor> results;
+    {
+      std::shared_lock<std::shared_mutex> lock(variablesMutex);
+      results = graph->executor->run(feeds, std::move(arguments), run);
+    }
+
+    std::vector<TensorRef> refs;
+    for (size_t i = 0; i < results.size(); ++i)
+      refs.push_back({"result" + std::to_string(i), &results[i]});
+    bool written =
+        encodeTensors(refs, options.chunkBytes,
+                      [&](std::vector<TensorChunk> &chunks) {
+                        RunStepResponse response;
+                        for (TensorChunk &chunk : chunks)
+                          *response.add_chunks() = std::move(chunk);
+                        return stream->Write(response);
+                      });
+    if (!written)
+      return grpc::Status(grpc::StatusCode::CANCELLED,
+                          "the client went away before the results");
+  } catch (...) {
+    std::exception_ptr error = std::current_exception();
+    // The peers waiting for this step's tensors here fail at once.
+    if (started)
+      local.abortStep(stepId, error);
+    return toStatus(error);
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status
+WorkerService::RecvTensor(grpc::ServerContext *call,
+                          const RecvTensorRequest *request,
+                          grpc::ServerWriter<RecvTensorResponse> *writer) {
+  try {
+    const std::string &key = request->key();
+    std::string source = taskOfDevice(RendezvousKey::parse(key).sourceDevice);
+    if (source != options.taskName)
+      throw Error(ErrorCode::InvalidArgument,
+                  "task " + options.taskName + " does not send '" + key +
+                      "': its source is task " + source);
+    Tensor tensor =
+        local.recv(key, request->step_id(), deadlineOf(*call), &shutdown);
+    bool written =
+        encodeTensors({{key, &tensor}}, options.chunkBytes,
+                      [&](std::vector<TensorChunk> &chunks) {
+                        RecvTensorResponse response;
+                        for (TensorChunk &chunk : chunks)
+                          *response.add_chunks() = std::move(chunk);
+                        return writer->Write(response);
+                      });
+    if (!written)
+      return grpc::Status(grpc::StatusCode::CANCELLED,
+                          "the client went away during the transfer");
+  } catch (...) {
+    return toStatus(std::current_exception());
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status WorkerService::CleanupStep(grpc::ServerContext *,
+                                        const CleanupStepRequest *request,
+                                        CleanupStepResponse *) {
+  local.cleanupStep(request->step_id());
+  return grpc::Status::OK;
+}
+
+} // namespace dtf::rpc
