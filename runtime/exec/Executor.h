@@ -54,7 +54,9 @@ struct ExternalOpCall {
   int64_t stepId;
   /// Fires when the step is cancelled (another op failed, the deadline
   /// passed, the caller cancelled it); the handler should then finish at
-  /// once, with the reason as its error.
+  /// once, with the reason as its error. A callback the handler registers
+  /// there must be removed before it calls `done` (the step owns the
+  /// manager; a callback holding `done` would keep the step alive).
   CancellationManager *cancellation;
   /// The step's deadline, for the RPCs the handler makes.
   std::optional<Deadline> deadline;
