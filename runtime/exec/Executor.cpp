@@ -250,7 +250,7 @@ public:
        ThreadPool &pool, VariableStore &store, const FeedMap &feeds,
        const RunOptions &runOptions)
       : graph(graph), plan(plan), options(options), pool(pool),
-        feeds(feeds), runOptions(runOptions), slots(graph.numSlots),
+        runOptions(runOptions), slots(graph.numSlots),
         pending(new std::atomic<int32_t>[graph.nodes.size()]),
         uses(new std::atomic<int32_t>[graph.numSlots]),
         states(new std::atomic<uint8_t>[graph.nodes.size()]),
@@ -273,7 +273,7 @@ public:
     }
   }
 
-  /// Binds the function arguments (to be called before start()).
+  /// Binds the function arguments; before run().
   void bindArguments(std::vector<Tensor> arguments);
 
   /// Runs the step to its end and returns its results.
@@ -321,7 +321,6 @@ private:
   const Plan &plan;
   const ExecutorOptions &options;
   ThreadPool &pool;
-  const FeedMap &feeds;
   const RunOptions &runOptions;
 
   std::vector<Tensor> slots;
