@@ -54,7 +54,9 @@ std::vector<Tensor> PsClient::pull(const std::vector<std::string> &names) {
   std::unique_ptr<grpc::ClientReader<PullResponse>> reader =
       stub->Pull(&context, request);
   PullResponse message;
+  uint64_t bytes = 0;
   while (!malformed && reader->Read(&message)) {
+    bytes += message.ByteSizeLong();
     try {
       for (const TensorChunk &chunk : message.chunks())
         assembler.add(chunk);
@@ -83,6 +85,8 @@ std::vector<Tensor> PsClient::pull(const std::vector<std::string> &names) {
   if (!status.ok())
     throw callError(peer_, "Pull", status);
 
+  ++pulls_;
+  pulledBytes_ += bytes;
   std::vector<Tensor> values;
   values.reserve(tensors.size());
   for (NamedTensor &tensor : tensors)
@@ -99,6 +103,7 @@ PushResult PsClient::push(int64_t step,
       stub->Push(&context, &response);
 
   bool headerSent = false;
+  uint64_t bytes = 0;
   auto send = [&](std::vector<TensorChunk> &chunks) {
     PushRequest message;
     if (!headerSent) {
@@ -107,6 +112,7 @@ PushResult PsClient::push(int64_t step,
     }
     for (TensorChunk &chunk : chunks)
       *message.add_chunks() = std::move(chunk);
+    bytes += message.ByteSizeLong();
     return writer->Write(message);
   };
   // A failed write means the server ended the call (e.g. rejected the
@@ -121,6 +127,8 @@ PushResult PsClient::push(int64_t step,
   grpc::Status status = writer->Finish();
   if (!status.ok())
     throw callError(peer_, "Push", status);
+  ++pushes_;
+  pushedBytes_ += bytes;
   return {response.outcome(), response.step()};
 }
 
@@ -156,6 +164,15 @@ void PsClient::stop(const std::string &reason) {
   grpc::Status status = stub->Stop(&context, request, &response);
   if (!status.ok())
     throw callError(peer_, "Stop", status);
+}
+
+TransferStats PsClient::transferStats() const {
+  TransferStats stats;
+  stats.pulls = pulls_.load();
+  stats.pulledBytes = pulledBytes_.load();
+  stats.pushes = pushes_.load();
+  stats.pushedBytes = pushedBytes_.load();
+  return stats;
 }
 
 } // namespace dtf::rpc

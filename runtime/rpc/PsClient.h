@@ -15,6 +15,7 @@
 
 #include "parameter_server.grpc.pb.h"
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -22,6 +23,16 @@
 #include <vector>
 
 namespace dtf::rpc {
+
+/// What a client has moved: the serialized sizes of the Pull responses it
+/// read and the Push requests it wrote (tensor data plus chunk headers, not
+/// counting gRPC's and HTTP/2's framing).
+struct TransferStats {
+  uint64_t pulls = 0;
+  uint64_t pulledBytes = 0;
+  uint64_t pushes = 0;
+  uint64_t pushedBytes = 0;
+};
 
 struct PushResult {
   PushResponse::Outcome outcome;
@@ -67,11 +78,16 @@ public:
   /// Asks the task's server to shut down.
   void stop(const std::string &reason);
 
+  /// The bytes pulled and pushed so far by successful calls.
+  TransferStats transferStats() const;
+
 private:
   std::string peer_;
   ClientOptions options_;
   std::shared_ptr<grpc::Channel> channel;
   std::unique_ptr<ParameterServer::Stub> stub;
+  std::atomic<uint64_t> pulls_{0}, pulledBytes_{0}, pushes_{0},
+      pushedBytes_{0};
 };
 
 } // namespace dtf::rpc

@@ -12,9 +12,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <mutex>
@@ -89,8 +91,40 @@ void forwardOutput(int fd, const std::string &prefix) {
   std::fclose(stream);
 }
 
+/// OpenBLAS threads per task: the machine's cores shared by the cluster's
+/// tasks. OpenBLAS otherwise starts a thread per core in every task, and on a
+/// machine with fewer cores than tasks their spinning threads take the CPU
+/// from each other (1.5x slower steps on 2 cores, bench/results/REPORT.md).
+/// The MLP's GEMMs are too small to gain from more.
+std::string blasThreadsPerTask(int tasks) {
+  unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  return std::to_string(std::max(1u, cores / std::max(1, tasks)));
+}
+
+/// This process's environment plus OPENBLAS_NUM_THREADS unless it is set
+/// (an explicit value wins); built before fork, as the child may only call
+/// async-signal-safe functions.
+std::vector<std::string> taskEnvironment(const std::string &blasThreads) {
+  std::vector<std::string> environment;
+  for (char **entry = environ; *entry; ++entry)
+    environment.push_back(*entry);
+  if (!std::getenv("OPENBLAS_NUM_THREADS"))
+    environment.push_back("OPENBLAS_NUM_THREADS=" + blasThreads);
+  return environment;
+}
+
 pid_t spawn(const std::string &executable,
-            const std::vector<std::string> &arguments, int outputFd) {
+            const std::vector<std::string> &arguments, int outputFd,
+            const std::vector<std::string> &environment) {
+  std::vector<char *> argv;
+  argv.push_back(const_cast<char *>(executable.c_str()));
+  for (const std::string &argument : arguments)
+    argv.push_back(const_cast<char *>(argument.c_str()));
+  argv.push_back(nullptr);
+  std::vector<char *> envp;
+  for (const std::string &entry : environment)
+    envp.push_back(const_cast<char *>(entry.c_str()));
+  envp.push_back(nullptr);
   pid_t pid = ::fork();
   if (pid < 0)
     throw std::runtime_error(std::string("--local: fork failed: ") +
@@ -99,12 +133,7 @@ pid_t spawn(const std::string &executable,
     ::dup2(outputFd, STDOUT_FILENO);
     ::dup2(outputFd, STDERR_FILENO);
     ::close(outputFd);
-    std::vector<char *> argv;
-    argv.push_back(const_cast<char *>(executable.c_str()));
-    for (const std::string &argument : arguments)
-      argv.push_back(const_cast<char *>(argument.c_str()));
-    argv.push_back(nullptr);
-    ::execv(executable.c_str(), argv.data());
+    ::execve(executable.c_str(), argv.data(), envp.data());
     std::fprintf(stderr, "--local: cannot start %s: %s\n", executable.c_str(),
                  std::strerror(errno));
     ::_exit(127);
@@ -148,6 +177,8 @@ int runLocalCluster(const LocalClusterOptions &options) {
     traceParts = makeTracePartsDir(options.traceFile);
 
   std::vector<Task> tasks(options.numPs + options.numWorkers);
+  std::vector<std::string> environment =
+      taskEnvironment(blasThreadsPerTask(static_cast<int>(tasks.size())));
   for (size_t i = 0; i < tasks.size(); ++i) {
     Task &task = tasks[i];
     task.isPs = static_cast<int>(i) < options.numPs;
@@ -166,7 +197,7 @@ int runLocalCluster(const LocalClusterOptions &options) {
     if (::pipe(pipeFds))
       throw std::runtime_error(std::string("--local: pipe failed: ") +
                                std::strerror(errno));
-    task.pid = spawn(options.executable, arguments, pipeFds[1]);
+    task.pid = spawn(options.executable, arguments, pipeFds[1], environment);
     ::close(pipeFds[1]);
     task.running = true;
     task.reader = std::thread(forwardOutput, pipeFds[0], "[" + task.name + "] ");

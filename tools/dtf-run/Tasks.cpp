@@ -300,6 +300,24 @@ int runWorkerTask(mlir::ModuleOp program, const TaskOptions &options) {
   std::cout << "Worker " << index << ": training ended after " << localStep
             << " local steps" << std::endl;
   std::printf("Training elapsed time: %f s\n", trainingSeconds);
+  // What this worker's training moved over the network, summed over the PS
+  // tasks: serialized Pull responses and Push requests.
+  {
+    rpc::TransferStats total;
+    for (auto &task : ps) {
+      rpc::TransferStats stats = task->transferStats();
+      total.pulls += stats.pulls;
+      total.pulledBytes += stats.pulledBytes;
+      total.pushes += stats.pushes;
+      total.pushedBytes += stats.pushedBytes;
+    }
+    std::printf("Worker %d: RPC traffic: pulled %llu bytes in %llu pulls, "
+                "pushed %llu bytes in %llu pushes\n",
+                index, static_cast<unsigned long long>(total.pulledBytes),
+                static_cast<unsigned long long>(total.pulls),
+                static_cast<unsigned long long>(total.pushedBytes),
+                static_cast<unsigned long long>(total.pushes));
+  }
 
   // Validation on the whole test split with the final parameters.
   exec::FeedMap feeds;

@@ -155,6 +155,26 @@ TEST_F(ParameterServerTest, PullsAndPushesRoundTrip) {
             std::vector<int64_t>{1});
 }
 
+TEST_F(ParameterServerTest, CountsTheBytesOfSuccessfulPullsAndPushes) {
+  startPs("ps_0", Replication::async());
+  client->initialize();
+  EXPECT_EQ(client->transferStats().pulledBytes, 0u);
+  client->pull({"w", "b"});
+  TransferStats afterPull = client->transferStats();
+  EXPECT_EQ(afterPull.pulls, 1u);
+  // 9 floats of data plus the chunk headers.
+  EXPECT_GE(afterPull.pulledBytes, 36u);
+  EXPECT_LT(afterPull.pulledBytes, 200u);
+  pushWB(/*step=*/0, 1.0f, 1.0f);
+  TransferStats afterPush = client->transferStats();
+  EXPECT_EQ(afterPush.pushes, 1u);
+  EXPECT_GE(afterPush.pushedBytes, 36u);
+  EXPECT_EQ(afterPush.pulledBytes, afterPull.pulledBytes);
+  // A failed call counts nothing.
+  expectRpcError([&] { client->pull({"nope"}); });
+  EXPECT_EQ(client->transferStats().pulls, 1u);
+}
+
 TEST_F(ParameterServerTest, AsyncAppliesEveryPushAtOnce) {
   startPs("ps_0", Replication::async(/*totalReplicas=*/3));
   client->initialize();

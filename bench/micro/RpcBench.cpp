@@ -1,0 +1,132 @@
+//===- RpcBench.cpp - Tensor transfer over gRPC, by tensor size -----------===//
+//
+// PsClient::pull and PsClient::push of one f32 variable of N bytes against
+// a ParameterServerService on an in-process server at 127.0.0.1 (real gRPC
+// over loopback TCP, HTTP/2, protobuf), and TensorCodec's encode + decode
+// alone (no network). Counter bytes_per_second is the tensor payload moved.
+// The MLP's step moves hid_w (313,600 bytes) and three small tensors each
+// way.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/rpc/ParameterServerService.h"
+#include "runtime/rpc/PsClient.h"
+#include "runtime/rpc/Server.h"
+#include "runtime/rpc/TensorCodec.h"
+
+#include "passes/InitAll.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+
+#include <benchmark/benchmark.h>
+
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+using namespace dtf;
+using namespace dtf::rpc;
+
+namespace {
+
+/// An async PS task holding one variable "v" of `floats` elements, updated
+/// by gradient descent with learning rate 0 (pushes leave it unchanged).
+std::string psModule(int64_t floats) {
+  std::string type = "tensor<" + std::to_string(floats) + "xf32>";
+  return "module {\n"
+         "  func.func @ps_0(%g: " + type + ") attributes {\n"
+         "      dtf.device = #dtf.device<\"/job:ps/task:0\">,\n"
+         "      dtf.gradients = [\"v\"]} {\n"
+         "    %v = dtf.variable \"v\" init(#dtf.constant<1.0>) : !dtf.resource<" +
+         type + ">\n"
+         "    dtf.apply_gradient_descent %v, %g learning_rate 0.0 : "
+         "!dtf.resource<" + type + ">\n"
+         "    return\n  }\n}\n";
+}
+
+struct Ps {
+  explicit Ps(int64_t floats) {
+    mlir::DialectRegistry registry;
+    mlir::dtf::registerAllDialects(registry);
+    context.appendDialectRegistry(registry);
+    context.loadAllAvailableDialects();
+    mlir::ParserConfig config(&context, /*verifyAfterParse=*/false);
+    module = mlir::parseSourceString<mlir::ModuleOp>(psModule(floats), config);
+    if (!module)
+      throw std::runtime_error("the benchmark's PS module does not parse");
+    auto function = module->lookupSymbol<mlir::func::FuncOp>("ps_0");
+    server = std::make_unique<Server>(ServerOptions{"127.0.0.1:0"});
+    service = std::make_unique<ParameterServerService>(
+        function, Replication::async(), [] {});
+    server->addService(*service);
+    server->start();
+    client = std::make_unique<PsClient>(service->taskName(), server->address());
+    client->waitUntilReachable();
+    client->initialize();
+  }
+  ~Ps() {
+    server.reset(); // stops before the service goes
+  }
+  mlir::MLIRContext context;
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  std::unique_ptr<ParameterServerService> service;
+  std::unique_ptr<Server> server;
+  std::unique_ptr<PsClient> client;
+};
+
+Ps &psFor(int64_t bytes) {
+  static std::map<int64_t, std::unique_ptr<Ps>> servers;
+  std::unique_ptr<Ps> &ps = servers[bytes];
+  if (!ps)
+    ps = std::make_unique<Ps>(bytes / 4);
+  return *ps;
+}
+
+void BM_Pull(benchmark::State &state) {
+  Ps &ps = psFor(state.range(0));
+  for (auto _ : state)
+    benchmark::DoNotOptimize(ps.client->pull({"v"}));
+  state.SetBytesProcessed(state.iterations() * state.range(0));
+}
+
+void BM_Push(benchmark::State &state) {
+  Ps &ps = psFor(state.range(0));
+  Tensor gradient = Tensor::filled(DType::F32, {state.range(0) / 4}, 0.5);
+  for (auto _ : state)
+    benchmark::DoNotOptimize(ps.client->push(0, {{"v", &gradient}}));
+  state.SetBytesProcessed(state.iterations() * state.range(0));
+}
+
+void BM_EncodeDecode(benchmark::State &state) {
+  Tensor tensor = Tensor::filled(DType::F32, {state.range(0) / 4}, 0.5);
+  for (auto _ : state) {
+    TensorAssembler assembler;
+    encodeTensors({{"v", &tensor}}, kDefaultChunkBytes,
+                  [&](std::vector<TensorChunk> &chunks) {
+                    for (const TensorChunk &chunk : chunks)
+                      assembler.add(chunk);
+                    return true;
+                  });
+    benchmark::DoNotOptimize(assembler.finish());
+  }
+  state.SetBytesProcessed(state.iterations() * state.range(0));
+}
+
+// 4 KB .. 16 MB, and the MLP's hid_w (784 x 100 floats).
+void sizes(benchmark::internal::Benchmark *b) {
+  for (int64_t bytes : {int64_t(4) << 10, int64_t(64) << 10, int64_t(313600),
+                        int64_t(1) << 20, int64_t(4) << 20, int64_t(16) << 20})
+    b->Arg(bytes);
+  b->ArgName("bytes")->Unit(benchmark::kMicrosecond);
+}
+BENCHMARK(BM_Pull)->Apply(sizes);
+BENCHMARK(BM_Push)->Apply(sizes);
+BENCHMARK(BM_EncodeDecode)->Apply(sizes);
+
+} // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The scaling study, reproduced by one command:
+#
+#   bash bench/run.sh [--steps=N] [--reps=N] [--deadline_s=S] [--netns=on|off] ...
+#
+# Builds dtf-run and the microbenchmarks (Release), creates the Python
+# environment build/bench-venv (matplotlib, tensorflow-cpu, CPU PyTorch from
+# the package indexes; a peer that cannot be installed is skipped with the
+# reason), runs bench/run_study.py (DTF and TensorFlow side by side: 1 PS with
+# 1, 2 and 3 workers, sync and async, --reps repetitions, plus the
+# network-namespace mode as root), the two Google Benchmark programs, and
+# writes bench/results/{results.json,REPORT.md,scaling.png,micro-*.json}.
+# Every flag is passed to run_study.py (python3 bench/run_study.py --help).
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-$ROOT/build}
+OUT=$ROOT/bench/results
+cd "$ROOT"
+cmake -G Ninja -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >/dev/null
+ninja -C "$BUILD" -j"$(nproc)" dtf-run dtf-bench-kernels dtf-bench-rpc
+BENCH_VENV=$BUILD/bench-venv bash bench/setup_venv.sh
+PY=$BUILD/bench-venv/bin/python
+SKIP_TF=; SKIP_TORCH=
+grep -q '^tensorflow ok' "$BUILD/bench-venv/install-status.txt" || SKIP_TF=$(grep '^tensorflow' "$BUILD/bench-venv/install-status.txt" || echo "tensorflow-cpu not installable")
+grep -q '^torch ok' "$BUILD/bench-venv/install-status.txt" || SKIP_TORCH=$(grep '^torch' "$BUILD/bench-venv/install-status.txt" || echo "torch not installable")
+mkdir -p "$OUT"
+CMD="bash bench/run.sh $*"
+"$PY" bench/run_study.py --python="$PY" --dtf_run="$BUILD/bin/dtf-run" \
+  --skip_tf="$SKIP_TF" --skip_torch="$SKIP_TORCH" --command="$CMD" \
+  --out="$OUT/results.json" "$@"
+# Microbenchmarks: kernels on one core (OpenBLAS 1 thread), gRPC transfer.
+OPENBLAS_NUM_THREADS=1 "$BUILD/bin/dtf-bench-kernels" --benchmark_min_time=0.20 \
+  --benchmark_repetitions=3 --benchmark_format=json > "$OUT/micro-kernels.json"
+"$BUILD/bin/dtf-bench-rpc" --benchmark_min_time=0.20 --benchmark_repetitions=3 \
+  --benchmark_format=json > "$OUT/micro-rpc.json"
+"$PY" bench/report.py "$OUT"
+echo "wrote $OUT/REPORT.md and $OUT/scaling.png"
