@@ -385,4 +385,158 @@ def ReplicatePass : Pass<"dtf-replicate", "ModuleOp"> {
                            "::mlir::func::FuncDialect"];
 }
 
+//===----------------------------------------------------------------------===//
+// GPU lowering
+//
+// `--dtf-lower-to-gpu` (LowerToGPU.cpp) runs these passes around upstream
+// ones; runtime/ABI.md ("GPU") is the contract of its output.
+//===----------------------------------------------------------------------===//
+
+def LiftGraphInputsPass : Pass<"dtf-lift-graph-inputs", "ModuleOp"> {
+  let summary = "Turn feeds, variable reads and gradients into function "
+                "arguments and results";
+  let description = [{
+    The first step of lowering a worker's computation to a device: what a
+    graph takes from the host becomes a function argument and what it sends
+    back a function result, so that everything left is pure tensor math.
+    This is where TensorFlow's partitioner puts `_Recv` and `_Send` ops
+    between a GPU and the CPU.
+
+    - `dtf.placeholder "x"` becomes an argument `{dtf.feed = "x"}`;
+    - `dtf.read` of `dtf.variable "w"` becomes an argument
+      `{dtf.variable = "w"}` (one per variable, however often it is read);
+    - `dtf.apply_gradients` becomes results `{dtf.gradient = "w"}` appended
+      after the function's own results, one per variable, in its order; its
+      optimizer is recorded on the function as `dtf.optimizer`, for the
+      parameter server that applies it.
+
+    New arguments come after the existing ones, in program order, and are
+    marked `bufferization.writable = false`: the device program never writes
+    the buffers the runtime hands it. Variables that are only read are
+    erased. A function that still updates a variable (`dtf.assign`,
+    `dtf.apply_adam`, ...) or asks for a `dtf.minimize` cannot run on a
+    device: the pass fails naming the op.
+  }];
+  let dependentDialects = ["::mlir::dtf::DTFDialect"];
+}
+
+def ConvertDTFToCUDACallsPass : Pass<"dtf-convert-to-cuda-calls", "ModuleOp"> {
+  let summary = "Lower matmul, convolution and pooling to cuBLAS/cuDNN calls";
+  let description = [{
+    Replaces the dtf ops that vendor libraries implement best with calls to
+    the runtime's library functions (runtime/ABI.md, "GPU library calls"),
+    declared in the module as `func.func private @dtf_cuda_*` with
+    `llvm.emit_c_interface`:
+
+    | dtf op | call |
+    | --- | --- |
+    | `matmul` | `@dtf_cuda_gemm_f32(a, b, c, transpose_a, transpose_b)` (cuBLAS) |
+    | `conv2d` | `@dtf_cuda_conv2d_f32(x, w, y, stride_h, stride_w, pad_h, pad_w)` |
+    | `conv2d_backprop_input` | `@dtf_cuda_conv2d_backprop_input_f32(w, dy, dx, ...)` |
+    | `conv2d_backprop_filter` | `@dtf_cuda_conv2d_backprop_filter_f32(x, dy, dw, ...)` |
+    | `max_pool` | `@dtf_cuda_max_pool_f32(x, y, window_h, window_w, ...)` |
+    | `max_pool_grad` | `@dtf_cuda_max_pool_grad_f32(x, y, dy, dx, ...)` |
+
+    (cuDNN for all but matmul.) Operands are identity-layout memrefs of
+    dynamic shape; the call writes its last memref operand, which the pass
+    allocates. Tensors cross over with `bufferization.to_memref read_only`
+    and `bufferization.to_tensor restrict writable`, which one-shot
+    bufferization folds away.
+
+    Filters are passed in cuDNN's OHWI (KRSC) layout: the pass transposes
+    TensorFlow's HWIO with `linalg.transpose`. cuDNN pads symmetrically;
+    where TensorFlow's SAME padding is not (the odd row or column goes to
+    the bottom/right), the pass pads the input explicitly with `tensor.pad`
+    (zeros for convolutions, -inf for pooling), calls the library with no
+    padding and slices the input gradients back with `tensor.extract_slice`.
+
+    Only static shapes and f32 are supported; anything else is an error
+    naming the op.
+  }];
+  let dependentDialects = [
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
+def ConvertDTFToLinalgPass : Pass<"dtf-convert-to-linalg", "func::FuncOp"> {
+  let summary = "Lower dtf tensor math to linalg on tensors";
+  let description = [{
+    Lowers the remaining dtf ops of a function to `linalg.generic` (and
+    `linalg.fill`, `tensor.empty`, `tensor.collapse_shape`/`expand_shape`)
+    with `arith` and `math` bodies, in TensorFlow's semantics, as the CPU
+    kernels of dtf_runtime compute them:
+
+    - elementwise ops (`add`, `sub`, `mul`, `div`, `equal`, `neg`, `relu`,
+      `log`, `clip_by_value`, `cast`, `bias_add`, the elementwise gradients
+      and `broadcast_to`) become one all-parallel generic each; NumPy
+      broadcasting is a projected or constant indexing map;
+    - reductions (`reduce_sum`, `reduce_mean`, `bias_add_grad`, `argmax`)
+      put the kept dimensions first as parallel iterators and the reduced
+      ones last, so loops over the result are parallel and the reduction is
+      sequential within each result element; f32 sums accumulate in f64, as
+      the CPU kernels do. A reduction to a scalar keeps one unit parallel
+      dimension and reshapes it away, so that it still maps to a GPU thread;
+    - `softmax`, `softmax_grad` and the softmax cross-entropy and its
+      gradient are row reductions (max, sum of exp) followed by an
+      elementwise generic;
+    - `reshape` is a collapse to one dimension and an expansion;
+      `constant` is `arith.constant`.
+
+    The pass expects `--dtf-lift-graph-inputs` and
+    `--dtf-convert-to-cuda-calls` to have run; it fails on any dtf op left,
+    on dynamic shapes and on element types the op does not support.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
+def GPUTileParallelLoopsPass
+    : Pass<"dtf-gpu-tile-parallel-loops", "func::FuncOp"> {
+  let summary = "Shape parallel loops as a 1-D grid of thread blocks";
+  let description = [{
+    Prepares the `scf.parallel` loops of `convert-linalg-to-parallel-loops`
+    for `gpu-map-parallel-loops`: each outermost parallel loop has its
+    dimensions collapsed into one and is tiled by `block-size`, with an
+    in-bounds `scf.if` instead of min/max bounds. The mapper then sends the
+    tile loop to blocks and the intra-tile loop to threads, so that
+    consecutive threads touch consecutive (row-major) elements and no grid
+    dimension exceeds its hardware limit, whatever the rank of the loop.
+    Loops nested in the parallel loop (a reduction's `scf.for`) run
+    sequentially within a thread.
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
+           "Threads per block">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
+def GPUDeviceMemoryPass : Pass<"dtf-gpu-device-memory", "func::FuncOp"> {
+  let summary = "Put the buffers of host code in GPU memory";
+  let description = [{
+    After kernel outlining the host function allocates, copies and passes
+    around buffers that only kernels and library calls touch. This pass
+    makes that explicit: `memref.alloc` becomes `gpu.alloc`,
+    `memref.dealloc` `gpu.dealloc`, `memref.copy` `gpu.memcpy`, and a
+    `memref.get_global` (a constant) is copied into a fresh `gpu.alloc`
+    with `gpu.memcpy`.
+
+    It then checks that the host function no longer reads or writes memory
+    itself: an op other than a view (`memref.cast`, `collapse_shape`,
+    `expand_shape`, `subview`, ...), a `gpu` op, a `func.call` or
+    `func.return` that uses a memref is an error, since it would
+    dereference a device pointer on the host.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 #endif // DTF_PASSES_PASSES_TD

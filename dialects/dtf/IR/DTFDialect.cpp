@@ -144,6 +144,44 @@ LogicalResult DTFDialect::verifyOperationAttribute(Operation *op,
   }
   if (attr.getName() == getGradientsAttrName())
     return verifyGradientsAttr(op, attr.getValue());
+  if (attr.getName() == getOptimizerAttrName()) {
+    if (!isa<FunctionOpInterface>(op))
+      return op->emitError("'")
+             << getOptimizerAttrName() << "' is only valid on a function";
+    if (!isa<SGDAttr, MomentumAttr, AdamAttr>(attr.getValue()))
+      return op->emitError("'") << getOptimizerAttrName()
+                                << "' must be a dtf optimizer attribute";
+    return success();
+  }
   return op->emitError("unknown dtf attribute '")
          << attr.getName().getValue() << "'";
+}
+
+/// Checks a boundary attribute of a function argument or result: one of
+/// `names`, naming a feed or variable with a non-empty string.
+static LogicalResult verifyBoundaryAttribute(Operation *op,
+                                             NamedAttribute attr,
+                                             ArrayRef<StringRef> names,
+                                             StringRef where) {
+  if (!llvm::is_contained(names, attr.getName().getValue()))
+    return op->emitError("unknown dtf ")
+           << where << " attribute '" << attr.getName().getValue() << "'";
+  auto name = dyn_cast<StringAttr>(attr.getValue());
+  if (!name || name.getValue().empty())
+    return op->emitError("'")
+           << attr.getName().getValue() << "' must be a non-empty string";
+  return success();
+}
+
+LogicalResult DTFDialect::verifyRegionArgAttribute(Operation *op, unsigned,
+                                                   unsigned,
+                                                   NamedAttribute attr) {
+  return verifyBoundaryAttribute(
+      op, attr, {getFeedAttrName(), getVariableAttrName()}, "argument");
+}
+
+LogicalResult DTFDialect::verifyRegionResultAttribute(Operation *op, unsigned,
+                                                      unsigned,
+                                                      NamedAttribute attr) {
+  return verifyBoundaryAttribute(op, attr, {getGradientAttrName()}, "result");
 }

@@ -24,6 +24,8 @@ def DTF_Dialect : Dialect {
   let useDefaultTypePrinterParser = 1;
   let useDefaultAttributePrinterParser = 1;
   let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
   let hasConstantMaterializer = 1;
   let extraClassDeclaration = [{
     /// Name of the discardable attribute pinning an op to a device.
@@ -43,6 +45,24 @@ def DTF_Dialect : Dialect {
     /// gradients a PS function takes.
     static constexpr ::llvm::StringLiteral getGradientsAttrName() {
       return ::llvm::StringLiteral("dtf.gradients");
+    }
+
+    // The boundary of a device function (--dtf-lift-graph-inputs).
+    /// Argument attribute: the placeholder the argument is fed as.
+    static constexpr ::llvm::StringLiteral getFeedAttrName() {
+      return ::llvm::StringLiteral("dtf.feed");
+    }
+    /// Argument attribute: the variable whose value the argument is.
+    static constexpr ::llvm::StringLiteral getVariableAttrName() {
+      return ::llvm::StringLiteral("dtf.variable");
+    }
+    /// Result attribute: the variable the result is the gradient of.
+    static constexpr ::llvm::StringLiteral getGradientAttrName() {
+      return ::llvm::StringLiteral("dtf.gradient");
+    }
+    /// Function attribute: the optimizer to apply the gradient results with.
+    static constexpr ::llvm::StringLiteral getOptimizerAttrName() {
+      return ::llvm::StringLiteral("dtf.optimizer");
     }
 
   private:
