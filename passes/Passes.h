@@ -40,29 +40,32 @@ namespace mlir::dtf {
 /// Options of `--dtf-lower-to-gpu`.
 struct LowerToGPUOptions : public PassPipelineOptions<LowerToGPUOptions> {
   PassOptions::Option<std::string> chip{
-      *this, "chip", llvm::cl::desc("CUDA compute capability of the kernels"),
+      *this, "chip", llvm::cl::desc("CUDA compute capability of the kernels (default: sm_90)"),
       llvm::cl::init("sm_90")};
   PassOptions::Option<std::string> features{
       *this, "features",
       llvm::cl::desc("PTX features of the NVVM target (e.g. +ptx80); by "
                      "default nvvm-attach-target's, which LLVM raises to the "
-                     "PTX version the chip needs"),
+                     "PTX version the chip needs (default: \"\")"),
       llvm::cl::init("")};
   PassOptions::Option<unsigned> optLevel{
       *this, "opt-level",
-      llvm::cl::desc("LLVM and ptxas optimization level of the kernels"),
+      llvm::cl::desc(
+          "LLVM and ptxas optimization level of the kernels (default: 3)"),
       llvm::cl::init(3)};
   PassOptions::Option<std::string> cudaToolkit{
       *this, "cuda-toolkit",
-      llvm::cl::desc("CUDA toolkit whose bin/ptxas assembles the kernels"),
+      llvm::cl::desc("CUDA toolkit whose bin/ptxas assembles the kernels "
+                     "(default: the toolkit CMake found)"),
       llvm::cl::init(defaultCUDAToolkitPath())};
   PassOptions::Option<std::string> format{
       *this, "format",
       llvm::cl::desc("What gpu.binary embeds: 'bin' (cubin, assembled with "
-                     "ptxas), 'isa' (PTX) or 'fatbin'"),
+                     "ptxas), 'isa' (PTX) or 'fatbin' (default: bin)"),
       llvm::cl::init("bin")};
   PassOptions::Option<int64_t> blockSize{
-      *this, "block-size", llvm::cl::desc("Threads per block of the kernels"),
+      *this, "block-size",
+      llvm::cl::desc("Threads per block of the kernels (default: 256)"),
       llvm::cl::init(256)};
 
   /// The toolkit found when DTF was configured, or "" to let MLIR search.

@@ -514,7 +514,7 @@ def GPUTileParallelLoopsPass
   }];
   let options = [
     Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
-           "Threads per block">,
+           "Threads per block (default: 256)">,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect"];

@@ -17,3 +17,13 @@
 // CHECK: --dtf-replicate
 // CHECK-NEXT: --mode=<value> {{.*}} (default: async)
 // CHECK: --dtf-verify-partitions
+
+// The GPU pipelines' options, listed under "Pass Pipelines".
+// RUN: dtf-opt --help | FileCheck %s --check-prefix=GPU
+// GPU: --dtf-lower-to-gpu {{ *}}-
+// GPU-NEXT: --block-size=<long> {{.*}} (default: 256)
+// GPU-NEXT: --chip=<string> {{.*}} (default: sm_90)
+// GPU-NEXT: --cuda-toolkit=<string> {{.*}} (default: the toolkit CMake found)
+// GPU-NEXT: --features=<string> {{.*}} (default: "")
+// GPU-NEXT: --format=<string> {{.*}} (default: bin)
+// GPU-NEXT: --opt-level=<uint> {{.*}} (default: 3)
