@@ -519,7 +519,9 @@ TEST_F(ExecutorTest, DeadlineNamesTheOpsStillRunning) {
   RunOptions run;
   run.stepId = 9;
   auto start = Clock::now();
-  run.deadline = start + 100ms;
+  // Long enough for the op to have started on a loaded machine, so that the
+  // message can name it.
+  run.deadline = start + 1s;
   EvalError error = expectEvalError([&] { executor.run({}, {}, run); });
   EXPECT_EQ(error.code(), ErrorCode::DeadlineExceeded);
   EXPECT_TRUE(contains(error.what(), "step 9 missed its deadline; still "
