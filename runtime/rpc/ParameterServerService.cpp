@@ -317,10 +317,15 @@ ParameterServerService::checkServingLocked(bool needInitialized) const {
   if (failure)
     return grpc::Status(grpc::StatusCode::INTERNAL, *failure);
   if (needInitialized && !initialized)
-    return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
-                        errorPrefix() +
-                            "the variables are not initialized yet (the chief "
-                            "initializes them)");
+    return grpc::Status(
+        grpc::StatusCode::FAILED_PRECONDITION,
+        errorPrefix() +
+            (variables.empty()
+                 ? "the variables are not initialized yet (the chief "
+                   "initializes them)"
+                 : "the task restored the checkpoint of step " +
+                       std::to_string(restoredFrom) +
+                       " and waits for the chief to restore the model"));
   return grpc::Status::OK;
 }
 

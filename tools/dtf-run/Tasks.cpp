@@ -2,6 +2,7 @@
 
 #include "tools/dtf-run/Tasks.h"
 
+#include "tools/dtf-run/Supervisor.h"
 #include "tools/dtf-run/WorkerProgram.h"
 
 #include "dialects/dtf/IR/DTFOps.h"
@@ -39,6 +40,7 @@ double wallSeconds() {
 rpc::ClientOptions clientOptions(const TaskOptions &options) {
   rpc::ClientOptions client;
   client.callTimeout = std::chrono::milliseconds(options.rpcDeadlineMs);
+  applySecurity(client, options.reliability); // [reliability]
   return client;
 }
 
@@ -129,11 +131,17 @@ int runPsTask(mlir::ModuleOp program, const TaskOptions &options) {
     throw std::invalid_argument("the compiled program has no @" + name +
                                 ": this PS task holds no variable");
 
-  rpc::ServerOptions serverOptions;
-  serverOptions.address = spec.ps()[index].str();
+  // [reliability] TLS, token and bind address; the checkpoint to restore.
+  std::string label = "PS task " + std::to_string(index);
+  rpc::ServerOptions serverOptions = psServerOptions(
+      spec.ps()[index].str(), options.reliability, label, std::cout);
+  rpc::ParameterServerOptions psOptions;
+  configureCheckpointRestore(psOptions, options.reliability);
   rpc::Server server(serverOptions);
   auto service = std::make_unique<rpc::ParameterServerService>(
-      function, replicationOf(options), [&server] { server.requestStop(); });
+      function, replicationOf(options), [&server] { server.requestStop(); },
+      psOptions);
+  restoreAtStart(*service, options.reliability, label, std::cout);
   server.addService(*service);
 
   std::unique_ptr<rpc::CoordinationService> coordination;
@@ -185,16 +193,11 @@ int runWorkerTask(mlir::ModuleOp program, const TaskOptions &options) {
   for (auto &task : ps)
     task->waitUntilReachable();
 
-  if (isChief) {
-    for (auto &task : ps)
-      task->initialize();
-    coordinator.markInitialized();
-    std::cout << "Worker 0: initialized the variables" << std::endl;
-  } else {
-    std::cout << "Worker " << index << ": waiting for the chief to initialize"
-              << std::endl;
-    coordinator.waitInitialized(std::chrono::minutes(5));
-  }
+  // [reliability] The chief initializes the variables (or confirms those
+  // the PS tasks restored) and checkpoints; the others wait for it.
+  Supervisor supervisor(ps, coordinator, options.reliability, index,
+                        options.replication.sync);
+  supervisor.start();
   rpc::HeartbeatSender heartbeats(coordinator, "worker", index,
                                   std::chrono::seconds(1));
 
@@ -215,8 +218,12 @@ int runWorkerTask(mlir::ModuleOp program, const TaskOptions &options) {
   Tensor labels(DType::F32, {batch, train.oneHotLabels.dim(1)});
 
   auto pullAll = [&](exec::FeedMap &feeds) {
+    supervisor.beginStep(); // [reliability] one epoch per step
     for (const WorkerProgram::PullGroup &group : worker.pulls) {
-      std::vector<Tensor> values = ps[group.psTask]->pull(group.variables);
+      int64_t epoch = 0;
+      std::vector<Tensor> values =
+          ps[group.psTask]->pull(group.variables, &epoch);
+      supervisor.sawEpoch(epoch, ps[group.psTask]->peer());
       for (size_t i = 0; i < values.size(); ++i)
         feeds[group.feedNames[i]] = std::move(values[i]);
     }
@@ -229,8 +236,11 @@ int runWorkerTask(mlir::ModuleOp program, const TaskOptions &options) {
   Clock::time_point start = Clock::now();
   int64_t localStep = 0;
   int64_t globalStep = 0;
-  while (true) {
-    if (heartbeats.stopRequested())
+  // [reliability] A failed RPC ends the step; with --recovery_timeout_ms
+  // the supervisor waits for the cluster to recover and the step starts
+  // over from a fresh pull.
+  while (true) try {
+    if (heartbeats.stopRequested() || supervisor.stopRequested())
       break;
     exec::FeedMap feeds;
     pullAll(feeds);
@@ -246,13 +256,15 @@ int runWorkerTask(mlir::ModuleOp program, const TaskOptions &options) {
       if (stepTag >= options.trainSteps)
         break;
       ps[group.psTask]->push(stepTag,
-                             gradientRefs(group, fetched, pushOffsets[i] + 1));
+                             gradientRefs(group, fetched, pushOffsets[i] + 1),
+                             supervisor.epoch());
     }
     if (stepTag >= options.trainSteps)
       break;
     if (options.replication.sync)
       for (const WorkerProgram::PushGroup &group : worker.pushes)
-        ps[group.psTask]->waitForStep(stepTag, std::chrono::minutes(5));
+        ps[group.psTask]->waitForStep(stepTag, std::chrono::minutes(5),
+                                      supervisor.epoch());
     ++localStep;
     globalStep = stepTag + 1;
     if (options.logEvery > 0 && localStep % options.logEvery == 0) {
@@ -264,7 +276,12 @@ int runWorkerTask(mlir::ModuleOp program, const TaskOptions &options) {
                     static_cast<long long>(globalStep));
       std::cout << line << std::endl;
     }
+    supervisor.afterStep(globalStep); // [reliability] checkpoint, delay
+  } catch (const rpc::RpcError &error) {
+    if (!supervisor.recover(error)) // [reliability]
+      throw;
   }
+  supervisor.finish(); // [reliability] the last checkpoint
   double trainingSeconds =
       std::chrono::duration<double>(Clock::now() - start).count();
   std::cout << "Worker " << index << ": training ended after " << localStep
@@ -273,7 +290,7 @@ int runWorkerTask(mlir::ModuleOp program, const TaskOptions &options) {
 
   // Validation on the whole test split with the final parameters.
   exec::FeedMap feeds;
-  pullAll(feeds);
+  supervisor.withRecovery([&] { pullAll(feeds); }); // [reliability]
   int64_t batches = test.images.dim(0) / batch;
   double lossSum = 0, accuracySum = 0;
   DataShard everything(test, 0, 1);
@@ -287,7 +304,8 @@ int runWorkerTask(mlir::ModuleOp program, const TaskOptions &options) {
     if (results.size() > 1)
       accuracySum += results[1].scalarAsDouble();
   }
-  int64_t finalStep = ps[0]->step();
+  int64_t finalStep = 0;
+  supervisor.withRecovery([&] { finalStep = ps[0]->step(); }); // [reliability]
   std::printf("After %lld training step(s), validation cross entropy = %g, "
               "validation accuracy = %g\n",
               static_cast<long long>(finalStep), lossSum / batches,

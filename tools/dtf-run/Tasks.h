@@ -3,6 +3,7 @@
 #pragma once
 
 #include "tools/dtf-run/Compile.h"
+#include "tools/dtf-run/Reliability.h"
 
 #include "runtime/cluster/ClusterSpec.h"
 
@@ -23,6 +24,8 @@ struct TaskOptions {
   std::string dataDir;
   int logEvery = 0;
   int rpcDeadlineMs = 10000;
+  /// Checkpoints, recovery, security (Reliability.h).
+  ReliabilityOptions reliability;
 };
 
 /// Serves the task's variables (the program's @ps_<index>) until the chief

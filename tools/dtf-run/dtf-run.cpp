@@ -166,6 +166,9 @@ int main(int argc, char **argv) {
     options.dataDir = FLAGS_data;
     options.logEvery = FLAGS_log_every;
     options.rpcDeadlineMs = FLAGS_rpc_deadline_ms;
+    // [reliability] --logdir, --recovery_timeout_ms, --tls_*, ... (flags in
+    // ReliabilityFlags.cpp)
+    options.reliability = dtf::run::reliabilityOptionsFromFlags();
     return config.task.job == dtf::cluster::Job::PS
                ? dtf::run::runPsTask(*program, options)
                : dtf::run::runWorkerTask(*program, options);
