@@ -16,6 +16,9 @@ packages=(
   libgflags-dev nlohmann-json3-dev
   # Real data: Fashion-MNIST IDX files under /usr/share/datasets/fashion-mnist
   dataset-fashion-mnist
+  # Reliability tests: test certificates (TLS), network namespaces (a cut
+  # link), libFuzzer for the MLIR fuzz target (bench/fuzz.sh, CI's corpus run)
+  openssl iproute2 clang-14 libclang-rt-14-dev
 )
 
 SUDO=""

@@ -109,11 +109,11 @@ class Cluster:
     """PS and worker tasks started one by one, so a test can kill any."""
 
     def __init__(self, dtf_run, num_ps, num_workers, extra, model=MLP,
-                 task_extra=None, hosts=None, wrap=None):
+                 task_extra=None, hosts=None, wrap=None, start_workers=True):
         """`task_extra` maps "ps0", "worker1", ... to flags of that task
         only; `hosts` gives (ps_hosts, worker_hosts) instead of loopback
         ports; `wrap` maps a task name to a command prefix (e.g. `ip netns
-        exec NS`)."""
+        exec NS`); without `start_workers`, the test starts them."""
         if hosts:
             self.ps_hosts, self.worker_hosts = hosts
         else:
@@ -126,7 +126,8 @@ class Cluster:
         self.task_extra = task_extra or {}
         self.wrap = wrap or {}
         self.ps = [self.start("ps", i) for i in range(num_ps)]
-        self.workers = [self.start("worker", i) for i in range(num_workers)]
+        self.workers = ([self.start("worker", i) for i in range(num_workers)]
+                        if start_workers else [])
 
     def argv(self, job, index):
         name = "%s%d" % (job, index)

@@ -108,15 +108,20 @@ std::optional<int64_t> CheckpointSaver::save(bool unlessSaved) {
     for (const rpc::PsSnapshot &snapshot : snapshots)
       if (snapshot.holdsGlobalStep)
         state.step = snapshot.step;
-    if (unlessSaved && state.step == lastSavedStep)
-      return state.step;
+    checkpoint::CheckpointDirectory directory(options.logdir);
+    if (unlessSaved) {
+      for (const auto &entry : directory.list())
+        if (entry.step == state.step) {
+          lastSavedStep = state.step;
+          return state.step;
+        }
+    }
     // Variables copied to several tasks (Adam's beta powers) are equal
     // copies; the first task's is saved.
     for (rpc::PsSnapshot &snapshot : snapshots)
       for (rpc::NamedTensor &tensor : snapshot.tensors)
         state.tensors.emplace(tensor.name, std::move(tensor.tensor));
-    std::string path = checkpoint::CheckpointDirectory(options.logdir)
-                           .save(state, options.keepCheckpoints);
+    std::string path = directory.save(state, options.keepCheckpoints);
     std::cout << "Worker 0: saved checkpoint " << path << " (global step "
               << state.step << ")" << std::endl;
     lastSavedStep = state.step;

@@ -24,6 +24,7 @@
 #include "runtime/rpc/Options.h"
 
 #include <cstdint>
+#include <memory>
 #include <ostream>
 #include <string>
 
@@ -88,5 +89,23 @@ void configureCheckpointRestore(rpc::ParameterServerOptions &service,
 void restoreAtStart(rpc::ParameterServerService &service,
                     const ReliabilityOptions &options,
                     const std::string &taskLabel, std::ostream &log);
+
+//===--- Supervisor.cpp (PS side) ---===//
+
+/// A PS task other than 0 registers with the coordinator (on PS task 0)
+/// from a background thread, retrying until it is reachable: a restarted
+/// PS task rejoins the cluster. Best effort; stops trying when destroyed.
+class PsRegistration {
+public:
+  PsRegistration(const std::string &coordinatorAddress, int psIndex,
+                 rpc::ClientOptions client, std::ostream &log);
+  ~PsRegistration();
+  PsRegistration(const PsRegistration &) = delete;
+  PsRegistration &operator=(const PsRegistration &) = delete;
+
+private:
+  struct State;
+  std::unique_ptr<State> state;
+};
 
 } // namespace dtf::run

@@ -3,7 +3,10 @@
 #include "tools/dtf-run/Supervisor.h"
 
 #include <algorithm>
+#include <atomic>
+#include <condition_variable>
 #include <iostream>
+#include <mutex>
 #include <thread>
 
 namespace dtf::run {
@@ -43,7 +46,7 @@ void Supervisor::start() {
   if (!isChief) {
     std::cout << "Worker " << index << ": waiting for the chief to initialize"
               << std::endl;
-    coordinator.waitInitialized(std::chrono::minutes(5));
+    withRecovery([&] { coordinator.waitInitialized(std::chrono::minutes(5)); });
     return;
   }
   while (true) {
@@ -156,7 +159,7 @@ void Supervisor::sawEpoch(int64_t epoch, const std::string &peer) {
 
 void Supervisor::saveCheckpoint() {
   if (isChief && saver.enabled())
-    saver.save();
+    saver.save(/*unlessSaved=*/true);
 }
 
 void Supervisor::afterStep(int64_t globalStep) {
@@ -220,6 +223,62 @@ bool Supervisor::recover(const rpc::RpcError &error) {
     std::this_thread::sleep_for(backoff);
     backoff = std::min(backoff * 2, std::chrono::milliseconds(1000));
   }
+}
+
+//===----------------------------------------------------------------------===//
+// A PS task's registration
+//===----------------------------------------------------------------------===//
+
+struct PsRegistration::State {
+  std::mutex mutex;
+  std::condition_variable wake;
+  bool quitting = false;
+  std::thread thread;
+};
+
+PsRegistration::PsRegistration(const std::string &coordinatorAddress,
+                               int psIndex, rpc::ClientOptions client,
+                               std::ostream &log)
+    : state(std::make_unique<State>()) {
+  if (psIndex == 0)
+    return; // hosts the coordinator
+  State *shared = state.get();
+  shared->thread = std::thread([=, &log] {
+    rpc::ClientOptions options = client;
+    options.connectTimeout = std::chrono::milliseconds(1'000);
+    rpc::CoordinationClient coordinator(coordinatorAddress, options);
+    for (int attempt = 0;; ++attempt) {
+      try {
+        coordinator.waitUntilReachable();
+        coordinator.registerTask("ps", psIndex);
+        log << "PS task " << psIndex << ": registered with the coordinator"
+            << std::endl;
+        return;
+      } catch (const rpc::RpcError &error) {
+        if (!isRecoverable(error.code())) {
+          log << "PS task " << psIndex
+              << ": warning: cannot register with the coordinator: "
+              << error.what() << std::endl;
+          return;
+        }
+      }
+      std::unique_lock<std::mutex> lock(shared->mutex);
+      if (shared->wake.wait_for(lock, std::chrono::milliseconds(500),
+                                [shared] { return shared->quitting; }))
+        return;
+    }
+  });
+}
+
+PsRegistration::~PsRegistration() {
+  if (!state->thread.joinable())
+    return;
+  {
+    std::lock_guard<std::mutex> lock(state->mutex);
+    state->quitting = true;
+  }
+  state->wake.notify_all();
+  state->thread.join();
 }
 
 } // namespace dtf::run

@@ -50,9 +50,10 @@ public:
   void startedAt(int64_t globalStep);
   /// A checkpoint is due at `globalStep`.
   bool due(int64_t globalStep) const;
-  /// Saves one now (unless `unlessSaved` and the last one is of the same
-  /// step); returns its step, or nullopt if it had to skip (sync tasks
-  /// never at one step). Throws RpcError when a PS task fails and
+  /// Saves one now (with `unlessSaved`: unless there is a checkpoint of
+  /// that step already, e.g. the one the model was restored from); returns
+  /// its step, or nullopt if it had to skip (sync tasks never at one
+  /// step). Throws RpcError when a PS task fails and
   /// checkpoint::CheckpointError when the file cannot be written.
   std::optional<int64_t> save(bool unlessSaved = false);
 

@@ -156,6 +156,9 @@ int runPsTask(mlir::ModuleOp program, const TaskOptions &options) {
     server.addService(*coordination);
   }
   server.start();
+  // [reliability] a (re)started PS task registers with the coordinator
+  PsRegistration registration(spec.ps()[0].str(), index,
+                              clientOptions(options), std::cout);
   std::cout << "PS task " << index << " serving "
             << service->gradientNames().size() << " gradients at "
             << server.address() << std::endl;
