@@ -67,11 +67,11 @@ ReliabilityOptions reliabilityOptionsFromFlags();
 /// The server options of a PS task whose cluster address is `address`
 /// ("host:port"): mutual TLS and the token if configured, and the address
 /// to bind: every interface with TLS or --insecure_bind_all, else loopback.
-/// Prints which to `log`.
+/// `notice` receives the line that says which, to print once listening.
 rpc::ServerOptions psServerOptions(const std::string &address,
                                    const ReliabilityOptions &options,
                                    const std::string &taskLabel,
-                                   std::ostream &log);
+                                   std::string &notice);
 
 /// Adds the token and TLS credentials to a client's options.
 void applySecurity(rpc::ClientOptions &client,

@@ -4,13 +4,16 @@
 
 #include "runtime/rpc/Server.h"
 
+#include <sstream>
+
 namespace dtf::run {
 
 rpc::ServerOptions psServerOptions(const std::string &address,
                                    const ReliabilityOptions &options,
                                    const std::string &taskLabel,
-                                   std::ostream &log) {
+                                   std::string &notice) {
   rpc::ServerOptions server;
+  std::ostringstream log;
   server.tls = options.tls;
   server.clusterToken = options.clusterToken;
   size_t colon = address.rfind(':');
@@ -22,23 +25,22 @@ rpc::ServerOptions psServerOptions(const std::string &address,
   if (options.tls.enabled()) {
     server.address = "[::]:" + port;
     log << taskLabel << ": mutual TLS, " << token
-        << ", listening on every interface, port " << port << std::endl;
+        << ", listening on every interface, port " << port;
   } else if (options.insecureBindAll) {
     server.address = "[::]:" + port;
     log << taskLabel << ": WARNING: no TLS, yet listening on every interface, "
         << "port " << port << " (--insecure_bind_all): anyone who reaches it "
         << "can read and change the model" << (options.clusterToken.empty()
                                                    ? ""
-                                                   : " or sniff the token")
-        << std::endl;
+                                                   : " or sniff the token");
   } else {
     server.address = "localhost:" + port;
     log << taskLabel << ": no TLS: listening on loopback only (localhost:"
         << port << ", " << token
         << "); give --tls_cert, --tls_key and --tls_ca to serve other "
-           "machines (or --insecure_bind_all)"
-        << std::endl;
+           "machines (or --insecure_bind_all)";
   }
+  notice = log.str();
   return server;
 }
 

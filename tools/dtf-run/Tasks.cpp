@@ -133,8 +133,9 @@ int runPsTask(mlir::ModuleOp program, const TaskOptions &options) {
 
   // [reliability] TLS, token and bind address; the checkpoint to restore.
   std::string label = "PS task " + std::to_string(index);
+  std::string securityNotice;
   rpc::ServerOptions serverOptions = psServerOptions(
-      spec.ps()[index].str(), options.reliability, label, std::cout);
+      spec.ps()[index].str(), options.reliability, label, securityNotice);
   rpc::ParameterServerOptions psOptions;
   configureCheckpointRestore(psOptions, options.reliability);
   rpc::Server server(serverOptions);
@@ -156,6 +157,7 @@ int runPsTask(mlir::ModuleOp program, const TaskOptions &options) {
     server.addService(*coordination);
   }
   server.start();
+  std::cout << securityNotice << std::endl; // [reliability]
   // [reliability] a (re)started PS task registers with the coordinator
   PsRegistration registration(spec.ps()[0].str(), index,
                               clientOptions(options), std::cout);
