@@ -12,6 +12,8 @@
   chief are each killed at a random step and restarted; every PS task is
   rolled back to the checkpoint PS task 1 restored; the run finishes with
   accuracy >= 0.80.
+- give-up: the PS killed and not restarted: the workers retry for
+  --recovery_timeout_ms, then exit non-zero naming the PS address.
 - resume: a finished run's --logdir with its newest checkpoint truncated
   and the one before corrupted: a new cluster warns about both, restores
   the third newest and trains on from its global step.
@@ -179,10 +181,37 @@ def resume(args, logdir, rng):
     check_accuracy(c, 600, minimum=0.0)
 
 
+def give_up(args, logdir, rng):
+    """The PS never comes back: with --recovery_timeout_ms the workers give
+    up after it, exiting non-zero with an error that names the PS address."""
+    timeout_ms = 3000
+    c = cluster.Cluster(args.dtf_run, 1, 2,
+                        ["--async", "--train_steps=100000", "--log_every=10",
+                         "--recovery_timeout_ms=%d" % timeout_ms, "--rpc_deadline_ms=2000"])
+    try:
+        cluster.wait_for_global_step(c.workers, rng.randint(50, 300), 120)
+        killed_at = time.time()
+        c.ps[0].kill()
+        address = c.ps_hosts
+        for worker in c.workers:
+            code = worker.wait(60)
+            elapsed = time.time() - killed_at
+            last = worker.output().strip().splitlines()[-1]
+            print("%s: exit %d after %.1fs: %r" % (worker.name, code, elapsed, last))
+            cluster.check(code != 0, "%s exited 0 without its PS" % worker.name)
+            cluster.check(timeout_ms / 1000.0 <= elapsed < timeout_ms / 1000.0 + 15,
+                          "%s gave up after %.1fs" % (worker.name, elapsed))
+            cluster.check(address in last and "gave up recovering" in last,
+                          "%s's last line: %r" % (worker.name, last))
+    finally:
+        c.kill_all()
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--dtf-run", required=True)
-    parser.add_argument("--case", choices=["ps-restart", "chaos", "resume"], required=True)
+    parser.add_argument("--case", choices=["ps-restart", "chaos", "resume", "give-up"],
+                        required=True)
     parser.add_argument("--seed", type=int, default=None)
     args = parser.parse_args()
     seed = args.seed if args.seed is not None else random.randrange(1 << 30)
@@ -190,7 +219,8 @@ def main():
     rng = random.Random(seed)
     logdir = tempfile.mkdtemp(prefix="dtf-recovery-")
     try:
-        {"ps-restart": ps_restart, "chaos": chaos, "resume": resume}[args.case](
+        {"ps-restart": ps_restart, "chaos": chaos, "resume": resume,
+         "give-up": give_up}[args.case](
             args, logdir, rng)
     finally:
         shutil.rmtree(logdir, ignore_errors=True)

@@ -6,7 +6,8 @@
   address and UNAUTHENTICATED) and change nothing: the real chief then
   initializes the variables itself, and the TLS cluster trains.
 - loopback: without TLS a PS task says it listens on loopback only, and
-  it cannot be reached at another address of this machine.
+  it cannot be reached at another address of this machine; inconsistent
+  security flags are one-line errors.
 """
 
 import argparse
@@ -126,12 +127,34 @@ def loopback(args):
         c.kill_all()
 
 
+def bad_flags(args):
+    """Inconsistent security and reliability flags: a one-line error each."""
+    ps = "--ps_hosts=localhost:%d" % cluster.free_ports(1)[0]
+    base = [args.dtf_run, ps, "--worker_hosts=localhost:1", "--job_name=ps"]
+    for flags, expected in [
+            (["--tls_cert=/x.pem"], "--tls_cert, --tls_key and --tls_ca: give all three"),
+            (["--tls_cert=/nonexistent.pem", "--tls_key=/k", "--tls_ca=/c"],
+             "--tls_cert: cannot read /nonexistent.pem"),
+            (["--cluster_token_file=/nonexistent"], "--cluster_token_file: cannot read"),
+            (["--cluster_token=a", "--cluster_token_file=/etc/hostname"], "exclude each other"),
+            (["--recovery_timeout_ms=-1"], "--recovery_timeout_ms: must be >= 0"),
+            (["--keep_checkpoints=-2"], "--keep_checkpoints: must be >= 0")]:
+        result = subprocess.run(base + flags + [cluster.MLP], stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True, timeout=60)
+        lines = result.stdout.strip().splitlines()
+        print("%s: exit %d: %s" % (" ".join(flags), result.returncode, lines))
+        cluster.check(result.returncode != 0 and len(lines) == 1 and expected in lines[0],
+                      "%s: expected one line with %r" % (flags, expected))
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--dtf-run", required=True)
     parser.add_argument("--case", choices=["tls", "loopback"], required=True)
     args = parser.parse_args()
     {"tls": tls, "loopback": loopback}[args.case](args)
+    if args.case == "loopback":
+        bad_flags(args)
     print("PASS")
 
 

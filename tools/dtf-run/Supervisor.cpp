@@ -215,12 +215,14 @@ bool Supervisor::recover(const rpc::RpcError &error) {
         throw;
       last = failure;
     }
-    if (Clock::now() + backoff >= deadline)
+    Clock::time_point now = Clock::now();
+    if (now >= deadline)
       throw rpc::RpcError(last.code(),
                           std::string(last.what()) + " (gave up recovering after " +
                               std::to_string(options.recoveryTimeoutMs) +
                               " ms)");
-    std::this_thread::sleep_for(backoff);
+    // The last attempt comes at the deadline.
+    std::this_thread::sleep_for(std::min<Clock::duration>(backoff, deadline - now));
     backoff = std::min(backoff * 2, std::chrono::milliseconds(1000));
   }
 }
