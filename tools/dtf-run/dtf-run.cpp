@@ -56,6 +56,52 @@ DEFINE_bool(local, false,
 DEFINE_int32(ps, 1, "--local: number of PS tasks");
 DEFINE_int32(workers, 2, "--local: number of workers");
 
+// [reliability] Checkpoints, recovery, security; read by
+// reliabilityOptionsFromFlags() (ReliabilityFlags.cpp). Checkpoints, as
+// tf.train.MonitoredTrainingSession's.
+DEFINE_string(logdir, "",
+              "Checkpoint directory: the chief saves every variable there and "
+              "PS tasks restore the newest valid checkpoint at start-up "
+              "(empty = no checkpoints)");
+DEFINE_int64(save_checkpoint_steps, 0,
+             "With --logdir: save a checkpoint every N global steps (0 = not "
+             "by steps)");
+DEFINE_double(save_checkpoint_secs, 600,
+              "With --logdir: save a checkpoint every N seconds (0 = not by "
+              "time)");
+DEFINE_int32(keep_checkpoints, 5,
+             "With --logdir: checkpoint files to keep (0 = all)");
+// Recovery.
+DEFINE_int64(recovery_timeout_ms, 0,
+             "How long a worker whose RPC failed waits, retrying with "
+             "backoff, for the cluster to recover (a PS task restarted with "
+             "the same flags) before it gives up; 0 = no recovery: a failed "
+             "RPC ends the worker");
+DEFINE_int64(debug_step_delay_ms, 0,
+             "Test only: sleep this long after each training step (a slow "
+             "worker)");
+// Security.
+DEFINE_string(tls_cert, "",
+              "PEM certificate (chain) of this task: with --tls_key and "
+              "--tls_ca, every connection is mutual TLS");
+DEFINE_string(tls_key, "", "PEM private key of --tls_cert");
+DEFINE_string(tls_ca, "",
+              "PEM certificate(s) of the CA that signs every task's "
+              "certificate");
+DEFINE_string(tls_server_name, "",
+              "The name PS certificates carry, when it is not the host of "
+              "--ps_hosts (e.g. hosts given by address)");
+DEFINE_string(cluster_token, "",
+              "Shared secret every RPC must carry (prefer "
+              "--cluster_token_file: a flag is visible to other users)");
+DEFINE_string(cluster_token_file, "",
+              "File holding the cluster token (trailing whitespace ignored)");
+DEFINE_bool(insecure_bind_all, false,
+            "Without TLS, let PS tasks listen on every interface rather than "
+            "loopback only: anyone who reaches the port can read and change "
+            "the model");
+// [reliability] end
+
 namespace {
 
 /// Flags that select the launcher rather than a task; not forwarded.
