@@ -3,7 +3,6 @@
 #include "tools/dtf-run/Supervisor.h"
 
 #include <algorithm>
-#include <atomic>
 #include <condition_variable>
 #include <iostream>
 #include <mutex>
@@ -184,7 +183,6 @@ void Supervisor::finish() {
 bool Supervisor::recover(const rpc::RpcError &error) {
   if (options.recoveryTimeoutMs <= 0 || !isRecoverable(error.code()))
     return false;
-  ++recoveries;
   std::cout << "Worker " << index << ": " << error.what()
             << "; recovering (for up to " << options.recoveryTimeoutMs
             << " ms)" << std::endl;

@@ -130,7 +130,6 @@ private:
   CheckpointSaver saver;
   std::optional<int64_t> stepEpoch;
   bool stopRequested_ = false;
-  int recoveries = 0;
 };
 
 /// Whether a failed call may succeed when retried once the cluster has
