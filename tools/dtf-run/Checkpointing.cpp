@@ -58,7 +58,9 @@ CheckpointSaver::CheckpointSaver(
     std::vector<std::unique_ptr<rpc::PsClient>> &ps,
     const ReliabilityOptions &options, bool syncMode)
     : ps(ps), options(options), syncMode(syncMode),
-      lastSaveTime(Clock::now()) {
+      lastSaveTime(Clock::now()) {}
+
+void CheckpointSaver::removeTemporaries() {
   if (enabled())
     checkpoint::CheckpointDirectory(options.logdir).removeTemporaries();
 }

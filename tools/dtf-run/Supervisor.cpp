@@ -48,6 +48,7 @@ void Supervisor::start() {
     withRecovery([&] { coordinator.waitInitialized(std::chrono::minutes(5)); });
     return;
   }
+  saver.removeTemporaries();
   while (true) {
     try {
       establish(/*atStart=*/true);

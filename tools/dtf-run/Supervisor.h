@@ -45,6 +45,10 @@ public:
                   const ReliabilityOptions &options, bool syncMode);
 
   bool enabled() const { return !options.logdir.empty(); }
+  /// Removes the temporary files of a chief killed mid-save. Only the
+  /// chief, the one writer, may: another task would delete the file the
+  /// chief is writing.
+  void removeTemporaries();
   /// The model is at `globalStep` (established or restored): the intervals
   /// count from there.
   void startedAt(int64_t globalStep);
