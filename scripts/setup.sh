@@ -20,6 +20,9 @@ packages=(
   graphviz
   # venvs for the optional TensorBoard check (scripts/tensorboard-venv.sh)
   python3-venv
+  # Reliability tests: test certificates (TLS), network namespaces (a cut
+  # link), libFuzzer for the MLIR fuzz target (bench/fuzz.sh, CI's corpus run)
+  openssl iproute2 clang-14 libclang-rt-14-dev
 )
 
 SUDO=""

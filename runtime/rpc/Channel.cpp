@@ -2,6 +2,7 @@
 
 #include "runtime/rpc/Channel.h"
 
+#include "runtime/rpc/Auth.h"
 #include "runtime/rpc/Errors.h"
 
 #include <grpc/grpc.h>
@@ -27,8 +28,16 @@ std::shared_ptr<grpc::Channel> createChannel(const std::string &address,
   // gRPC shares connections between channels with equal arguments by
   // default; a channel of its own keeps clients independent.
   arguments.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
-  return grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(),
+  if (options.tls.enabled() && !options.tls.serverNameOverride.empty())
+    arguments.SetSslTargetNameOverride(options.tls.serverNameOverride);
+  return grpc::CreateCustomChannel(address, channelCredentials(options.tls),
                                    arguments);
+}
+
+void prepareCall(grpc::ClientContext &context, const ClientOptions &options,
+                 std::chrono::milliseconds timeout) {
+  setTimeout(context, timeout);
+  addClusterToken(context, options);
 }
 
 void setTimeout(grpc::ClientContext &context,
@@ -62,7 +71,7 @@ void longPoll(const std::string &peer, const std::string &rpc,
       throw callError(peer, rpc, last);
     auto slice = std::min(remaining, options.waitSlice);
     grpc::ClientContext context;
-    setTimeout(context, slice + options.callTimeout);
+    prepareCall(context, options, slice + options.callTimeout);
     grpc::Status status = call(context, slice);
     if (status.ok())
       return;

@@ -15,15 +15,21 @@
 
 namespace dtf::rpc {
 
-/// An insecure channel to `address` ("host:port") with the message size
-/// limits and reconnection backoff of `options`. It has its own connection:
-/// a dead peer seen through one client does not affect another.
+/// A channel to `address` ("host:port") with the message size limits,
+/// reconnection backoff and transport security (options.tls: mutual TLS, or
+/// plaintext) of `options`. It has its own connection: a dead peer seen
+/// through one client does not affect another.
 std::shared_ptr<grpc::Channel> createChannel(const std::string &address,
                                              const ClientOptions &options);
 
 /// Sets `context`'s deadline to now + `timeout`.
 void setTimeout(grpc::ClientContext &context,
                 std::chrono::milliseconds timeout);
+
+/// Prepares a call of a client: its deadline (now + `timeout`) and the
+/// options' cluster token.
+void prepareCall(grpc::ClientContext &context, const ClientOptions &options,
+                 std::chrono::milliseconds timeout);
 
 /// Waits until `channel` is connected, retrying with backoff, for at most
 /// `timeout`. Throws RpcError(UNAVAILABLE) naming `peer` after that.

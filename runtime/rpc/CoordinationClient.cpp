@@ -29,7 +29,7 @@ void CoordinationClient::waitUntilReachable() {
 Registration CoordinationClient::registerTask(const std::string &job,
                                               int index) {
   grpc::ClientContext context;
-  setTimeout(context, options.callTimeout);
+  prepareCall(context, options, options.callTimeout);
   RegisterTaskRequest request;
   *request.mutable_task() = taskId(job, index);
   RegisterTaskResponse response;
@@ -41,7 +41,7 @@ Registration CoordinationClient::registerTask(const std::string &job,
 
 bool CoordinationClient::heartbeat(const std::string &job, int index) {
   grpc::ClientContext context;
-  setTimeout(context, options.callTimeout);
+  prepareCall(context, options, options.callTimeout);
   HeartbeatRequest request;
   *request.mutable_task() = taskId(job, index);
   HeartbeatResponse response;
@@ -53,7 +53,7 @@ bool CoordinationClient::heartbeat(const std::string &job, int index) {
 
 void CoordinationClient::markInitialized() {
   grpc::ClientContext context;
-  setTimeout(context, options.callTimeout);
+  prepareCall(context, options, options.callTimeout);
   MarkInitializedResponse response;
   grpc::Status status =
       stub->MarkInitialized(&context, MarkInitializedRequest(), &response);
@@ -73,7 +73,7 @@ void CoordinationClient::waitInitialized(std::chrono::milliseconds timeout) {
 
 int64_t CoordinationClient::globalStep() {
   grpc::ClientContext context;
-  setTimeout(context, options.callTimeout);
+  prepareCall(context, options, options.callTimeout);
   GetGlobalStepResponse response;
   grpc::Status status =
       stub->GetGlobalStep(&context, GetGlobalStepRequest(), &response);
@@ -84,7 +84,7 @@ int64_t CoordinationClient::globalStep() {
 
 void CoordinationClient::workerDone(int index) {
   grpc::ClientContext context;
-  setTimeout(context, options.callTimeout);
+  prepareCall(context, options, options.callTimeout);
   WorkerDoneRequest request;
   request.set_index(index);
   WorkerDoneResponse response;
@@ -110,7 +110,7 @@ CoordinationClient::waitWorkersDone(std::chrono::milliseconds timeout) {
 
 void CoordinationClient::stop(const std::string &reason) {
   grpc::ClientContext context;
-  setTimeout(context, options.callTimeout);
+  prepareCall(context, options, options.callTimeout);
   StopTrainingRequest request;
   request.set_reason(reason);
   StopTrainingResponse response;

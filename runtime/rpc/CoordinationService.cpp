@@ -2,6 +2,8 @@
 
 #include "runtime/rpc/CoordinationService.h"
 
+#include "runtime/rpc/Auth.h"
+
 #include <algorithm>
 
 namespace dtf::rpc {
@@ -123,9 +125,13 @@ grpc::Status CoordinationService::waitLocked(
   }
 }
 
-grpc::Status CoordinationService::RegisterTask(grpc::ServerContext *,
+grpc::Status CoordinationService::RegisterTask(grpc::ServerContext *context,
                                                const RegisterTaskRequest *request,
                                                RegisterTaskResponse *response) {
+  if (grpc::Status denied = checkClusterToken(*context, clusterToken,
+                                              "coordinator");
+      !denied.ok())
+    return denied;
   std::lock_guard<std::mutex> lock(mutex);
   if (grpc::Status valid = checkTask(request->task()); !valid.ok())
     return valid;
@@ -140,9 +146,13 @@ grpc::Status CoordinationService::RegisterTask(grpc::ServerContext *,
   return grpc::Status::OK;
 }
 
-grpc::Status CoordinationService::Heartbeat(grpc::ServerContext *,
+grpc::Status CoordinationService::Heartbeat(grpc::ServerContext *context,
                                             const HeartbeatRequest *request,
                                             HeartbeatResponse *response) {
+  if (grpc::Status denied = checkClusterToken(*context, clusterToken,
+                                              "coordinator");
+      !denied.ok())
+    return denied;
   std::lock_guard<std::mutex> lock(mutex);
   if (grpc::Status valid = checkTask(request->task()); !valid.ok())
     return valid;
@@ -152,9 +162,13 @@ grpc::Status CoordinationService::Heartbeat(grpc::ServerContext *,
   return grpc::Status::OK;
 }
 
-grpc::Status CoordinationService::MarkInitialized(grpc::ServerContext *,
+grpc::Status CoordinationService::MarkInitialized(grpc::ServerContext *context,
                                                   const MarkInitializedRequest *,
                                                   MarkInitializedResponse *) {
+  if (grpc::Status denied = checkClusterToken(*context, clusterToken,
+                                              "coordinator");
+      !denied.ok())
+    return denied;
   std::lock_guard<std::mutex> lock(mutex);
   initialized = true;
   changed.notify_all();
@@ -164,6 +178,10 @@ grpc::Status CoordinationService::MarkInitialized(grpc::ServerContext *,
 grpc::Status CoordinationService::WaitInitialized(
     grpc::ServerContext *context, const WaitInitializedRequest *request,
     WaitInitializedResponse *) {
+  if (grpc::Status denied = checkClusterToken(*context, clusterToken,
+                                              "coordinator");
+      !denied.ok())
+    return denied;
   std::unique_lock<std::mutex> lock(mutex);
   return waitLocked(
       lock, context, request->timeout_ms(),
@@ -181,9 +199,13 @@ grpc::Status CoordinationService::WaitInitialized(
                               "yet"); });
 }
 
-grpc::Status CoordinationService::GetGlobalStep(grpc::ServerContext *,
+grpc::Status CoordinationService::GetGlobalStep(grpc::ServerContext *context,
                                                 const GetGlobalStepRequest *,
                                                 GetGlobalStepResponse *response) {
+  if (grpc::Status denied = checkClusterToken(*context, clusterToken,
+                                              "coordinator");
+      !denied.ok())
+    return denied;
   if (!options.globalStep)
     return grpc::Status(grpc::StatusCode::UNIMPLEMENTED,
                         "coordinator: no source of the global step (read it "
@@ -199,9 +221,13 @@ grpc::Status CoordinationService::GetGlobalStep(grpc::ServerContext *,
   return grpc::Status::OK;
 }
 
-grpc::Status CoordinationService::WorkerDone(grpc::ServerContext *,
+grpc::Status CoordinationService::WorkerDone(grpc::ServerContext *context,
                                              const WorkerDoneRequest *request,
                                              WorkerDoneResponse *) {
+  if (grpc::Status denied = checkClusterToken(*context, clusterToken,
+                                              "coordinator");
+      !denied.ok())
+    return denied;
   TaskId task;
   task.set_job("worker");
   task.set_index(request->index());
@@ -217,6 +243,10 @@ grpc::Status CoordinationService::WorkerDone(grpc::ServerContext *,
 grpc::Status CoordinationService::WaitWorkersDone(
     grpc::ServerContext *context, const WaitWorkersDoneRequest *request,
     WaitWorkersDoneResponse *response) {
+  if (grpc::Status denied = checkClusterToken(*context, clusterToken,
+                                              "coordinator");
+      !denied.ok())
+    return denied;
   std::unique_lock<std::mutex> lock(mutex);
   WorkerStates states;
   return waitLocked(
@@ -240,9 +270,13 @@ grpc::Status CoordinationService::WaitWorkersDone(
       });
 }
 
-grpc::Status CoordinationService::Stop(grpc::ServerContext *,
+grpc::Status CoordinationService::Stop(grpc::ServerContext *context,
                                        const StopTrainingRequest *request,
                                        StopTrainingResponse *) {
+  if (grpc::Status denied = checkClusterToken(*context, clusterToken,
+                                              "coordinator");
+      !denied.ok())
+    return denied;
   std::lock_guard<std::mutex> lock(mutex);
   if (!stopRequested_) {
     stopRequested_ = true;

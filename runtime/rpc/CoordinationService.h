@@ -60,6 +60,12 @@ public:
   /// down.
   void beginShutdown();
 
+  /// Every call must carry `token` (empty: none needed); set before the
+  /// server starts (Server::addService does).
+  void requireClusterToken(std::string token) {
+    clusterToken = std::move(token);
+  }
+
   grpc::Status RegisterTask(grpc::ServerContext *context,
                             const RegisterTaskRequest *request,
                             RegisterTaskResponse *response) override;
@@ -112,6 +118,7 @@ private:
              const std::function<std::string()> &timeoutMessage);
 
   CoordinationOptions options;
+  std::string clusterToken;
 
   mutable std::mutex mutex;
   std::condition_variable changed;

@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <string>
 
 namespace dtf::rpc {
 
@@ -21,6 +22,24 @@ inline constexpr size_t kDefaultChunkBytes = size_t(1) << 20;
 /// Largest message a server or channel accepts or sends: a chunk plus room
 /// for the headers of the (small) tensors packed beside it.
 inline constexpr int kDefaultMaxMessageBytes = 4 << 20;
+
+/// Transport security shared by servers and clients (runtime/rpc/README.md,
+/// "Security"). PEM contents, not paths. Without a certificate and key the
+/// transport is plaintext; with them it is mutual TLS: each side presents
+/// its certificate and checks the other's against `caCertificates`.
+struct TlsSettings {
+  std::string certificateChain;
+  std::string privateKey;
+  std::string caCertificates;
+  /// Clients: the name the server's certificate must carry, when it is not
+  /// the host of the address dialed (e.g. a cluster addressed by IP).
+  std::string serverNameOverride;
+
+  bool enabled() const { return !certificateChain.empty(); }
+};
+
+/// Metadata key of the cluster token on every call.
+inline constexpr const char *kClusterTokenKey = "dtf-cluster-token";
 
 struct ClientOptions {
   /// Deadline of every ordinary call.
@@ -37,6 +56,9 @@ struct ClientOptions {
   std::chrono::milliseconds waitSlice{2'000};
   size_t chunkBytes = kDefaultChunkBytes;
   int maxMessageBytes = kDefaultMaxMessageBytes;
+  /// Sent with every call (metadata kClusterTokenKey); empty: none.
+  std::string clusterToken{};
+  TlsSettings tls{};
 };
 
 } // namespace dtf::rpc

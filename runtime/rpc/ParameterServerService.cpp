@@ -2,6 +2,7 @@
 
 #include "runtime/rpc/ParameterServerService.h"
 
+#include "runtime/rpc/Auth.h"
 #include "runtime/rpc/TensorCodec.h"
 
 // The ODS-generated op classes have unused parameters; they are not ours
@@ -132,11 +133,14 @@ bool ParameterServerService::initialize() {
   std::lock_guard<std::mutex> lock(mutex);
   if (initialized)
     return false;
+  // Values preloaded from a checkpoint are kept, with their step.
+  bool preloaded = !variables.empty();
   exec::initializeVariables(function, variables, exec::EvalOptions());
   initialized = true;
-  step = holdsGlobalStep ? readGlobalStepLocked() : 0;
+  if (!preloaded)
+    step = holdsGlobalStep ? readGlobalStepLocked() : 0;
   stepChanged.notify_all();
-  return true;
+  return !preloaded;
 }
 
 bool ParameterServerService::isInitialized() const {
@@ -152,6 +156,139 @@ int64_t ParameterServerService::currentStep() const {
 UpdateStats ParameterServerService::stats() const {
   std::lock_guard<std::mutex> lock(mutex);
   return stats_;
+}
+
+PsTaskStatus ParameterServerService::status() const {
+  std::lock_guard<std::mutex> lock(mutex);
+  PsTaskStatus status;
+  status.step = step;
+  status.initialized = initialized;
+  status.epoch = epoch;
+  status.hasValues = !variables.empty();
+  status.restoredFrom = restoredFrom;
+  status.holdsGlobalStep = holdsGlobalStep;
+  return status;
+}
+
+exec::VariableStore
+ParameterServerService::ownVariables(ModelState &state,
+                                     const std::string &source) const {
+  exec::VariableStore own;
+  for (const auto &[name, type] : variableTypes) {
+    auto it = state.values.find(name);
+    if (it == state.values.end())
+      throw std::invalid_argument(errorPrefix() + source +
+                                  " has no value of variable '" + name +
+                                  "' (is it a checkpoint of this model?)");
+    if (it->second.dtype() != type.dtype || it->second.shape() != type.shape)
+      throw std::invalid_argument(
+          errorPrefix() + source + " holds variable '" + name + "' as " +
+          typeString(it->second.dtype(), it->second.shape()) +
+          " but the model declares it " + typeString(type.dtype, type.shape));
+    own.emplace(name, std::move(it->second));
+  }
+  return own;
+}
+
+void ParameterServerService::installLocked(exec::VariableStore values,
+                                           int64_t stateStep,
+                                           int64_t restoredFromStep,
+                                           int64_t newEpoch) {
+  variables = std::move(values);
+  // A task without global_step counts aggregates: after a restore it
+  // counts on from the restored global step, as the workers' step tags do.
+  step = holdsGlobalStep ? readGlobalStepLocked() : stateStep;
+  restoredFrom = restoredFromStep;
+  epoch = newEpoch;
+  aggregate.clear();
+  queued.clear();
+  failure.reset();
+  stepChanged.notify_all();
+}
+
+void ParameterServerService::preload(ModelState state, int64_t checkpointStep) {
+  exec::VariableStore own = ownVariables(
+      state, "the checkpoint of step " + std::to_string(checkpointStep));
+  std::lock_guard<std::mutex> lock(mutex);
+  if (initialized)
+    throw std::logic_error(errorPrefix() +
+                           "preload() after the task started serving");
+  installLocked(std::move(own), state.step, checkpointStep, /*newEpoch=*/0);
+}
+
+int64_t ParameterServerService::restore(RestoreRequest::Source source,
+                                        int64_t checkpointStep,
+                                        int64_t newEpoch) {
+  if (newEpoch <= 0)
+    throw std::invalid_argument(errorPrefix() + "a restore needs an epoch > 0");
+  exec::VariableStore values;
+  int64_t stateStep = 0;
+  int64_t from = -1;
+  switch (source) {
+  case RestoreRequest::INITIAL_VALUES:
+    exec::initializeVariables(function, values, exec::EvalOptions());
+    break;
+  case RestoreRequest::CHECKPOINT: {
+    if (!options_.loadCheckpoint)
+      throw std::runtime_error(errorPrefix() +
+                               "cannot restore a checkpoint: the task has no "
+                               "checkpoint directory (--logdir)");
+    ModelState state;
+    try {
+      state = options_.loadCheckpoint(checkpointStep);
+    } catch (const std::exception &error) {
+      throw std::runtime_error(errorPrefix() + "cannot restore the checkpoint "
+                                               "of step " +
+                               std::to_string(checkpointStep) + ": " +
+                               error.what());
+    }
+    try {
+      values = ownVariables(state, "the checkpoint of step " +
+                                       std::to_string(checkpointStep));
+    } catch (const std::invalid_argument &error) {
+      throw std::runtime_error(error.what());
+    }
+    stateStep = state.step;
+    from = checkpointStep;
+    break;
+  }
+  case RestoreRequest::KEEP_RESTORED:
+    break;
+  default:
+    throw std::invalid_argument(errorPrefix() + "unknown restore source " +
+                                std::to_string(static_cast<int>(source)));
+  }
+
+  std::lock_guard<std::mutex> lock(mutex);
+  if (shuttingDown)
+    throw std::runtime_error(errorPrefix() + "shutting down");
+  if (newEpoch < epoch)
+    throw std::invalid_argument(errorPrefix() + "restore to epoch " +
+                                std::to_string(newEpoch) +
+                                ", older than the task's epoch " +
+                                std::to_string(epoch));
+  if (source == RestoreRequest::KEEP_RESTORED) {
+    if (initialized || variables.empty() || restoredFrom != checkpointStep)
+      throw std::runtime_error(
+          errorPrefix() + "cannot keep the values restored at start-up from "
+                          "the checkpoint of step " +
+          std::to_string(checkpointStep) + ": " +
+          (initialized       ? "the task serves already"
+           : variables.empty() ? "it restored none"
+                               : "it restored step " +
+                                     std::to_string(restoredFrom)));
+    values = std::move(variables);
+    stateStep = step;
+    from = restoredFrom;
+  }
+  installLocked(std::move(values), stateStep, from, newEpoch);
+  initialized = true;
+  return step;
+}
+
+grpc::Status
+ParameterServerService::authorize(grpc::ServerContext *context) const {
+  return checkClusterToken(*context, clusterToken, "PS task " + taskName_);
 }
 
 void ParameterServerService::beginShutdown() {
@@ -180,10 +317,15 @@ ParameterServerService::checkServingLocked(bool needInitialized) const {
   if (failure)
     return grpc::Status(grpc::StatusCode::INTERNAL, *failure);
   if (needInitialized && !initialized)
-    return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
-                        errorPrefix() +
-                            "the variables are not initialized yet (the chief "
-                            "initializes them)");
+    return grpc::Status(
+        grpc::StatusCode::FAILED_PRECONDITION,
+        errorPrefix() +
+            (variables.empty()
+                 ? "the variables are not initialized yet (the chief "
+                   "initializes them)"
+                 : "the task restored the checkpoint of step " +
+                       std::to_string(restoredFrom) +
+                       " and waits for the chief to restore the model"));
   return grpc::Status::OK;
 }
 
@@ -322,9 +464,11 @@ ParameterServerService::applySyncLocked(int64_t pushStep,
 // The gRPC methods
 //===----------------------------------------------------------------------===//
 
-grpc::Status ParameterServerService::Initialize(grpc::ServerContext *,
+grpc::Status ParameterServerService::Initialize(grpc::ServerContext *context,
                                                 const InitializeRequest *,
                                                 InitializeResponse *response) {
+  if (grpc::Status denied = authorize(context); !denied.ok())
+    return denied;
   {
     std::lock_guard<std::mutex> lock(mutex);
     grpc::Status serving = checkServingLocked(/*needInitialized=*/false);
@@ -343,16 +487,20 @@ grpc::Status ParameterServerService::Initialize(grpc::ServerContext *,
 }
 
 grpc::Status
-ParameterServerService::Pull(grpc::ServerContext *, const PullRequest *request,
+ParameterServerService::Pull(grpc::ServerContext *context, const PullRequest *request,
                              grpc::ServerWriter<PullResponse> *writer) {
+  if (grpc::Status denied = authorize(context); !denied.ok())
+    return denied;
   // Copy the values under the lock, so that they come from one state
   // between updates, and stream them without it.
   std::vector<NamedTensor> values;
+  int64_t valuesEpoch;
   {
     std::lock_guard<std::mutex> lock(mutex);
     grpc::Status serving = checkServingLocked(/*needInitialized=*/true);
     if (!serving.ok())
       return serving;
+    valuesEpoch = epoch;
     for (const std::string &name : request->names()) {
       auto it = variables.find(name);
       if (it == variables.end())
@@ -368,6 +516,7 @@ ParameterServerService::Pull(grpc::ServerContext *, const PullRequest *request,
   bool sent = encodeTensors(refs, options_.chunkBytes,
                             [&](std::vector<TensorChunk> &chunks) {
                               PullResponse message;
+                              message.set_epoch(valuesEpoch);
                               for (TensorChunk &chunk : chunks)
                                 *message.add_chunks() = std::move(chunk);
                               return writer->Write(message);
@@ -375,12 +524,20 @@ ParameterServerService::Pull(grpc::ServerContext *, const PullRequest *request,
   if (!sent)
     return grpc::Status(grpc::StatusCode::CANCELLED,
                         errorPrefix() + "the client went away during Pull");
+  if (values.empty()) {
+    // No tensors, still the epoch.
+    PullResponse message;
+    message.set_epoch(valuesEpoch);
+    writer->Write(message);
+  }
   return grpc::Status::OK;
 }
 
 grpc::Status ParameterServerService::Push(grpc::ServerContext *context,
                                           grpc::ServerReader<PushRequest> *reader,
                                           PushResponse *response) {
+  if (grpc::Status denied = authorize(context); !denied.ok())
+    return denied;
   auto rejected = [&](const std::string &why) {
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
                         errorPrefix() + "push rejected, nothing applied: " +
@@ -394,12 +551,23 @@ grpc::Status ParameterServerService::Push(grpc::ServerContext *context,
   if (!message.has_header())
     return rejected("the first message has no header");
   int64_t pushStep = message.header().step();
+  int64_t pushEpoch = message.header().epoch();
+  auto otherEpoch = [&]() {
+    return grpc::Status(grpc::StatusCode::ABORTED,
+                        errorPrefix() + "push refused, nothing applied: it was "
+                                        "computed from the values of epoch " +
+                            std::to_string(pushEpoch) +
+                            " but the model was restored since (epoch " +
+                            std::to_string(epoch) + "); pull again");
+  };
   {
     // Refuse early rather than after receiving megabytes.
     std::lock_guard<std::mutex> lock(mutex);
     grpc::Status serving = checkServingLocked(/*needInitialized=*/true);
     if (!serving.ok())
       return serving;
+    if (pushEpoch != 0 && pushEpoch != epoch)
+      return otherEpoch();
   }
   std::vector<NamedTensor> gradients;
   try {
@@ -439,6 +607,8 @@ grpc::Status ParameterServerService::Push(grpc::ServerContext *context,
   grpc::Status serving = checkServingLocked(/*needInitialized=*/true);
   if (!serving.ok())
     return serving;
+  if (pushEpoch != 0 && pushEpoch != epoch)
+    return otherEpoch();
   PushResponse::Outcome outcome;
   try {
     outcome = replication.mode == Replication::Mode::Async
@@ -454,21 +624,29 @@ grpc::Status ParameterServerService::Push(grpc::ServerContext *context,
   return grpc::Status::OK;
 }
 
-grpc::Status ParameterServerService::GetStep(grpc::ServerContext *,
+grpc::Status ParameterServerService::GetStep(grpc::ServerContext *context,
                                              const GetStepRequest *,
                                              GetStepResponse *response) {
+  if (grpc::Status denied = authorize(context); !denied.ok())
+    return denied;
   std::lock_guard<std::mutex> lock(mutex);
   grpc::Status serving = checkServingLocked(/*needInitialized=*/false);
   if (!serving.ok())
     return serving;
   response->set_step(step);
   response->set_initialized(initialized);
+  response->set_epoch(epoch);
+  response->set_has_values(!variables.empty());
+  response->set_restored_from(restoredFrom);
+  response->set_holds_global_step(holdsGlobalStep);
   return grpc::Status::OK;
 }
 
 grpc::Status ParameterServerService::WaitForStep(
     grpc::ServerContext *context, const WaitForStepRequest *request,
     WaitForStepResponse *response) {
+  if (grpc::Status denied = authorize(context); !denied.ok())
+    return denied;
   auto timeout = std::min(
       std::chrono::milliseconds(std::max<int64_t>(request->timeout_ms(), 0)),
       options_.maxWait);
@@ -478,6 +656,12 @@ grpc::Status ParameterServerService::WaitForStep(
     grpc::Status serving = checkServingLocked(/*needInitialized=*/true);
     if (!serving.ok())
       return serving;
+    if (request->epoch() != 0 && request->epoch() != epoch)
+      return grpc::Status(grpc::StatusCode::ABORTED,
+                          errorPrefix() + "the model was restored (epoch " +
+                              std::to_string(epoch) + ", waited in epoch " +
+                              std::to_string(request->epoch()) +
+                              "); pull again");
     if (step > request->step()) {
       response->set_step(step);
       return grpc::Status::OK;
@@ -497,11 +681,72 @@ grpc::Status ParameterServerService::WaitForStep(
   }
 }
 
-grpc::Status ParameterServerService::Stop(grpc::ServerContext *,
+grpc::Status ParameterServerService::Stop(grpc::ServerContext *context,
                                           const StopServerRequest *,
                                           StopServerResponse *) {
+  if (grpc::Status denied = authorize(context); !denied.ok())
+    return denied;
   if (onStop)
     onStop();
+  return grpc::Status::OK;
+}
+
+grpc::Status ParameterServerService::Snapshot(
+    grpc::ServerContext *context, const SnapshotRequest *,
+    grpc::ServerWriter<SnapshotResponse> *writer) {
+  if (grpc::Status denied = authorize(context); !denied.ok())
+    return denied;
+  std::vector<NamedTensor> values;
+  SnapshotHeader header;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    grpc::Status serving = checkServingLocked(/*needInitialized=*/true);
+    if (!serving.ok())
+      return serving;
+    header.set_step(step);
+    header.set_epoch(epoch);
+    header.set_holds_global_step(holdsGlobalStep);
+    for (const auto &[name, value] : variables)
+      values.push_back({name, value.clone()});
+  }
+  std::vector<TensorRef> refs;
+  for (const NamedTensor &value : values)
+    refs.push_back({value.name, &value.tensor});
+  bool headerSent = false;
+  auto send = [&](std::vector<TensorChunk> &chunks) {
+    SnapshotResponse message;
+    if (!headerSent) {
+      *message.mutable_header() = header;
+      headerSent = true;
+    }
+    for (TensorChunk &chunk : chunks)
+      *message.add_chunks() = std::move(chunk);
+    return writer->Write(message);
+  };
+  bool sent = encodeTensors(refs, options_.chunkBytes, send);
+  if (sent && !headerSent) {
+    std::vector<TensorChunk> none;
+    sent = send(none);
+  }
+  if (!sent)
+    return grpc::Status(grpc::StatusCode::CANCELLED,
+                        errorPrefix() + "the client went away during Snapshot");
+  return grpc::Status::OK;
+}
+
+grpc::Status ParameterServerService::Restore(grpc::ServerContext *context,
+                                             const RestoreRequest *request,
+                                             RestoreResponse *response) {
+  if (grpc::Status denied = authorize(context); !denied.ok())
+    return denied;
+  try {
+    response->set_step(restore(request->source(), request->checkpoint_step(),
+                               request->epoch()));
+  } catch (const std::invalid_argument &error) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, error.what());
+  } catch (const std::exception &error) {
+    return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, error.what());
+  }
   return grpc::Status::OK;
 }
 

@@ -25,6 +25,7 @@
 
 #include "runtime/exec/Interpreter.h"
 #include "runtime/rpc/Options.h"
+#include "runtime/rpc/PsStatus.h"
 
 #include "parameter_server.grpc.pb.h"
 
@@ -58,6 +59,13 @@ struct Replication {
   }
 };
 
+/// Variable values to restore, by name (may hold other tasks' variables
+/// too), and the global step they belong to.
+struct ModelState {
+  int64_t step = 0;
+  exec::VariableStore values;
+};
+
 struct ParameterServerOptions {
   /// Tensor bytes per Pull response message.
   size_t chunkBytes = kDefaultChunkBytes;
@@ -76,7 +84,12 @@ struct ParameterServerOptions {
   std::function<void(int64_t step, std::chrono::steady_clock::time_point begin,
                      std::chrono::steady_clock::time_point end)>
       onApplied;
+  /// Reads the checkpoint of a global step for a Restore RPC (e.g. from
+  /// the task's --logdir); throws std::exception saying why it cannot.
+  /// Without it, restoring from a checkpoint fails with FAILED_PRECONDITION.
+  std::function<ModelState(int64_t checkpointStep)> loadCheckpoint;
 };
+
 
 /// What a PS task did with the pushes it received.
 struct UpdateStats {
@@ -117,6 +130,30 @@ public:
   bool isInitialized() const;
   int64_t currentStep() const;
   UpdateStats stats() const;
+  PsTaskStatus status() const;
+
+  /// Takes the task's variables out of `state` (a checkpoint of global step
+  /// `checkpointStep`, restored at start-up) without serving them yet: the
+  /// chief's Initialize or Restore(KEEP_RESTORED) starts serving them.
+  /// Throws std::invalid_argument naming a variable the state lacks or
+  /// holds with another dtype or shape.
+  void preload(ModelState state, int64_t checkpointStep);
+
+  /// What the Restore RPC does: replaces the variables (from
+  /// options().loadCheckpoint, the initializers, or the preloaded values),
+  /// sets the step to the restored global step and the epoch to `epoch`,
+  /// drops pending sync pushes, ends waits with ABORTED and serves. Returns
+  /// the new step. Throws RpcError-free std::exceptions:
+  /// std::invalid_argument for a bad request, std::runtime_error when the
+  /// values cannot be had.
+  int64_t restore(RestoreRequest::Source source, int64_t checkpointStep,
+                  int64_t epoch);
+
+  /// Every call must carry `token` (empty: none needed); set before the
+  /// server starts (Server::addService does).
+  void requireClusterToken(std::string token) {
+    clusterToken = std::move(token);
+  }
 
   /// Releases every blocked WaitForStep with UNAVAILABLE and refuses new
   /// calls: the server is going down.
@@ -140,6 +177,12 @@ public:
   grpc::Status Stop(grpc::ServerContext *context,
                     const StopServerRequest *request,
                     StopServerResponse *response) override;
+  grpc::Status Snapshot(grpc::ServerContext *context,
+                        const SnapshotRequest *request,
+                        grpc::ServerWriter<SnapshotResponse> *writer) override;
+  grpc::Status Restore(grpc::ServerContext *context,
+                       const RestoreRequest *request,
+                       RestoreResponse *response) override;
 
 private:
   /// The expected type of one gradient.
@@ -170,6 +213,16 @@ private:
   void runFunctionLocked(std::vector<Tensor> arguments);
   int64_t readGlobalStepLocked() const;
 
+  /// The task's own variables out of `state`, checked against their
+  /// types; throws std::invalid_argument naming `source`.
+  exec::VariableStore ownVariables(ModelState &state,
+                                   const std::string &source) const;
+  /// Installs restored values and serves them. Requires the mutex.
+  void installLocked(exec::VariableStore values, int64_t stateStep,
+                     int64_t restoredFrom, int64_t newEpoch);
+  /// OK unless the token check fails.
+  grpc::Status authorize(grpc::ServerContext *context) const;
+
   std::string describeHeldVariables() const;
   std::string errorPrefix() const { return "PS task " + taskName_ + ": "; }
 
@@ -191,6 +244,11 @@ private:
   exec::VariableStore variables;
   bool initialized = false;
   bool shuttingDown = false;
+  /// Set by Restore; pushes and waits of another epoch are refused.
+  int64_t epoch = 0;
+  /// See PsTaskStatus::restoredFrom.
+  int64_t restoredFrom = -1;
+  std::string clusterToken;
   /// Set when the PS function failed: the variables may be half updated,
   /// so the task serves no more.
   std::optional<std::string> failure;

@@ -24,7 +24,7 @@ void PsClient::waitUntilReachable() {
 
 bool PsClient::initialize() {
   grpc::ClientContext context;
-  setTimeout(context, options_.callTimeout);
+  prepareCall(context, options_, options_.callTimeout);
   InitializeResponse response;
   grpc::Status status =
       stub->Initialize(&context, InitializeRequest(), &response);
@@ -33,9 +33,10 @@ bool PsClient::initialize() {
   return response.initialized_now();
 }
 
-std::vector<Tensor> PsClient::pull(const std::vector<std::string> &names) {
+std::vector<Tensor> PsClient::pull(const std::vector<std::string> &names,
+                                   int64_t *epoch) {
   grpc::ClientContext context;
-  setTimeout(context, options_.callTimeout);
+  prepareCall(context, options_, options_.callTimeout);
   PullRequest request;
   for (const std::string &name : names)
     request.add_names(name);
@@ -55,8 +56,10 @@ std::vector<Tensor> PsClient::pull(const std::vector<std::string> &names) {
       stub->Pull(&context, request);
   PullResponse message;
   uint64_t bytes = 0;
+  int64_t valuesEpoch = 0;
   while (!malformed && reader->Read(&message)) {
     bytes += message.ByteSizeLong();
+    valuesEpoch = message.epoch();
     try {
       for (const TensorChunk &chunk : message.chunks())
         assembler.add(chunk);
@@ -87,6 +90,8 @@ std::vector<Tensor> PsClient::pull(const std::vector<std::string> &names) {
 
   ++pulls_;
   pulledBytes_ += bytes;
+  if (epoch)
+    *epoch = valuesEpoch;
   std::vector<Tensor> values;
   values.reserve(tensors.size());
   for (NamedTensor &tensor : tensors)
@@ -94,10 +99,10 @@ std::vector<Tensor> PsClient::pull(const std::vector<std::string> &names) {
   return values;
 }
 
-PushResult PsClient::push(int64_t step,
-                          const std::vector<TensorRef> &gradients) {
+PushResult PsClient::push(int64_t step, const std::vector<TensorRef> &gradients,
+                          int64_t epoch) {
   grpc::ClientContext context;
-  setTimeout(context, options_.callTimeout);
+  prepareCall(context, options_, options_.callTimeout);
   PushResponse response;
   std::unique_ptr<grpc::ClientWriter<PushRequest>> writer =
       stub->Push(&context, &response);
@@ -108,6 +113,7 @@ PushResult PsClient::push(int64_t step,
     PushRequest message;
     if (!headerSent) {
       message.mutable_header()->set_step(step);
+      message.mutable_header()->set_epoch(epoch);
       headerSent = true;
     }
     for (TensorChunk &chunk : chunks)
@@ -134,7 +140,7 @@ PushResult PsClient::push(int64_t step,
 
 int64_t PsClient::step() {
   grpc::ClientContext context;
-  setTimeout(context, options_.callTimeout);
+  prepareCall(context, options_, options_.callTimeout);
   GetStepResponse response;
   grpc::Status status = stub->GetStep(&context, GetStepRequest(), &response);
   if (!status.ok())
@@ -142,14 +148,94 @@ int64_t PsClient::step() {
   return response.step();
 }
 
-int64_t PsClient::waitForStep(int64_t step,
-                              std::chrono::milliseconds timeout) {
+PsTaskStatus PsClient::status() {
+  grpc::ClientContext context;
+  prepareCall(context, options_, options_.callTimeout);
+  GetStepResponse response;
+  grpc::Status status = stub->GetStep(&context, GetStepRequest(), &response);
+  if (!status.ok())
+    throw callError(peer_, "GetStep", status);
+  PsTaskStatus result;
+  result.step = response.step();
+  result.initialized = response.initialized();
+  result.epoch = response.epoch();
+  result.hasValues = response.has_values();
+  result.restoredFrom = response.restored_from();
+  result.holdsGlobalStep = response.holds_global_step();
+  return result;
+}
+
+PsSnapshot PsClient::snapshot() {
+  grpc::ClientContext context;
+  prepareCall(context, options_, options_.callTimeout);
+  std::unique_ptr<grpc::ClientReader<SnapshotResponse>> reader =
+      stub->Snapshot(&context, SnapshotRequest());
+  TensorAssembler assembler;
+  PsSnapshot snapshot;
+  bool first = true;
+  std::optional<std::string> malformed;
+  SnapshotResponse message;
+  while (!malformed && reader->Read(&message)) {
+    try {
+      if (first != message.has_header())
+        throw std::invalid_argument(first ? "the first message has no header"
+                                          : "a later message has a header");
+      if (first) {
+        snapshot.step = message.header().step();
+        snapshot.epoch = message.header().epoch();
+        snapshot.holdsGlobalStep = message.header().holds_global_step();
+      }
+      first = false;
+      for (const TensorChunk &chunk : message.chunks())
+        assembler.add(chunk);
+    } catch (const std::invalid_argument &error) {
+      malformed = error.what();
+      context.TryCancel();
+    }
+  }
+  grpc::Status status = reader->Finish();
+  if (!malformed && status.ok()) {
+    try {
+      if (first)
+        throw std::invalid_argument("the response is empty");
+      snapshot.tensors = assembler.finish();
+    } catch (const std::invalid_argument &error) {
+      malformed = error.what();
+    }
+  }
+  if (malformed)
+    throw callError(peer_, "Snapshot",
+                    grpc::Status(grpc::StatusCode::DATA_LOSS,
+                                 "malformed response: " + *malformed));
+  if (!status.ok())
+    throw callError(peer_, "Snapshot", status);
+  return snapshot;
+}
+
+int64_t PsClient::restore(RestoreRequest::Source source, int64_t checkpointStep,
+                          int64_t epoch) {
+  grpc::ClientContext context;
+  prepareCall(context, options_, options_.callTimeout);
+  RestoreRequest request;
+  request.set_source(source);
+  request.set_checkpoint_step(checkpointStep);
+  request.set_epoch(epoch);
+  RestoreResponse response;
+  grpc::Status status = stub->Restore(&context, request, &response);
+  if (!status.ok())
+    throw callError(peer_, "Restore", status);
+  return response.step();
+}
+
+int64_t PsClient::waitForStep(int64_t step, std::chrono::milliseconds timeout,
+                              int64_t epoch) {
   WaitForStepResponse response;
   longPoll(peer_, "WaitForStep", options_, timeout,
            [&](grpc::ClientContext &context, std::chrono::milliseconds slice) {
              WaitForStepRequest request;
              request.set_step(step);
              request.set_timeout_ms(slice.count());
+             request.set_epoch(epoch);
              return stub->WaitForStep(&context, request, &response);
            });
   return response.step();
@@ -157,7 +243,7 @@ int64_t PsClient::waitForStep(int64_t step,
 
 void PsClient::stop(const std::string &reason) {
   grpc::ClientContext context;
-  setTimeout(context, options_.callTimeout);
+  prepareCall(context, options_, options_.callTimeout);
   StopServerRequest request;
   request.set_reason(reason);
   StopServerResponse response;

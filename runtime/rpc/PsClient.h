@@ -11,6 +11,7 @@
 #define DTF_RUNTIME_RPC_PSCLIENT_H
 
 #include "runtime/rpc/Options.h"
+#include "runtime/rpc/PsStatus.h"
 #include "runtime/rpc/TensorCodec.h"
 
 #include "parameter_server.grpc.pb.h"
@@ -40,6 +41,14 @@ struct PushResult {
   int64_t step;
 };
 
+/// A PS task's variables with its step and epoch (the Snapshot RPC).
+struct PsSnapshot {
+  int64_t step = 0;
+  int64_t epoch = 0;
+  bool holdsGlobalStep = false;
+  std::vector<NamedTensor> tensors;
+};
+
 class PsClient {
 public:
   /// A client of the PS task `taskName` ("/job:ps/task:1") listening at
@@ -61,19 +70,36 @@ public:
   /// whether this call did.
   bool initialize();
 
-  /// The current values of `names`, in that order.
-  std::vector<Tensor> pull(const std::vector<std::string> &names);
+  /// The current values of `names`, in that order; `epoch`, if given,
+  /// receives the task's epoch when it read them.
+  std::vector<Tensor> pull(const std::vector<std::string> &names,
+                           int64_t *epoch = nullptr);
 
   /// Pushes one replica's gradients (in the task's dtf.gradients order)
-  /// tagged with the global step read at the start of the worker's step.
-  PushResult push(int64_t step, const std::vector<TensorRef> &gradients);
+  /// tagged with the global step read at the start of the worker's step
+  /// and the epoch of the values they were computed from (0: unchecked; a
+  /// push of another epoch fails with ABORTED).
+  PushResult push(int64_t step, const std::vector<TensorRef> &gradients,
+                  int64_t epoch = 0);
 
   /// The task's current step.
   int64_t step();
 
+  /// Step, epoch and where the task's values come from.
+  PsTaskStatus status();
+
   /// Blocks until the task's step is greater than `step` (the sync token
-  /// barrier), for at most `timeout`; returns the task's step then.
-  int64_t waitForStep(int64_t step, std::chrono::milliseconds timeout);
+  /// barrier), for at most `timeout`; returns the task's step then. With an
+  /// epoch, fails with ABORTED once the task's epoch is another.
+  int64_t waitForStep(int64_t step, std::chrono::milliseconds timeout,
+                      int64_t epoch = 0);
+
+  /// Every variable the task holds, from one state between updates.
+  PsSnapshot snapshot();
+
+  /// Restores the task (see the Restore RPC); returns its step then.
+  int64_t restore(RestoreRequest::Source source, int64_t checkpointStep,
+                  int64_t epoch);
 
   /// Asks the task's server to shut down.
   void stop(const std::string &reason);

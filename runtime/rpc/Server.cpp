@@ -2,6 +2,7 @@
 
 #include "runtime/rpc/Server.h"
 
+#include "runtime/rpc/Auth.h"
 #include "runtime/rpc/CoordinationService.h"
 #include "runtime/rpc/Errors.h"
 #include "runtime/rpc/ParameterServerService.h"
@@ -95,10 +96,12 @@ void Server::addService(grpc::Service &service,
 
 void Server::addService(ParameterServerService &service) {
   checkChunkSize(service.options().chunkBytes, options.maxMessageBytes);
+  service.requireClusterToken(options.clusterToken);
   addService(service, [&service] { service.beginShutdown(); });
 }
 
 void Server::addService(CoordinationService &service) {
+  service.requireClusterToken(options.clusterToken);
   addService(service, [&service] { service.beginShutdown(); });
 }
 
@@ -109,7 +112,7 @@ void Server::start() {
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   builder.SetMaxReceiveMessageSize(options.maxMessageBytes);
   builder.SetMaxSendMessageSize(options.maxMessageBytes);
-  builder.AddListeningPort(options.address, grpc::InsecureServerCredentials(),
+  builder.AddListeningPort(options.address, serverCredentials(options.tls),
                            &port_);
   for (grpc::Service *service : services)
     builder.RegisterService(service);

@@ -43,6 +43,13 @@ struct ServerOptions {
   /// How long calls in flight may finish after a stop before they are
   /// cancelled.
   std::chrono::milliseconds shutdownGrace{1'000};
+  /// When set, every call of the services must carry it (metadata
+  /// kClusterTokenKey), else it fails with UNAUTHENTICATED before the
+  /// handler reads or changes anything.
+  std::string clusterToken{};
+  /// Mutual TLS when enabled: clients must present a certificate signed by
+  /// tls.caCertificates.
+  TlsSettings tls{};
 };
 
 class Server {

@@ -91,31 +91,92 @@ class Task:
             self.process.send_signal(signal.SIGKILL)
             self.process.wait()
 
+    def pause(self):
+        """SIGSTOP: the task stops where it is."""
+        self.process.send_signal(signal.SIGSTOP)
+
+    def resume(self):
+        self.process.send_signal(signal.SIGCONT)
+
+    def matches(self, pattern):
+        """Every match of `pattern` in the output so far."""
+        regex = re.compile(pattern)
+        with self.lock:
+            return [m for m in (regex.search(line) for line in self.lines) if m]
+
 
 class Cluster:
     """PS and worker tasks started one by one, so a test can kill any."""
 
-    def __init__(self, dtf_run, num_ps, num_workers, extra, model=MLP):
-        ports = free_ports(num_ps + num_workers)
-        self.ps_hosts = ",".join("localhost:%d" % p for p in ports[:num_ps])
-        self.worker_hosts = ",".join("localhost:%d" % p for p in ports[num_ps:])
+    def __init__(self, dtf_run, num_ps, num_workers, extra, model=MLP,
+                 task_extra=None, hosts=None, wrap=None, start_workers=True):
+        """`task_extra` maps "ps0", "worker1", ... to flags of that task
+        only; `hosts` gives (ps_hosts, worker_hosts) instead of loopback
+        ports; `wrap` maps a task name to a command prefix (e.g. `ip netns
+        exec NS`); without `start_workers`, the test starts them."""
+        if hosts:
+            self.ps_hosts, self.worker_hosts = hosts
+        else:
+            ports = free_ports(num_ps + num_workers)
+            self.ps_hosts = ",".join("localhost:%d" % p for p in ports[:num_ps])
+            self.worker_hosts = ",".join("localhost:%d" % p for p in ports[num_ps:])
         self.dtf_run = dtf_run
         self.extra = extra
         self.model = model
+        self.task_extra = task_extra or {}
+        self.wrap = wrap or {}
         self.ps = [self.start("ps", i) for i in range(num_ps)]
-        self.workers = [self.start("worker", i) for i in range(num_workers)]
+        self.workers = ([self.start("worker", i) for i in range(num_workers)]
+                        if start_workers else [])
 
     def argv(self, job, index):
-        return [self.dtf_run, "--ps_hosts=" + self.ps_hosts,
-                "--worker_hosts=" + self.worker_hosts, "--job_name=" + job,
-                "--task_index=%d" % index, "--data=" + DATA] + self.extra + [self.model]
+        name = "%s%d" % (job, index)
+        return (self.wrap.get(name, []) +
+                [self.dtf_run, "--ps_hosts=" + self.ps_hosts,
+                 "--worker_hosts=" + self.worker_hosts, "--job_name=" + job,
+                 "--task_index=%d" % index, "--data=" + DATA] + self.extra +
+                self.task_extra.get(name, []) + [self.model])
 
     def start(self, job, index):
         return Task("%s%d" % (job, index), self.argv(job, index))
 
+    def restart(self, job, index):
+        """Starts a killed task again with the same flags."""
+        tasks = self.ps if job == "ps" else self.workers
+        tasks[index] = self.start(job, index)
+        return tasks[index]
+
     def kill_all(self):
         for task in self.ps + self.workers:
+            task.resume()
             task.kill()
+
+
+GLOBAL_STEP = r"global step: (\d+)\)"
+
+
+def current_global_step(tasks):
+    """The highest global step of the tasks' latest step lines (the global
+    step goes back when the model is restored)."""
+    steps = []
+    for t in tasks:
+        found = t.matches(GLOBAL_STEP)
+        if found:
+            steps.append(int(found[-1].group(1)))
+    return max(steps) if steps else 0
+
+
+def wait_for_global_step(tasks, step, timeout):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if current_global_step(tasks) >= step:
+            return
+        for t in tasks:
+            if t.process.poll() is not None:
+                raise AssertionError("%s exited (%s) before global step %d"
+                                     % (t.name, t.process.returncode, step))
+        time.sleep(0.02)
+    raise AssertionError("global step %d not reached within %ss" % (step, timeout))
 
 
 def validation(task):

@@ -2,6 +2,7 @@
 
 #include "tools/dtf-run/Tasks.h"
 
+#include "tools/dtf-run/Supervisor.h"
 #include "tools/dtf-run/WorkerProgram.h"
 
 #include "dialects/dtf/IR/DTFOps.h"
@@ -39,6 +40,7 @@ double wallSeconds() {
 rpc::ClientOptions clientOptions(const TaskOptions &options) {
   rpc::ClientOptions client;
   client.callTimeout = std::chrono::milliseconds(options.rpcDeadlineMs);
+  applySecurity(client, options.reliability); // [reliability]
   return client;
 }
 
@@ -134,15 +136,19 @@ int runPsTask(mlir::ModuleOp program, const TaskOptions &options) {
   PsTelemetry telemetry(options.telemetry, spec, options.task,
                         options.telemetry.traceSteps *
                             (options.replication.sync ? 1 : spec.workers().size()));
+  // [reliability] TLS, token and bind address; the checkpoint to restore.
+  std::string label = "PS task " + std::to_string(index);
+  std::string securityNotice;
+  rpc::ServerOptions serverOptions = psServerOptions(
+      spec.ps()[index].str(), options.reliability, label, securityNotice);
   rpc::ParameterServerOptions psOptions;
   telemetry.attach(psOptions);
-
-  rpc::ServerOptions serverOptions;
-  serverOptions.address = spec.ps()[index].str();
+  configureCheckpointRestore(psOptions, options.reliability);
   rpc::Server server(serverOptions);
   auto service = std::make_unique<rpc::ParameterServerService>(
       function, replicationOf(options), [&server] { server.requestStop(); },
       psOptions);
+  restoreAtStart(*service, options.reliability, label, std::cout);
   server.addService(*service);
 
   std::unique_ptr<rpc::CoordinationService> coordination;
@@ -159,6 +165,10 @@ int runPsTask(mlir::ModuleOp program, const TaskOptions &options) {
     server.addService(*coordination);
   }
   server.start();
+  std::cout << securityNotice << std::endl; // [reliability]
+  // [reliability] a (re)started PS task registers with the coordinator
+  PsRegistration registration(spec.ps()[0].str(), index,
+                              clientOptions(options), std::cout);
   std::cout << "PS task " << index << " serving "
             << service->gradientNames().size() << " gradients at "
             << server.address() << std::endl;
@@ -197,16 +207,11 @@ int runWorkerTask(mlir::ModuleOp program, const TaskOptions &options) {
   for (auto &task : ps)
     task->waitUntilReachable();
 
-  if (isChief) {
-    for (auto &task : ps)
-      task->initialize();
-    coordinator.markInitialized();
-    std::cout << "Worker 0: initialized the variables" << std::endl;
-  } else {
-    std::cout << "Worker " << index << ": waiting for the chief to initialize"
-              << std::endl;
-    coordinator.waitInitialized(std::chrono::minutes(5));
-  }
+  // [reliability] The chief initializes the variables (or confirms those
+  // the PS tasks restored) and checkpoints; the others wait for it.
+  Supervisor supervisor(ps, coordinator, options.reliability, index,
+                        options.replication.sync);
+  supervisor.start();
   rpc::HeartbeatSender heartbeats(coordinator, "worker", index,
                                   std::chrono::seconds(1));
 
@@ -230,10 +235,14 @@ int runWorkerTask(mlir::ModuleOp program, const TaskOptions &options) {
   Tensor labels(DType::F32, {batch, train.oneHotLabels.dim(1)});
 
   auto pullAll = [&](exec::FeedMap &feeds) {
+    supervisor.beginStep(); // [reliability] one epoch per step
     for (const WorkerProgram::PullGroup &group : worker.pulls) {
       auto span = telemetry.rpc("pull ps" + std::to_string(group.psTask),
                                 {{"variables", group.variables.size()}});
-      std::vector<Tensor> values = ps[group.psTask]->pull(group.variables);
+      int64_t epoch = 0;
+      std::vector<Tensor> values =
+          ps[group.psTask]->pull(group.variables, &epoch);
+      supervisor.sawEpoch(epoch, ps[group.psTask]->peer());
       for (size_t i = 0; i < values.size(); ++i)
         feeds[group.feedNames[i]] = std::move(values[i]);
     }
@@ -246,8 +255,11 @@ int runWorkerTask(mlir::ModuleOp program, const TaskOptions &options) {
   Clock::time_point start = Clock::now();
   int64_t localStep = 0;
   int64_t globalStep = 0;
-  while (true) {
-    if (heartbeats.stopRequested())
+  // [reliability] A failed RPC ends the step; with --recovery_timeout_ms
+  // the supervisor waits for the cluster to recover and the step starts
+  // over from a fresh pull.
+  while (true) try {
+    if (heartbeats.stopRequested() || supervisor.stopRequested())
       break;
     telemetry.beginStep(localStep);
     exec::FeedMap feeds;
@@ -270,7 +282,8 @@ int runWorkerTask(mlir::ModuleOp program, const TaskOptions &options) {
                                 {{"step", stepTag},
                                  {"gradients", group.names.size()}});
       ps[group.psTask]->push(stepTag,
-                             gradientRefs(group, fetched, pushOffsets[i] + 1));
+                             gradientRefs(group, fetched, pushOffsets[i] + 1),
+                             supervisor.epoch());
     }
     if (stepTag >= options.trainSteps)
       break;
@@ -279,7 +292,8 @@ int runWorkerTask(mlir::ModuleOp program, const TaskOptions &options) {
         auto span = telemetry.rpc("wait for step ps" +
                                       std::to_string(group.psTask),
                                   {{"step", stepTag}});
-        ps[group.psTask]->waitForStep(stepTag, std::chrono::minutes(5));
+        ps[group.psTask]->waitForStep(stepTag, std::chrono::minutes(5),
+                                      supervisor.epoch());
       }
     ++localStep;
     globalStep = stepTag + 1;
@@ -293,8 +307,13 @@ int runWorkerTask(mlir::ModuleOp program, const TaskOptions &options) {
                     static_cast<long long>(globalStep));
       std::cout << line << std::endl;
     }
+    supervisor.afterStep(globalStep); // [reliability] checkpoint, delay
+  } catch (const rpc::RpcError &error) {
+    if (!supervisor.recover(error)) // [reliability]
+      throw;
   }
   telemetry.endTraining();
+  supervisor.finish(); // [reliability] the last checkpoint
   double trainingSeconds =
       std::chrono::duration<double>(Clock::now() - start).count();
   std::cout << "Worker " << index << ": training ended after " << localStep
@@ -321,7 +340,7 @@ int runWorkerTask(mlir::ModuleOp program, const TaskOptions &options) {
 
   // Validation on the whole test split with the final parameters.
   exec::FeedMap feeds;
-  pullAll(feeds);
+  supervisor.withRecovery([&] { pullAll(feeds); }); // [reliability]
   int64_t batches = test.images.dim(0) / batch;
   double lossSum = 0, accuracySum = 0;
   DataShard everything(test, 0, 1);
@@ -335,7 +354,8 @@ int runWorkerTask(mlir::ModuleOp program, const TaskOptions &options) {
     if (results.size() > 1)
       accuracySum += results[1].scalarAsDouble();
   }
-  int64_t finalStep = ps[0]->step();
+  int64_t finalStep = 0;
+  supervisor.withRecovery([&] { finalStep = ps[0]->step(); }); // [reliability]
   std::printf("After %lld training step(s), validation cross entropy = %g, "
               "validation accuracy = %g\n",
               static_cast<long long>(finalStep), lossSum / batches,

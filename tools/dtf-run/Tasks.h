@@ -4,6 +4,7 @@
 
 #include "tools/dtf-run/Compile.h"
 #include "tools/dtf-run/Telemetry.h"
+#include "tools/dtf-run/Reliability.h"
 
 #include "runtime/cluster/ClusterSpec.h"
 
@@ -28,6 +29,8 @@ struct TaskOptions {
   int workerTimeoutMs = 30000;
   /// --logdir, --trace and their options.
   TelemetryOptions telemetry;
+  /// Checkpoints, recovery, security (Reliability.h).
+  ReliabilityOptions reliability;
 };
 
 /// Serves the task's variables (the program's @ps_<index>) until the chief

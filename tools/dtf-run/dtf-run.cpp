@@ -59,10 +59,14 @@ DEFINE_bool(local, false,
 DEFINE_int32(ps, 1, "--local: number of PS tasks");
 DEFINE_int32(workers, 2, "--local: number of workers");
 // Observability (Telemetry.h, Progress.h).
+// One directory for summaries and checkpoints, as TensorFlow's Supervisor
+// uses: --logdir is read by Telemetry and by ReliabilityFlags.cpp.
 DEFINE_string(logdir, "",
-              "Write TensorBoard event files (loss, accuracy, global_step/sec, "
-              "examples/sec, validation) of worker N to <logdir>/worker_N "
-              "(empty: none)");
+              "Training directory (empty: none): worker N writes TensorBoard "
+              "event files (loss, accuracy, global_step/sec, examples/sec, "
+              "validation) to <logdir>/worker_N; the chief saves checkpoints "
+              "of every variable there and PS tasks restore the newest valid "
+              "one at start-up");
 DEFINE_int32(save_summaries_steps, 100,
              "With --logdir: write the summaries every N local steps of a "
              "worker (0: only the validation results)");
@@ -77,6 +81,48 @@ DEFINE_int32(trace_steps, 5,
 DEFINE_bool(progress, true,
             "--local: show progress with steps/s and ETA, as a bar on a "
             "terminal and as a line per tenth otherwise");
+
+// [reliability] Checkpoints, recovery, security; read by
+// reliabilityOptionsFromFlags() (ReliabilityFlags.cpp). Checkpoints, as
+// tf.train.MonitoredTrainingSession's.
+DEFINE_int64(save_checkpoint_steps, 0,
+             "With --logdir: save a checkpoint every N global steps (0 = not "
+             "by steps)");
+DEFINE_double(save_checkpoint_secs, 600,
+              "With --logdir: save a checkpoint every N seconds (0 = not by "
+              "time)");
+DEFINE_int32(keep_checkpoints, 5,
+             "With --logdir: checkpoint files to keep (0 = all)");
+// Recovery.
+DEFINE_int64(recovery_timeout_ms, 0,
+             "How long a worker whose RPC failed waits, retrying with "
+             "backoff, for the cluster to recover (a PS task restarted with "
+             "the same flags) before it gives up; 0 = no recovery: a failed "
+             "RPC ends the worker");
+DEFINE_int64(debug_step_delay_ms, 0,
+             "Test only: sleep this long after each training step (a slow "
+             "worker)");
+// Security.
+DEFINE_string(tls_cert, "",
+              "PEM certificate (chain) of this task: with --tls_key and "
+              "--tls_ca, every connection is mutual TLS");
+DEFINE_string(tls_key, "", "PEM private key of --tls_cert");
+DEFINE_string(tls_ca, "",
+              "PEM certificate(s) of the CA that signs every task's "
+              "certificate");
+DEFINE_string(tls_server_name, "",
+              "The name PS certificates carry, when it is not the host of "
+              "--ps_hosts (e.g. hosts given by address)");
+DEFINE_string(cluster_token, "",
+              "Shared secret every RPC must carry (prefer "
+              "--cluster_token_file: a flag is visible to other users)");
+DEFINE_string(cluster_token_file, "",
+              "File holding the cluster token (trailing whitespace ignored)");
+DEFINE_bool(insecure_bind_all, false,
+            "Without TLS, let PS tasks listen on every interface rather than "
+            "loopback only: anyone who reaches the port can read and change "
+            "the model");
+// [reliability] end
 
 namespace {
 
@@ -200,6 +246,9 @@ int main(int argc, char **argv) {
     options.rpcDeadlineMs = FLAGS_rpc_deadline_ms;
     options.workerTimeoutMs = FLAGS_worker_timeout_ms;
     options.telemetry = telemetry;
+    // [reliability] --logdir, --recovery_timeout_ms, --tls_*, ... (flags in
+    // ReliabilityFlags.cpp)
+    options.reliability = dtf::run::reliabilityOptionsFromFlags();
     return config.task.job == dtf::cluster::Job::PS
                ? dtf::run::runPsTask(*program, options)
                : dtf::run::runWorkerTask(*program, options);

@@ -1,0 +1,278 @@
+//===- RecoveryTest.cpp - Snapshot, Restore and epochs of a PS task -------===//
+//
+// What checkpoints and recovery need of the PS service: a Snapshot of every
+// variable, Restore from a checkpoint / the initial values / the values
+// preloaded at start-up, step bookkeeping after a restore (also on a sync
+// task without global_step), and epochs that fence off pushes and waits of
+// values from before a restore.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RpcTestSupport.h"
+
+#include <future>
+#include <thread>
+
+namespace dtf::rpc {
+namespace {
+
+using namespace dtf::rpc::testing;
+using std::chrono::milliseconds;
+
+// @ps_0: w by gradient descent and global_step. @ps_1_sync: Adam on v
+// without global_step, two replicas per aggregate (a sync task that counts
+// aggregates).
+constexpr const char *kModule = R"mlir(
+module {
+  func.func @ps_0(%g_w: tensor<2xf32>)
+      attributes {dtf.device = #dtf.device<"/job:ps/task:0">,
+                  dtf.gradients = ["w"]} {
+    %w = dtf.variable "w" init(#dtf.constant<1.0>) : !dtf.resource<tensor<2xf32>>
+    %step = dtf.variable "global_step" init(#dtf.zeros) {trainable = false} : !dtf.resource<tensor<i64>>
+    dtf.apply_gradient_descent %w, %g_w learning_rate 1.0 : !dtf.resource<tensor<2xf32>>
+    %one = dtf.constant dense<1> : tensor<i64>
+    dtf.assign_add %step, %one : !dtf.resource<tensor<i64>>
+    return
+  }
+
+  func.func @ps_1_sync(%g_v0: tensor<2xf32>, %g_v1: tensor<2xf32>)
+      attributes {dtf.device = #dtf.device<"/job:ps/task:1">,
+                  dtf.gradients = ["v"]} {
+    %v = dtf.variable "v" init(#dtf.constant<1.0>) : !dtf.resource<tensor<2xf32>>
+    %m = dtf.variable "v/Momentum" init(#dtf.zeros) {trainable = false} : !dtf.resource<tensor<2xf32>>
+    %half = dtf.constant dense<0.5> : tensor<f32>
+    %s = dtf.add %g_v0, %g_v1 : tensor<2xf32>, tensor<2xf32>
+    %g = dtf.mul %s, %half : tensor<2xf32>, tensor<f32>
+    dtf.apply_momentum %v, %m, %g learning_rate 1.0 momentum 0.5 : !dtf.resource<tensor<2xf32>>
+    return
+  }
+}
+)mlir";
+
+/// A checkpoint of both tasks at global step `step`.
+ModelState checkpointAt(int64_t step, float w, float v) {
+  ModelState state;
+  state.step = step;
+  state.values.emplace("w", Tensor::filled(DType::F32, {2}, w));
+  state.values.emplace("global_step", Tensor::scalar<int64_t>(step));
+  state.values.emplace("v", Tensor::filled(DType::F32, {2}, v));
+  state.values.emplace("v/Momentum", Tensor::filled(DType::F32, {2}, 0.0));
+  return state;
+}
+
+class RecoveryTest : public ::testing::Test {
+protected:
+  RecoveryTest() : module(kModule) {}
+
+  void startPs(const char *function, Replication replication) {
+    ParameterServerOptions options;
+    options.loadCheckpoint = [this](int64_t step) {
+      ++loads;
+      if (step == 404)
+        throw std::runtime_error("cannot open checkpoint model.ckpt-404.dtf");
+      if (step == 13) { // a checkpoint of another model
+        ModelState state = checkpointAt(step, 0, 0);
+        state.values.erase("v/Momentum");
+        return state;
+      }
+      return checkpointAt(step, 10.0f + step, 20.0f + step);
+    };
+    ps = std::make_unique<RunningPs>(module.function(function), replication,
+                                     ServerOptions{"127.0.0.1:0"}, options);
+    client = std::make_unique<PsClient>(ps->service.taskName(),
+                                        ps->server.address(),
+                                        fastClientOptions());
+  }
+
+  PushResult push(const char *name, int64_t step, float value,
+                  int64_t epoch = 0) {
+    Tensor gradient = Tensor::filled(DType::F32, {2}, value);
+    return client->push(step, {{name, &gradient}}, epoch);
+  }
+
+  float first(const char *name) {
+    return client->pull({name})[0].toVector<float>()[0];
+  }
+
+  TestModule module;
+  std::unique_ptr<RunningPs> ps;
+  std::unique_ptr<PsClient> client;
+  int loads = 0;
+};
+
+TEST_F(RecoveryTest, SnapshotHoldsEveryVariableWithTheStep) {
+  startPs("ps_1_sync", Replication::sync(2, 2));
+  EXPECT_EQ(expectRpcError([&] { client->snapshot(); }).code(),
+            grpc::StatusCode::FAILED_PRECONDITION);
+  client->restore(RestoreRequest::INITIAL_VALUES, -1, /*epoch=*/3);
+  push("v", 0, 1.0f);
+  push("v", 0, 3.0f);
+  PsSnapshot snapshot = client->snapshot();
+  EXPECT_EQ(snapshot.step, 1);
+  EXPECT_EQ(snapshot.epoch, 3);
+  EXPECT_FALSE(snapshot.holdsGlobalStep);
+  ASSERT_EQ(snapshot.tensors.size(), 2u); // the slot too
+  std::map<std::string, std::vector<float>> values;
+  for (const NamedTensor &tensor : snapshot.tensors)
+    values[tensor.name] = tensor.tensor.toVector<float>();
+  EXPECT_EQ(values["v"], std::vector<float>(2, -1.0f));         // 1 - 2
+  EXPECT_EQ(values["v/Momentum"], std::vector<float>(2, 2.0f)); // mean
+}
+
+TEST_F(RecoveryTest, PreloadedValuesServeOnlyOnceTheChiefConfirms) {
+  startPs("ps_0", Replication::async());
+  ps->service.preload(checkpointAt(40, 5.0f, 0.0f), 40);
+  PsTaskStatus status = client->status();
+  EXPECT_FALSE(status.initialized);
+  EXPECT_TRUE(status.hasValues);
+  EXPECT_EQ(status.restoredFrom, 40);
+  EXPECT_EQ(status.step, 40);
+  EXPECT_TRUE(status.holdsGlobalStep);
+  RpcError error = expectRpcError([&] { client->pull({"w"}); });
+  EXPECT_EQ(error.code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_TRUE(contains(error.what(), "restored the checkpoint of step 40"))
+      << error.what();
+
+  EXPECT_EQ(client->restore(RestoreRequest::KEEP_RESTORED, 40, 1), 40);
+  EXPECT_EQ(loads, 0); // kept, not read again
+  EXPECT_EQ(first("w"), 5.0f);
+  EXPECT_EQ(push("w", 40, 1.0f, 1).step, 41);
+  // Keeping the start-up values is only for a task that does not serve.
+  EXPECT_EQ(expectRpcError([&] {
+              client->restore(RestoreRequest::KEEP_RESTORED, 40, 2);
+            }).code(),
+            grpc::StatusCode::FAILED_PRECONDITION);
+}
+
+TEST_F(RecoveryTest, InitializeServesPreloadedValuesToo) {
+  startPs("ps_0", Replication::async());
+  ps->service.preload(checkpointAt(8, 5.0f, 0.0f), 8);
+  EXPECT_FALSE(client->initialize()); // had values
+  EXPECT_EQ(first("w"), 5.0f);
+  EXPECT_EQ(client->step(), 8);
+}
+
+TEST_F(RecoveryTest, PreloadRejectsACheckpointOfAnotherModel) {
+  startPs("ps_1_sync", Replication::sync(2, 2));
+  ModelState state = checkpointAt(3, 0, 0);
+  state.values.erase("v/Momentum");
+  try {
+    ps->service.preload(std::move(state), 3);
+    FAIL() << "no error";
+  } catch (const std::invalid_argument &error) {
+    EXPECT_TRUE(contains(error.what(), "no value of variable 'v/Momentum'"))
+        << error.what();
+  }
+  ModelState wrong = checkpointAt(3, 0, 0);
+  wrong.values["v"] = Tensor::filled(DType::F32, {3}, 0.0);
+  EXPECT_THROW(ps->service.preload(std::move(wrong), 3), std::invalid_argument);
+  EXPECT_FALSE(client->status().hasValues);
+}
+
+TEST_F(RecoveryTest, ASyncTaskWithoutGlobalStepCountsOnFromTheRestoredStep) {
+  startPs("ps_1_sync", Replication::sync(2, 2));
+  client->restore(RestoreRequest::INITIAL_VALUES, -1, 1);
+  push("v", 0, 1.0f, 1);
+  push("v", 0, 1.0f, 1);
+  ASSERT_EQ(client->step(), 1);
+  // Rolled back to the checkpoint of global step 7: the workers' step tags
+  // say 7 now, and so must the task, or it would queue their pushes as
+  // future ones forever.
+  EXPECT_EQ(client->restore(RestoreRequest::CHECKPOINT, 7, 2), 7);
+  EXPECT_EQ(first("v"), 27.0f);
+  EXPECT_EQ(push("v", 6, 1.0f, 2).outcome, PushResponse::STALE);
+  EXPECT_EQ(push("v", 7, 1.0f, 2).outcome, PushResponse::ACCUMULATED);
+  PushResult applied = push("v", 7, 3.0f, 2);
+  EXPECT_EQ(applied.outcome, PushResponse::APPLIED);
+  EXPECT_EQ(applied.step, 8);
+  EXPECT_EQ(first("v"), 25.0f);
+  PsTaskStatus status = client->status();
+  EXPECT_EQ(status.restoredFrom, 7);
+  EXPECT_EQ(status.epoch, 2);
+}
+
+TEST_F(RecoveryTest, RestoreDropsPendingPushes) {
+  startPs("ps_1_sync", Replication::sync(2, 2));
+  client->restore(RestoreRequest::INITIAL_VALUES, -1, 1);
+  EXPECT_EQ(push("v", 0, 100.0f).outcome, PushResponse::ACCUMULATED);
+  EXPECT_EQ(push("v", 1, 100.0f).outcome, PushResponse::QUEUED);
+  client->restore(RestoreRequest::CHECKPOINT, 0, 2);
+  // Neither the accumulated nor the queued gradient survives: two fresh
+  // pushes make the aggregate.
+  EXPECT_EQ(push("v", 0, 1.0f).outcome, PushResponse::ACCUMULATED);
+  EXPECT_EQ(push("v", 0, 1.0f).outcome, PushResponse::APPLIED);
+  EXPECT_EQ(first("v"), 19.0f); // 20 - 1
+  EXPECT_EQ(push("v", 1, 1.0f).outcome, PushResponse::ACCUMULATED);
+}
+
+TEST_F(RecoveryTest, PushesOfAnotherEpochAreRefusedAndNothingApplied) {
+  startPs("ps_0", Replication::async());
+  client->restore(RestoreRequest::INITIAL_VALUES, -1, 1);
+  int64_t epoch = 0;
+  client->pull({"w"}, &epoch);
+  EXPECT_EQ(epoch, 1);
+  client->restore(RestoreRequest::CHECKPOINT, 5, 2);
+  RpcError error = expectRpcError([&] { push("w", 0, 1.0f, /*epoch=*/1); });
+  EXPECT_EQ(error.code(), grpc::StatusCode::ABORTED);
+  EXPECT_TRUE(contains(error.what(), "nothing applied")) << error.what();
+  EXPECT_EQ(first("w"), 15.0f);
+  EXPECT_EQ(client->step(), 5);
+  EXPECT_EQ(push("w", 5, 1.0f, 2).outcome, PushResponse::APPLIED);
+  EXPECT_EQ(first("w"), 14.0f);
+}
+
+TEST_F(RecoveryTest, ARestoreEndsWaitsOfTheOldEpoch) {
+  startPs("ps_1_sync", Replication::sync(2, 2));
+  client->restore(RestoreRequest::INITIAL_VALUES, -1, 1);
+  push("v", 0, 1.0f, 1);
+  std::future<RpcError> waiter = std::async(std::launch::async, [&] {
+    return expectRpcError(
+        [&] { client->waitForStep(0, milliseconds(5'000), 1); });
+  });
+  EXPECT_EQ(waiter.wait_for(milliseconds(300)), std::future_status::timeout);
+  client->restore(RestoreRequest::CHECKPOINT, 9, 2);
+  ASSERT_EQ(waiter.wait_for(milliseconds(3'000)), std::future_status::ready);
+  EXPECT_EQ(waiter.get().code(), grpc::StatusCode::ABORTED);
+  // A wait of the new epoch works as before.
+  EXPECT_EQ(client->waitForStep(8, milliseconds(100), 2), 9);
+}
+
+TEST_F(RecoveryTest, AFailedRestoreChangesNothing) {
+  startPs("ps_1_sync", Replication::sync(2, 2));
+  client->restore(RestoreRequest::CHECKPOINT, 4, 2);
+  for (auto [step, why] :
+       {std::pair<int64_t, const char *>{404, "cannot restore the checkpoint "
+                                              "of step 404"},
+        {13, "the checkpoint of step 13 has no value of variable "
+             "'v/Momentum'"}}) {
+    RpcError error = expectRpcError(
+        [&] { client->restore(RestoreRequest::CHECKPOINT, step, 3); });
+    EXPECT_EQ(error.code(), grpc::StatusCode::FAILED_PRECONDITION);
+    EXPECT_TRUE(contains(error.what(), why)) << error.what();
+  }
+  EXPECT_EQ(first("v"), 24.0f);
+  EXPECT_EQ(client->status().epoch, 2);
+  // An older epoch is refused: a restore never goes back.
+  EXPECT_EQ(expectRpcError([&] {
+              client->restore(RestoreRequest::INITIAL_VALUES, -1, 1);
+            }).code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(expectRpcError([&] {
+              client->restore(RestoreRequest::INITIAL_VALUES, -1, 0);
+            }).code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
+}
+
+TEST_F(RecoveryTest, WithoutACheckpointDirectoryRestoreFails) {
+  RunningPs bare(module.function("ps_0"), Replication::async());
+  PsClient bareClient(bare.service.taskName(), bare.server.address(),
+                      fastClientOptions());
+  RpcError error = expectRpcError(
+      [&] { bareClient.restore(RestoreRequest::CHECKPOINT, 1, 1); });
+  EXPECT_EQ(error.code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_TRUE(contains(error.what(), "--logdir")) << error.what();
+  EXPECT_EQ(bareClient.restore(RestoreRequest::INITIAL_VALUES, -1, 1), 0);
+}
+
+} // namespace
+} // namespace dtf::rpc

@@ -1,0 +1,4 @@
+func.func @f() {
+  %a = dtf.placeholder "x" : tensor<-1x3xf32>
+  return
+}

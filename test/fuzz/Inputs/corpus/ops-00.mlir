@@ -1,0 +1,297 @@
+// Round trip of every dtf op through its custom and its generic form. The
+// custom form of ops with inferred result types does not show them, so the
+// GENERIC lines check the inferred types (and the default-valued
+// attributes filled in) in the generic form.
+
+// Graph inputs and constants.
+// GENERIC-LABEL: sym_name = "placeholder_constant"
+func.func @placeholder_constant() -> (tensor<100x784xf32>, tensor<?x10xi64>, tensor<2xf32>, tensor<2x2xi32>) {
+// GENERIC: "dtf.placeholder"() <{name = "x"}> : () -> tensor<100x784xf32>
+  %x = dtf.placeholder "x" : tensor<100x784xf32>
+// GENERIC: "dtf.placeholder"() <{name = "labels"}> : () -> tensor<?x10xi64>
+  %y = dtf.placeholder "labels" : tensor<?x10xi64>
+// GENERIC: "dtf.constant"() <{value = dense<1.500000e+00> : tensor<2xf32>}> : () -> tensor<2xf32>
+  %c = dtf.constant dense<1.5> : tensor<2xf32>
+// GENERIC: "dtf.constant"() <{value = dense<{{\[\[}}1, 2], [3, 4]]> : tensor<2x2xi32>}> : () -> tensor<2x2xi32>
+  %d = dtf.constant dense<[[1, 2], [3, 4]]> : tensor<2x2xi32>
+  return %x, %y, %c, %d : tensor<100x784xf32>, tensor<?x10xi64>, tensor<2xf32>, tensor<2x2xi32>
+}
+
+// Variables with each initializer (mean elided when 0.0, trainable when
+// true), and the ops that read and write them.
+// GENERIC-LABEL: sym_name = "variables"
+func.func @variables(%v: tensor<784x100xf32>) -> tensor<784x100xf32> {
+// GENERIC: "dtf.variable"() <{initializer = #dtf.zeros, name = "zeros", trainable = true}> : () -> !dtf.resource<tensor<10xf32>>
+  %zeros = dtf.variable "zeros" init(#dtf.zeros) : !dtf.resource<tensor<10xf32>>
+// GENERIC: "dtf.variable"() <{initializer = #dtf.constant<0.1>, name = "const", trainable = true}> : () -> !dtf.resource<tensor<32xf32>>
+  %const = dtf.variable "const" init(#dtf.constant<0.1>) : !dtf.resource<tensor<32xf32>>
+// GENERIC: "dtf.variable"() <{initializer = #dtf.truncated_normal<stddev = 0.1, seed = 1>, name = "tn", trainable = true}> : () -> !dtf.resource<tensor<784x100xf32>>
+  %tn = dtf.variable "tn" init(#dtf.truncated_normal<stddev = 0.1, seed = 1>) : !dtf.resource<tensor<784x100xf32>>
+// GENERIC: "dtf.variable"() <{initializer = #dtf.truncated_normal<mean = 0.5, stddev = 2.0, seed = 7>, name = "tn2", trainable = true}> : () -> !dtf.resource<tensor<3xf64>>
+  %tn2 = dtf.variable "tn2" init(#dtf.truncated_normal<mean = 0.5, stddev = 2.0, seed = 7>) : !dtf.resource<tensor<3xf64>>
+// GENERIC: "dtf.variable"() <{initializer = #dtf.random_normal<stddev = 0.01, seed = 3>, name = "rn", trainable = true}> : () -> !dtf.resource<tensor<4x4xbf16>>
+  %rn = dtf.variable "rn" init(#dtf.random_normal<stddev = 0.01, seed = 3>) : !dtf.resource<tensor<4x4xbf16>>
+// GENERIC: "dtf.variable"() <{initializer = #dtf.random_normal<mean = -1.0, stddev = 1.0, seed = 0>, name = "rn2", trainable = true}> : () -> !dtf.resource<tensor<4xf32>>
+  %rn2 = dtf.variable "rn2" init(#dtf.random_normal<mean = -1.0, stddev = 1.0, seed = 0>) : !dtf.resource<tensor<4xf32>>
+// GENERIC: "dtf.variable"() <{initializer = #dtf.zeros, name = "global_step", trainable = false}> : () -> !dtf.resource<tensor<i64>>
+  %step = dtf.variable "global_step" init(#dtf.zeros) {trainable = false} : !dtf.resource<tensor<i64>>
+// GENERIC: "dtf.variable"() <{initializer = #dtf.constant<3.0>, name = "explicitly_trainable", trainable = true}> : () -> !dtf.resource<tensor<i32>>
+  %trainable = dtf.variable "explicitly_trainable" init(#dtf.constant<3.0>) {trainable = true} : !dtf.resource<tensor<i32>>
+// GENERIC: "dtf.read"(%{{.*}}) : (!dtf.resource<tensor<784x100xf32>>) -> tensor<784x100xf32>
+  %r = dtf.read %tn : !dtf.resource<tensor<784x100xf32>>
+// GENERIC: "dtf.assign"(%{{.*}}) : (!dtf.resource<tensor<784x100xf32>>, tensor<784x100xf32>) -> ()
+  dtf.assign %tn, %v : !dtf.resource<tensor<784x100xf32>>
+// GENERIC: "dtf.assign_add"(%{{.*}}) : (!dtf.resource<tensor<784x100xf32>>, tensor<784x100xf32>) -> ()
+  dtf.assign_add %tn, %v : !dtf.resource<tensor<784x100xf32>>
+  return %r : tensor<784x100xf32>
+}
+
+// transpose_a/transpose_b come from attr-dict: the shape function must see
+// them while the custom form is parsed.
+// GENERIC-LABEL: sym_name = "matmul"
+func.func @matmul(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>, %at: tensor<3x2xf32>, %bt: tensor<4x3xf32>, %d: tensor<?x3xf16>, %e: tensor<3x?xf16>) {
+// GENERIC: "dtf.matmul"(%{{.*}}) <{transpose_a = false, transpose_b = false}> : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  %0 = dtf.matmul %a, %b : tensor<2x3xf32>, tensor<3x4xf32>
+// GENERIC: "dtf.matmul"(%{{.*}}) <{transpose_a = true, transpose_b = false}> : (tensor<3x2xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  %1 = dtf.matmul %at, %b {transpose_a = true} : tensor<3x2xf32>, tensor<3x4xf32>
+// GENERIC: "dtf.matmul"(%{{.*}}) <{transpose_a = false, transpose_b = true}> : (tensor<2x3xf32>, tensor<4x3xf32>) -> tensor<2x4xf32>
+  %2 = dtf.matmul %a, %bt {transpose_b = true} : tensor<2x3xf32>, tensor<4x3xf32>
+// GENERIC: "dtf.matmul"(%{{.*}}) <{transpose_a = true, transpose_b = true}> : (tensor<3x2xf32>, tensor<4x3xf32>) -> tensor<2x4xf32>
+  %3 = dtf.matmul %at, %bt {transpose_a = true, transpose_b = true} : tensor<3x2xf32>, tensor<4x3xf32>
+// GENERIC: "dtf.matmul"(%{{.*}}) <{transpose_a = false, transpose_b = false}> : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  %4 = dtf.matmul %a, %b {transpose_a = false, transpose_b = false} : tensor<2x3xf32>, tensor<3x4xf32>
+// GENERIC: "dtf.matmul"(%{{.*}}) <{transpose_a = false, transpose_b = false}> : (tensor<?x3xf16>, tensor<3x?xf16>) -> tensor<?x?xf16>
+  %5 = dtf.matmul %d, %e : tensor<?x3xf16>, tensor<3x?xf16>
+  return
+}
+
+// NumPy broadcasting; dtf.equal gives i1 of the broadcast shape.
+// GENERIC-LABEL: sym_name = "broadcast"
+func.func @broadcast(%m: tensor<2x3xf32>, %row: tensor<3xf32>, %col: tensor<2x1xf32>, %s: tensor<f32>, %t: tensor<4x1x3xf32>, %i: tensor<5xi32>, %j: tensor<1xi32>, %dyn: tensor<?x3xf32>) {
+// GENERIC: "dtf.add"(%{{.*}}) : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  %0 = dtf.add %m, %row : tensor<2x3xf32>, tensor<3xf32>
+// GENERIC: "dtf.sub"(%{{.*}}) : (tensor<2x1xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  %1 = dtf.sub %col, %row : tensor<2x1xf32>, tensor<3xf32>
+// GENERIC: "dtf.mul"(%{{.*}}) : (tensor<f32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %2 = dtf.mul %s, %m : tensor<f32>, tensor<2x3xf32>
+// GENERIC: "dtf.div"(%{{.*}}) : (tensor<4x1x3xf32>, tensor<2x1xf32>) -> tensor<4x2x3xf32>
+  %3 = dtf.div %t, %col : tensor<4x1x3xf32>, tensor<2x1xf32>
+// GENERIC: "dtf.add"(%{{.*}}) : (tensor<5xi32>, tensor<1xi32>) -> tensor<5xi32>
+  %4 = dtf.add %i, %j : tensor<5xi32>, tensor<1xi32>
+// GENERIC: "dtf.mul"(%{{.*}}) : (tensor<?x3xf32>, tensor<3xf32>) -> tensor<?x3xf32>
+  %5 = dtf.mul %dyn, %row : tensor<?x3xf32>, tensor<3xf32>
+// GENERIC: "dtf.equal"(%{{.*}}) : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xi1>
+  %6 = dtf.equal %m, %row : tensor<2x3xf32>, tensor<3xf32>
+// GENERIC: "dtf.equal"(%{{.*}}) : (tensor<5xi32>, tensor<1xi32>) -> tensor<5xi1>
+  %7 = dtf.equal %i, %j : tensor<5xi32>, tensor<1xi32>
+  return
+}
+
+// GENERIC-LABEL: sym_name = "bias_add"
+func.func @bias_add(%x: tensor<100x28x28x32xf32>, %b: tensor<32xf32>, %y: tensor<?x10xf32>, %c: tensor<10xf32>) {
+// GENERIC: "dtf.bias_add"(%{{.*}}) : (tensor<100x28x28x32xf32>, tensor<32xf32>) -> tensor<100x28x28x32xf32>
+  %0 = dtf.bias_add %x, %b : tensor<100x28x28x32xf32>, tensor<32xf32>
+// GENERIC: "dtf.bias_add"(%{{.*}}) : (tensor<?x10xf32>, tensor<10xf32>) -> tensor<?x10xf32>
+  %1 = dtf.bias_add %y, %c : tensor<?x10xf32>, tensor<10xf32>
+  return
+}
+
+// GENERIC-LABEL: sym_name = "unary"
+func.func @unary(%x: tensor<100x10xf32>, %i: tensor<3xi64>, %s: tensor<f32>) {
+// GENERIC: "dtf.neg"(%{{.*}}) : (tensor<100x10xf32>) -> tensor<100x10xf32>
+  %0 = dtf.neg %x : tensor<100x10xf32>
+// GENERIC: "dtf.neg"(%{{.*}}) : (tensor<3xi64>) -> tensor<3xi64>
+  %1 = dtf.neg %i : tensor<3xi64>
+// GENERIC: "dtf.neg"(%{{.*}}) : (tensor<f32>) -> tensor<f32>
+  %2 = dtf.neg %s : tensor<f32>
+// GENERIC: "dtf.relu"(%{{.*}}) : (tensor<100x10xf32>) -> tensor<100x10xf32>
+  %3 = dtf.relu %x : tensor<100x10xf32>
+// GENERIC: "dtf.log"(%{{.*}}) : (tensor<100x10xf32>) -> tensor<100x10xf32>
+  %4 = dtf.log %x : tensor<100x10xf32>
+// GENERIC: "dtf.softmax"(%{{.*}}) : (tensor<100x10xf32>) -> tensor<100x10xf32>
+  %5 = dtf.softmax %x : tensor<100x10xf32>
+// GENERIC: "dtf.clip_by_value"(%{{.*}}) <{max = 1.000000e+00 : f64, min = 1.000000e-10 : f64}> : (tensor<100x10xf32>) -> tensor<100x10xf32>
+  %6 = dtf.clip_by_value %x, 1.0e-10, 1.0 : tensor<100x10xf32>
+// GENERIC: "dtf.clip_by_value"(%{{.*}}) <{max = -2.500000e+00 : f64, min = -2.500000e+00 : f64}> : (tensor<100x10xf32>) -> tensor<100x10xf32>
+  %7 = dtf.clip_by_value %x, -2.5, -2.5 : tensor<100x10xf32>
+  return
+}
+
+// GENERIC-LABEL: sym_name = "softmax_cross_entropy"
+func.func @softmax_cross_entropy(%logits: tensor<100x10xf32>, %labels: tensor<100x10xf32>, %dl: tensor<?x10xf64>, %dm: tensor<?x10xf64>) {
+// GENERIC: "dtf.softmax_cross_entropy_with_logits"(%{{.*}}) : (tensor<100x10xf32>, tensor<100x10xf32>) -> tensor<100xf32>
+  %0 = dtf.softmax_cross_entropy_with_logits %logits, %labels : tensor<100x10xf32>, tensor<100x10xf32>
+// GENERIC: "dtf.softmax_cross_entropy_with_logits"(%{{.*}}) : (tensor<?x10xf64>, tensor<?x10xf64>) -> tensor<?xf64>
+  %1 = dtf.softmax_cross_entropy_with_logits %dl, %dm : tensor<?x10xf64>, tensor<?x10xf64>
+  return
+}
+
+// All axes when none are given, negative axes counted from the end,
+// keep_dims keeping reduced dimensions as 1.
+// GENERIC-LABEL: sym_name = "reductions"
+func.func @reductions(%x: tensor<2x3x4xf32>, %i: tensor<5xi32>) {
+// GENERIC: "dtf.reduce_sum"(%{{.*}}) <{axes = array<i64>, keep_dims = false}> : (tensor<2x3x4xf32>) -> tensor<f32>
+  %0 = dtf.reduce_sum %x : tensor<2x3x4xf32>
+// GENERIC: "dtf.reduce_sum"(%{{.*}}) <{axes = array<i64: 1>, keep_dims = false}> : (tensor<2x3x4xf32>) -> tensor<2x4xf32>
+  %1 = dtf.reduce_sum %x {axes = array<i64: 1>} : tensor<2x3x4xf32>
+// GENERIC: "dtf.reduce_sum"(%{{.*}}) <{axes = array<i64: 0, 2>, keep_dims = true}> : (tensor<2x3x4xf32>) -> tensor<1x3x1xf32>
+  %2 = dtf.reduce_sum %x {axes = array<i64: 0, 2>, keep_dims = true} : tensor<2x3x4xf32>
+// GENERIC: "dtf.reduce_sum"(%{{.*}}) <{axes = array<i64: -1>, keep_dims = false}> : (tensor<2x3x4xf32>) -> tensor<2x3xf32>
+  %3 = dtf.reduce_sum %x {axes = array<i64: -1>} : tensor<2x3x4xf32>
+// GENERIC: "dtf.reduce_sum"(%{{.*}}) <{axes = array<i64>, keep_dims = true}> : (tensor<2x3x4xf32>) -> tensor<1x1x1xf32>
+  %4 = dtf.reduce_sum %x {keep_dims = true} : tensor<2x3x4xf32>
+// GENERIC: "dtf.reduce_mean"(%{{.*}}) <{axes = array<i64>, keep_dims = false}> : (tensor<2x3x4xf32>) -> tensor<f32>
+  %5 = dtf.reduce_mean %x : tensor<2x3x4xf32>
+// GENERIC: "dtf.reduce_mean"(%{{.*}}) <{axes = array<i64: -3, 1>, keep_dims = false}> : (tensor<2x3x4xf32>) -> tensor<4xf32>
+  %6 = dtf.reduce_mean %x {axes = array<i64: -3, 1>} : tensor<2x3x4xf32>
+// GENERIC: "dtf.reduce_mean"(%{{.*}}) <{axes = array<i64: -2>, keep_dims = true}> : (tensor<2x3x4xf32>) -> tensor<2x1x4xf32>
+  %7 = dtf.reduce_mean %x {axes = array<i64: -2>, keep_dims = true} : tensor<2x3x4xf32>
+// GENERIC: "dtf.reduce_sum"(%{{.*}}) <{axes = array<i64: 0>, keep_dims = false}> : (tensor<5xi32>) -> tensor<i32>
+  %8 = dtf.reduce_sum %i {axes = array<i64: 0>, keep_dims = false} : tensor<5xi32>
+  return
+}
+
+// GENERIC-LABEL: sym_name = "shapes"
+func.func @shapes(%x: tensor<100x784xf32>, %y: tensor<100x10xf32>, %b: tensor<100xi1>, %z: tensor<2x3x4xi32>) {
+// GENERIC: "dtf.reshape"(%{{.*}}) : (tensor<100x784xf32>) -> tensor<100x28x28x1xf32>
+  %0 = dtf.reshape %x : tensor<100x784xf32> -> tensor<100x28x28x1xf32>
+// GENERIC: "dtf.reshape"(%{{.*}}) : (tensor<100x784xf32>) -> tensor<?x784xf32>
+  %1 = dtf.reshape %x : tensor<100x784xf32> -> tensor<?x784xf32>
+// GENERIC: "dtf.argmax"(%{{.*}}) <{axis = 1 : i64}> : (tensor<100x10xf32>) -> tensor<100xi64>
+  %2 = dtf.argmax %y, 1 : tensor<100x10xf32>
+// GENERIC: "dtf.argmax"(%{{.*}}) <{axis = -2 : i64}> : (tensor<100x10xf32>) -> tensor<10xi64>
+  %3 = dtf.argmax %y, -2 : tensor<100x10xf32>
+// GENERIC: "dtf.argmax"(%{{.*}}) <{axis = 1 : i64}> : (tensor<2x3x4xi32>) -> tensor<2x4xi64>
+  %4 = dtf.argmax %z, 1 : tensor<2x3x4xi32>
+// GENERIC: "dtf.cast"(%{{.*}}) : (tensor<100xi1>) -> tensor<100xf32>
+  %5 = dtf.cast %b : tensor<100xi1> to tensor<100xf32>
+// GENERIC: "dtf.cast"(%{{.*}}) : (tensor<100x784xf32>) -> tensor<?x784xf16>
+  %6 = dtf.cast %x : tensor<100x784xf32> to tensor<?x784xf16>
+  return
+}
+
+// SAME: ceil(in / stride); VALID: ceil((in - k + 1) / stride). A dynamic
+// window gives a dynamic VALID size, not an overflowed one.
+// GENERIC-LABEL: sym_name = "conv2d"
+func.func @conv2d(%x: tensor<100x28x28x1xf32>, %f: tensor<5x5x1x32xf32>, %g: tensor<?x5x1x32xf32>, %d: tensor<?x28x?x1xf32>) {
+// GENERIC: "dtf.conv2d"(%{{.*}}) <{padding = #dtf<padding SAME>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<100x28x28x1xf32>, tensor<5x5x1x32xf32>) -> tensor<100x28x28x32xf32>
+  %0 = dtf.conv2d %x, %f strides [1, 1, 1, 1] padding SAME : tensor<100x28x28x1xf32>, tensor<5x5x1x32xf32>
+// GENERIC: "dtf.conv2d"(%{{.*}}) <{padding = #dtf<padding VALID>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<100x28x28x1xf32>, tensor<5x5x1x32xf32>) -> tensor<100x24x24x32xf32>
+  %1 = dtf.conv2d %x, %f strides [1, 1, 1, 1] padding VALID : tensor<100x28x28x1xf32>, tensor<5x5x1x32xf32>
+// GENERIC: "dtf.conv2d"(%{{.*}}) <{padding = #dtf<padding SAME>, strides = array<i64: 1, 2, 2, 1>}> : (tensor<100x28x28x1xf32>, tensor<5x5x1x32xf32>) -> tensor<100x14x14x32xf32>
+  %2 = dtf.conv2d %x, %f strides [1, 2, 2, 1] padding SAME : tensor<100x28x28x1xf32>, tensor<5x5x1x32xf32>
+// GENERIC: "dtf.conv2d"(%{{.*}}) <{padding = #dtf<padding VALID>, strides = array<i64: 1, 3, 2, 1>}> : (tensor<100x28x28x1xf32>, tensor<5x5x1x32xf32>) -> tensor<100x8x12x32xf32>
+  %3 = dtf.conv2d %x, %f strides [1, 3, 2, 1] padding VALID : tensor<100x28x28x1xf32>, tensor<5x5x1x32xf32>
+// GENERIC: "dtf.conv2d"(%{{.*}}) <{padding = #dtf<padding VALID>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<100x28x28x1xf32>, tensor<?x5x1x32xf32>) -> tensor<100x?x24x32xf32>
+  %4 = dtf.conv2d %x, %g strides [1, 1, 1, 1] padding VALID : tensor<100x28x28x1xf32>, tensor<?x5x1x32xf32>
+// GENERIC: "dtf.conv2d"(%{{.*}}) <{padding = #dtf<padding SAME>, strides = array<i64: 1, 2, 2, 1>}> : (tensor<100x28x28x1xf32>, tensor<?x5x1x32xf32>) -> tensor<100x14x14x32xf32>
+  %5 = dtf.conv2d %x, %g strides [1, 2, 2, 1] padding SAME : tensor<100x28x28x1xf32>, tensor<?x5x1x32xf32>
+// GENERIC: "dtf.conv2d"(%{{.*}}) <{padding = #dtf<padding VALID>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<?x28x?x1xf32>, tensor<5x5x1x32xf32>) -> tensor<?x24x?x32xf32>
+  %6 = dtf.conv2d %d, %f strides [1, 1, 1, 1] padding VALID : tensor<?x28x?x1xf32>, tensor<5x5x1x32xf32>
+  return
+}
+
+// With SAME padding an empty dimension stays empty.
+// GENERIC-LABEL: sym_name = "max_pool"
+func.func @max_pool(%x: tensor<100x28x28x32xf32>, %o: tensor<1x7x7x3xf32>, %e: tensor<1x0x4x3xf32>) {
+// GENERIC: "dtf.max_pool"(%{{.*}}) <{ksize = array<i64: 1, 2, 2, 1>, padding = #dtf<padding SAME>, strides = array<i64: 1, 2, 2, 1>}> : (tensor<100x28x28x32xf32>) -> tensor<100x14x14x32xf32>
+  %0 = dtf.max_pool %x ksize [1, 2, 2, 1] strides [1, 2, 2, 1] padding SAME : tensor<100x28x28x32xf32>
+// GENERIC: "dtf.max_pool"(%{{.*}}) <{ksize = array<i64: 1, 2, 2, 1>, padding = #dtf<padding SAME>, strides = array<i64: 1, 2, 2, 1>}> : (tensor<1x7x7x3xf32>) -> tensor<1x4x4x3xf32>
+  %1 = dtf.max_pool %o ksize [1, 2, 2, 1] strides [1, 2, 2, 1] padding SAME : tensor<1x7x7x3xf32>
+// GENERIC: "dtf.max_pool"(%{{.*}}) <{ksize = array<i64: 1, 2, 2, 1>, padding = #dtf<padding VALID>, strides = array<i64: 1, 2, 2, 1>}> : (tensor<1x7x7x3xf32>) -> tensor<1x3x3x3xf32>
+  %2 = dtf.max_pool %o ksize [1, 2, 2, 1] strides [1, 2, 2, 1] padding VALID : tensor<1x7x7x3xf32>
+// GENERIC: "dtf.max_pool"(%{{.*}}) <{ksize = array<i64: 1, 3, 1, 1>, padding = #dtf<padding VALID>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<1x7x7x3xf32>) -> tensor<1x5x7x3xf32>
+  %3 = dtf.max_pool %o ksize [1, 3, 1, 1] strides [1, 1, 1, 1] padding VALID : tensor<1x7x7x3xf32>
+// GENERIC: "dtf.max_pool"(%{{.*}}) <{ksize = array<i64: 1, 2, 2, 1>, padding = #dtf<padding SAME>, strides = array<i64: 1, 2, 2, 1>}> : (tensor<1x0x4x3xf32>) -> tensor<1x0x2x3xf32>
+  %4 = dtf.max_pool %e ksize [1, 2, 2, 1] strides [1, 2, 2, 1] padding SAME : tensor<1x0x4x3xf32>
+  return
+}
+
+// Each optimizer, with and without a global step; defaults are elided.
+// GENERIC-LABEL: sym_name = "minimize"
+func.func @minimize(%loss: tensor<f32>) {
+// GENERIC: "dtf.variable"() <{initializer = #dtf.zeros, name = "global_step", trainable = false}> : () -> !dtf.resource<tensor<i64>>
+  %step = dtf.variable "global_step" init(#dtf.zeros) {trainable = false} : !dtf.resource<tensor<i64>>
+// GENERIC: "dtf.variable"() <{initializer = #dtf.zeros, name = "step32", trainable = false}> : () -> !dtf.resource<tensor<i32>>
+  %step32 = dtf.variable "step32" init(#dtf.zeros) {trainable = false} : !dtf.resource<tensor<i32>>
+// GENERIC: "dtf.minimize"(%{{.*}}) <{optimizer = #dtf.sgd<learning_rate = 0.5>}> : (tensor<f32>) -> ()
+  dtf.minimize %loss : tensor<f32>, #dtf.sgd<learning_rate = 0.5>
+// GENERIC: "dtf.minimize"(%{{.*}}) <{optimizer = #dtf.sgd<learning_rate = 0.5>}> : (tensor<f32>, !dtf.resource<tensor<i64>>) -> ()
+  dtf.minimize %loss : tensor<f32>, #dtf.sgd<learning_rate = 0.5> global_step %step : !dtf.resource<tensor<i64>>
+// GENERIC: "dtf.minimize"(%{{.*}}) <{optimizer = #dtf.momentum<learning_rate = 0.01, momentum = 0.9>}> : (tensor<f32>) -> ()
+  dtf.minimize %loss : tensor<f32>, #dtf.momentum<learning_rate = 0.01, momentum = 0.9>
+// GENERIC: "dtf.minimize"(%{{.*}}) <{optimizer = #dtf.momentum<learning_rate = 0.01, momentum = 0.9, use_nesterov = true>}> : (tensor<f32>, !dtf.resource<tensor<i32>>) -> ()
+  dtf.minimize %loss : tensor<f32>, #dtf.momentum<learning_rate = 0.01, momentum = 0.9, use_nesterov = true> global_step %step32 : !dtf.resource<tensor<i32>>
+// GENERIC: "dtf.minimize"(%{{.*}}) <{optimizer = #dtf.adam<>}> : (tensor<f32>) -> ()
+  dtf.minimize %loss : tensor<f32>, #dtf.adam<>
+// GENERIC: "dtf.minimize"(%{{.*}}) <{optimizer = #dtf.adam<learning_rate = 0.01>}> : (tensor<f32>, !dtf.resource<tensor<i64>>) -> ()
+  dtf.minimize %loss : tensor<f32>, #dtf.adam<learning_rate = 0.01> global_step %step : !dtf.resource<tensor<i64>>
+// GENERIC: "dtf.minimize"(%{{.*}}) <{optimizer = #dtf.adam<learning_rate = 0.002, beta1 = 0.8, beta2 = 0.99, epsilon = 1.0e-07>}> : (tensor<f32>) -> ()
+  dtf.minimize %loss : tensor<f32>, #dtf.adam<learning_rate = 0.002, beta1 = 0.8, beta2 = 0.99, epsilon = 1.0e-07>
+  return
+}
+
+// GENERIC-LABEL: sym_name = "apply_gradients"
+func.func @apply_gradients(%dw: tensor<4x2xf32>, %db: tensor<2xf32>) {
+// GENERIC: "dtf.variable"() <{initializer = #dtf.zeros, name = "global_step", trainable = false}> : () -> !dtf.resource<tensor<i64>>
+  %step = dtf.variable "global_step" init(#dtf.zeros) {trainable = false} : !dtf.resource<tensor<i64>>
+// GENERIC: "dtf.variable"() <{initializer = #dtf.truncated_normal<stddev = 0.1, seed = 1>, name = "w", trainable = true}> : () -> !dtf.resource<tensor<4x2xf32>>
+  %w = dtf.variable "w" init(#dtf.truncated_normal<stddev = 0.1, seed = 1>) : !dtf.resource<tensor<4x2xf32>>
+// GENERIC: "dtf.variable"() <{initializer = #dtf.zeros, name = "b", trainable = true}> : () -> !dtf.resource<tensor<2xf32>>
+  %b = dtf.variable "b" init(#dtf.zeros) : !dtf.resource<tensor<2xf32>>
+// GENERIC: "dtf.apply_gradients"(%{{.*}}) <{operandSegmentSizes = array<i32: 2, 2, 0>, optimizer = #dtf.sgd<learning_rate = 0.5>}> : (!dtf.resource<tensor<4x2xf32>>, !dtf.resource<tensor<2xf32>>, tensor<4x2xf32>, tensor<2xf32>) -> ()
+  dtf.apply_gradients #dtf.sgd<learning_rate = 0.5> (%w, %b : !dtf.resource<tensor<4x2xf32>>, !dtf.resource<tensor<2xf32>>) grads(%dw, %db : tensor<4x2xf32>, tensor<2xf32>)
+// GENERIC: "dtf.apply_gradients"(%{{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 1>, optimizer = #dtf.adam<learning_rate = 0.01>}> : (!dtf.resource<tensor<4x2xf32>>, tensor<4x2xf32>, !dtf.resource<tensor<i64>>) -> ()
+  dtf.apply_gradients #dtf.adam<learning_rate = 0.01> (%w : !dtf.resource<tensor<4x2xf32>>) grads(%dw : tensor<4x2xf32>) global_step %step : !dtf.resource<tensor<i64>>
+  return
+}
+
+// The ops of the backward pass.
+// GENERIC-LABEL: sym_name = "gradients"
+func.func @gradients(%dy: tensor<100x10xf32>, %x: tensor<100x10xf32>, %dl: tensor<100xf32>, %img: tensor<100x28x28x1xf32>, %f: tensor<5x5x1x32xf32>, %dc: tensor<100x14x14x32xf32>, %p: tensor<100x28x28x32xf32>, %po: tensor<100x14x14x32xf32>, %b: tensor<10xf32>, %d4: tensor<2x3x4x5xf32>) {
+// GENERIC: "dtf.relu_grad"(%{{.*}}) : (tensor<100x10xf32>, tensor<100x10xf32>) -> tensor<100x10xf32>
+  %0 = dtf.relu_grad %dy, %x : tensor<100x10xf32>
+// GENERIC: "dtf.softmax_grad"(%{{.*}}) : (tensor<100x10xf32>, tensor<100x10xf32>) -> tensor<100x10xf32>
+  %1 = dtf.softmax_grad %dy, %x : tensor<100x10xf32>
+// GENERIC: "dtf.clip_by_value_grad"(%{{.*}}) <{max = 1.000000e+00 : f64, min = 1.000000e-10 : f64}> : (tensor<100x10xf32>, tensor<100x10xf32>) -> tensor<100x10xf32>
+  %2 = dtf.clip_by_value_grad %dy, %x, 1.0e-10, 1.0 : tensor<100x10xf32>
+// GENERIC: "dtf.softmax_cross_entropy_with_logits_grad"(%{{.*}}) : (tensor<100xf32>, tensor<100x10xf32>, tensor<100x10xf32>) -> tensor<100x10xf32>
+  %3 = dtf.softmax_cross_entropy_with_logits_grad %dl, %x, %dy : tensor<100xf32>, tensor<100x10xf32>, tensor<100x10xf32>
+// GENERIC: "dtf.bias_add_grad"(%{{.*}}) : (tensor<100x10xf32>) -> tensor<10xf32>
+  %4 = dtf.bias_add_grad %dy : tensor<100x10xf32>
+// GENERIC: "dtf.bias_add_grad"(%{{.*}}) : (tensor<2x3x4x5xf32>) -> tensor<5xf32>
+  %5 = dtf.bias_add_grad %d4 : tensor<2x3x4x5xf32>
+// GENERIC: "dtf.broadcast_to"(%{{.*}}) : (tensor<10xf32>) -> tensor<100x10xf32>
+  %6 = dtf.broadcast_to %b : tensor<10xf32> -> tensor<100x10xf32>
+// GENERIC: "dtf.broadcast_to"(%{{.*}}) : (tensor<100xf32>) -> tensor<100xf32>
+  %7 = dtf.broadcast_to %dl : tensor<100xf32> -> tensor<100xf32>
+// GENERIC: "dtf.conv2d_backprop_input"(%{{.*}}) <{padding = #dtf<padding SAME>, strides = array<i64: 1, 2, 2, 1>}> : (tensor<5x5x1x32xf32>, tensor<100x14x14x32xf32>) -> tensor<100x28x28x1xf32>
+  %8 = dtf.conv2d_backprop_input %f, %dc strides [1, 2, 2, 1] padding SAME : tensor<5x5x1x32xf32>, tensor<100x14x14x32xf32> -> tensor<100x28x28x1xf32>
+// GENERIC: "dtf.conv2d_backprop_filter"(%{{.*}}) <{padding = #dtf<padding SAME>, strides = array<i64: 1, 2, 2, 1>}> : (tensor<100x28x28x1xf32>, tensor<100x14x14x32xf32>) -> tensor<5x5x1x32xf32>
+  %9 = dtf.conv2d_backprop_filter %img, %dc strides [1, 2, 2, 1] padding SAME : tensor<100x28x28x1xf32>, tensor<100x14x14x32xf32> -> tensor<5x5x1x32xf32>
+// GENERIC: "dtf.max_pool_grad"(%{{.*}}) <{ksize = array<i64: 1, 2, 2, 1>, padding = #dtf<padding VALID>, strides = array<i64: 1, 2, 2, 1>}> : (tensor<100x28x28x32xf32>, tensor<100x14x14x32xf32>, tensor<100x14x14x32xf32>) -> tensor<100x28x28x32xf32>
+  %10 = dtf.max_pool_grad %p, %po, %dc ksize [1, 2, 2, 1] strides [1, 2, 2, 1] padding VALID : tensor<100x28x28x32xf32>, tensor<100x14x14x32xf32>
+  return
+}
+
+// The fused optimizer updates.
+// GENERIC-LABEL: sym_name = "optimizer_updates"
+func.func @optimizer_updates(%g: tensor<4x2xf32>, %b1p: tensor<f32>, %b2p: tensor<f32>) {
+// GENERIC: "dtf.variable"() <{initializer = #dtf.zeros, name = "w", trainable = true}> : () -> !dtf.resource<tensor<4x2xf32>>
+  %w = dtf.variable "w" init(#dtf.zeros) : !dtf.resource<tensor<4x2xf32>>
+// GENERIC: "dtf.variable"() <{initializer = #dtf.zeros, name = "w/Momentum", trainable = false}> : () -> !dtf.resource<tensor<4x2xf32>>
+  %accum = dtf.variable "w/Momentum" init(#dtf.zeros) {trainable = false} : !dtf.resource<tensor<4x2xf32>>
+// GENERIC: "dtf.variable"() <{initializer = #dtf.zeros, name = "w/Adam", trainable = false}> : () -> !dtf.resource<tensor<4x2xf32>>
+  %m = dtf.variable "w/Adam" init(#dtf.zeros) {trainable = false} : !dtf.resource<tensor<4x2xf32>>
+// GENERIC: "dtf.variable"() <{initializer = #dtf.zeros, name = "w/Adam_1", trainable = false}> : () -> !dtf.resource<tensor<4x2xf32>>
+  %v = dtf.variable "w/Adam_1" init(#dtf.zeros) {trainable = false} : !dtf.resource<tensor<4x2xf32>>
+// GENERIC: "dtf.apply_gradient_descent"(%{{.*}}) <{learning_rate = 5.000000e-01 : f64}> : (!dtf.resource<tensor<4x2xf32>>, tensor<4x2xf32>) -> ()
+  dtf.apply_gradient_descent %w, %g learning_rate 5.000000e-01 : !dtf.resource<tensor<4x2xf32>>
+// GENERIC: "dtf.apply_momentum"(%{{.*}}) <{learning_rate = 1.000000e-02 : f64, momentum = 9.000000e-01 : f64, use_nesterov = false}> : (!dtf.resource<tensor<4x2xf32>>, !dtf.resource<tensor<4x2xf32>>, tensor<4x2xf32>) -> ()
+  dtf.apply_momentum %w, %accum, %g learning_rate 0.01 momentum 0.9 : !dtf.resource<tensor<4x2xf32>>
+// GENERIC: "dtf.apply_momentum"(%{{.*}}) <{learning_rate = 1.000000e-02 : f64, momentum = 9.000000e-01 : f64, use_nesterov = true}> : (!dtf.resource<tensor<4x2xf32>>, !dtf.resource<tensor<4x2xf32>>, tensor<4x2xf32>) -> ()
+  dtf.apply_momentum %w, %accum, %g learning_rate 0.01 momentum 0.9 {use_nesterov = true} : !dtf.resource<tensor<4x2xf32>>
+// GENERIC: "dtf.apply_adam"(%{{.*}}) <{beta1 = 9.000000e-01 : f64, beta2 = 0.99899999999999999 : f64, epsilon = 1.000000e-08 : f64, learning_rate = 1.000000e-03 : f64}> : (!dtf.resource<tensor<4x2xf32>>, !dtf.resource<tensor<4x2xf32>>, !dtf.resource<tensor<4x2xf32>>, tensor<f32>, tensor<f32>, tensor<4x2xf32>) -> ()
+  dtf.apply_adam %w, %m, %v, %b1p, %b2p, %g learning_rate 0.001 beta1 0.9 beta2 0.999 epsilon 1.0e-08 : !dtf.resource<tensor<4x2xf32>>, tensor<f32>
+  return
+}
