@@ -55,7 +55,10 @@ def local_argv(args, extra):
 
 
 def check_events(logdir, dtf_events):
-    runs = sorted(os.listdir(logdir))
+    # TensorBoard runs are the subdirectories; the chief's checkpoints
+    # (model.ckpt-*.dtf) share the directory, as TensorFlow's do.
+    runs = sorted(entry for entry in os.listdir(logdir)
+                  if os.path.isdir(os.path.join(logdir, entry)))
     cluster.check(runs == ["worker_0", "worker_1"], "runs in the logdir: %s" % runs)
     for run_name in runs:
         files = os.listdir(os.path.join(logdir, run_name))
