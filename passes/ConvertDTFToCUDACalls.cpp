@@ -116,6 +116,19 @@ private:
   Value unpad(Location loc, Value padded, const WindowPadding &padding,
               RankedTensorType unpaddedType);
 
+  /// The input of a max_pool or max_pool_grad library call and the padding
+  /// to pass with it.
+  struct PoolInput {
+    Value input;
+    WindowPadding padding;
+    int64_t padH, padW;
+  };
+  /// cuDNN pads symmetrically, so TensorFlow's uneven SAME padding is
+  /// applied to the input explicitly, with -inf: padding cells never win
+  /// the max.
+  PoolInput poolInput(Location loc, Value input, ArrayRef<int64_t> window,
+                      ArrayRef<int64_t> strides, Padding padding);
+
   ModuleOp module;
   SymbolTable symbols;
   OpBuilder builder;
@@ -348,19 +361,26 @@ LogicalResult CallBuilder::rewrite(Conv2DBackpropFilterOp op) {
   return success();
 }
 
-LogicalResult CallBuilder::rewrite(MaxPoolOp op) {
-  builder.setInsertionPoint(op);
-  Location loc = op.getLoc();
-  auto inputType = cast<RankedTensorType>(op.getInput().getType());
-  ArrayRef<int64_t> window = op.getKsize();
-  ArrayRef<int64_t> strides = op.getStrides();
-  WindowPadding padding = windowPadding(inputType, window[1], window[2],
-                                        strides, op.getPadding());
-  Value input = op.getInput();
-  // Padding cells never win the max.
+CallBuilder::PoolInput CallBuilder::poolInput(Location loc, Value input,
+                                              ArrayRef<int64_t> window,
+                                              ArrayRef<int64_t> strides,
+                                              Padding tfPadding) {
+  WindowPadding padding =
+      windowPadding(cast<RankedTensorType>(input.getType()), window[1],
+                    window[2], strides, tfPadding);
   if (!padding.symmetric())
     input = pad(loc, input, padding, -INFINITY);
   auto [padH, padW] = libraryPadding(padding);
+  return {input, padding, padH, padW};
+}
+
+LogicalResult CallBuilder::rewrite(MaxPoolOp op) {
+  builder.setInsertionPoint(op);
+  Location loc = op.getLoc();
+  ArrayRef<int64_t> window = op.getKsize();
+  ArrayRef<int64_t> strides = op.getStrides();
+  auto [input, padding, padH, padW] =
+      poolInput(loc, op.getInput(), window, strides, op.getPadding());
   Value out = allocate(loc, cast<RankedTensorType>(op.getType()).getShape());
   call(loc, "dtf_cuda_max_pool_f32",
        {toMemRef(loc, input), out, index(loc, window[1]),
@@ -377,12 +397,8 @@ LogicalResult CallBuilder::rewrite(MaxPoolGradOp op) {
   auto inputType = cast<RankedTensorType>(op.getInput().getType());
   ArrayRef<int64_t> window = op.getKsize();
   ArrayRef<int64_t> strides = op.getStrides();
-  WindowPadding padding = windowPadding(inputType, window[1], window[2],
-                                        strides, op.getPadding());
-  Value input = op.getInput();
-  if (!padding.symmetric())
-    input = pad(loc, input, padding, -INFINITY);
-  auto [padH, padW] = libraryPadding(padding);
+  auto [input, padding, padH, padW] =
+      poolInput(loc, op.getInput(), window, strides, op.getPadding());
   Value out =
       allocate(loc, cast<RankedTensorType>(input.getType()).getShape());
   call(loc, "dtf_cuda_max_pool_grad_f32",
