@@ -150,23 +150,34 @@ void col2imAccumulate(const ConvGeometry &g, const T *col, int64_t first,
   }
 }
 
-template <typename T>
-void conv2dForward(const ConvGeometry &g, const T *input, const T *filter,
-                   T *out) {
-  const int64_t patch = g.patchSize();
+/// Calls `body(first, rows, columns)` for each chunk of images of `input`,
+/// with `columns` the chunk's im2col matrix ([rows, patch], rows = output
+/// pixels of the chunk); a pointwise conv uses the input itself.
+template <typename T, typename Body>
+void forEachColumnChunk(const ConvGeometry &g, const T *input, Body body) {
   const int64_t chunk = g.imagesPerChunk();
   std::unique_ptr<T[]> col = g.allocateColumns<T>();
   for (int64_t first = 0; first < g.batch; first += chunk) {
     const int64_t count = std::min(chunk, g.batch - first);
-    const int64_t rows = count * g.outPixels();
-    const T *lhs = input + first * g.inH * g.inW * g.inC;
+    const T *columns = input + first * g.inH * g.inW * g.inC;
     if (!g.isPointwise()) {
       im2col(g, input, first, count, col.get());
-      lhs = col.get();
+      columns = col.get();
     }
-    gemm(false, false, rows, g.outC, patch, T(1), lhs, patch, filter, g.outC,
-         T(0), out + first * g.outPixels() * g.outC, g.outC);
+    body(first, count * g.outPixels(), columns);
   }
+}
+
+template <typename T>
+void conv2dForward(const ConvGeometry &g, const T *input, const T *filter,
+                   T *out) {
+  const int64_t patch = g.patchSize();
+  forEachColumnChunk(g, input,
+                     [&](int64_t first, int64_t rows, const T *columns) {
+                       gemm(false, false, rows, g.outC, patch, T(1), columns,
+                            patch, filter, g.outC, T(0),
+                            out + first * g.outPixels() * g.outC, g.outC);
+                     });
 }
 
 template <typename T>
@@ -192,21 +203,13 @@ template <typename T>
 void conv2dFilterGrad(const ConvGeometry &g, const T *input, const T *dy,
                       T *dfilter) {
   const int64_t patch = g.patchSize();
-  const int64_t chunk = g.imagesPerChunk();
-  std::unique_ptr<T[]> col = g.allocateColumns<T>();
-  for (int64_t first = 0; first < g.batch; first += chunk) {
-    const int64_t count = std::min(chunk, g.batch - first);
-    const int64_t rows = count * g.outPixels();
-    const T *lhs = input + first * g.inH * g.inW * g.inC;
-    if (!g.isPointwise()) {
-      im2col(g, input, first, count, col.get());
-      lhs = col.get();
-    }
-    // dfilter += col^T x dy, summed over all chunks.
-    gemm(true, false, patch, g.outC, rows, T(1), lhs, patch,
-         dy + first * g.outPixels() * g.outC, g.outC, first == 0 ? T(0) : T(1),
-         dfilter, g.outC);
-  }
+  forEachColumnChunk(g, input,
+                     [&](int64_t first, int64_t rows, const T *columns) {
+                       // dfilter += col^T x dy, summed over all chunks.
+                       gemm(true, false, patch, g.outC, rows, T(1), columns,
+                            patch, dy + first * g.outPixels() * g.outC, g.outC,
+                            first == 0 ? T(0) : T(1), dfilter, g.outC);
+                     });
 }
 
 } // namespace
