@@ -33,11 +33,14 @@ import cluster
 RESTORED = re.compile(r"restored its variables from (\S+) \(global step (\d+)")
 
 
-def finish(c, timeout=300):
-    for worker in c.workers:
-        cluster.check(worker.wait(timeout) == 0, worker.name + " failed")
-    for ps in c.ps:
-        cluster.check(ps.wait(60) == 0, ps.name + " did not stop")
+def finish(c, timeout=150):
+    """Every task exits 0 within `timeout` seconds in all: well inside the
+    test's CTest timeout, so that a hang fails here, with the tasks' output
+    above, rather than being killed silently."""
+    deadline = time.time() + timeout
+    for task in c.workers + c.ps:
+        left = max(1.0, deadline - time.time())
+        cluster.check(task.wait(left) == 0, task.name + " failed")
 
 
 def check_accuracy(c, train_steps, minimum=0.80):

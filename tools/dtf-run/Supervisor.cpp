@@ -64,6 +64,20 @@ void Supervisor::start() {
   }
 }
 
+// A new epoch, above `maxEpoch` (the newest a PS task reports) and unlike
+// any the cluster used before. maxEpoch + 1 is not enough: a restarted PS
+// task reports epoch 0, so the count would start over and could hand out
+// the very epoch that paused or slow workers still carry, whose pushes and
+// waits would then pass the fence (a sync worker then waits for a step
+// count from before the restore, and the cluster deadlocks). Microseconds
+// of the wall clock do not come back, even when the chief restarts too.
+static int64_t nextEpoch(int64_t maxEpoch) {
+  int64_t now = std::chrono::duration_cast<std::chrono::microseconds>(
+                    std::chrono::system_clock::now().time_since_epoch())
+                    .count();
+  return std::max(maxEpoch + 1, now);
+}
+
 // The chief makes every PS task hold the same model in the same epoch:
 //
 // - if every task serves and all are in one epoch, nothing was lost;
@@ -97,7 +111,7 @@ void Supervisor::establish(bool atStart) {
     if (allServe && state.epoch == maxEpoch)
       target = std::min(target, state.restoredFrom);
   }
-  int64_t newEpoch = maxEpoch + 1;
+  int64_t newEpoch = nextEpoch(maxEpoch);
   int64_t step = 0;
   for (size_t task = 0; task < ps.size(); ++task) {
     const rpc::PsTaskStatus &state = states[task];
