@@ -4,6 +4,7 @@
 
 #include "tools/dtf-run/Supervisor.h"
 #include "tools/dtf-run/WorkerProgram.h"
+#include "tools/dtf-run/WorkerStep.h"
 
 #include "dialects/dtf/IR/DTFOps.h"
 #include "dtf/runtime/IdxReader.h"
@@ -191,6 +192,13 @@ int runWorkerTask(mlir::ModuleOp program, const TaskOptions &options) {
 
   WorkerProgram worker = prepareWorkerProgram(program);
   int64_t batch = modelBatchSize(worker.function, options.batchSize);
+  // The step is lowered and its device checked before anything else, so
+  // that a worker that cannot compute there fails at once.
+  std::unique_ptr<WorkerStep> step;
+#ifdef DTF_HAVE_CUDA
+  if (options.device.gpu)
+    step = makeGpuWorkerStep(worker, options.device.ordinal);
+#endif
   data::MnistSplit train = data::loadMnistSplit(options.dataDir, "train");
   data::MnistSplit test = data::loadMnistSplit(options.dataDir, "t10k");
   DataShard shard(train, index, numWorkers);
@@ -215,22 +223,10 @@ int runWorkerTask(mlir::ModuleOp program, const TaskOptions &options) {
   rpc::HeartbeatSender heartbeats(coordinator, "worker", index,
                                   std::chrono::seconds(1));
 
-  // Fetches of a training step: the results, then each push's step and
-  // gradients.
-  std::vector<mlir::Value> fetches(worker.results);
-  std::vector<size_t> pushOffsets;
-  for (const WorkerProgram::PushGroup &group : worker.pushes) {
-    pushOffsets.push_back(fetches.size());
-    fetches.push_back(group.step);
-    fetches.insert(fetches.end(), group.gradients.begin(),
-                   group.gradients.end());
-  }
-
-  exec::VariableStore noLocalVariables;
-  exec::Interpreter interpreter(noLocalVariables);
   // Observability (tools/dtf-run/Telemetry.h): --logdir and --trace.
   WorkerTelemetry telemetry(options.telemetry, spec, options.task, batch);
-  interpreter.setOpObserver(telemetry.opObserver());
+  if (!step)
+    step = makeCpuWorkerStep(worker, telemetry.opObserver());
   Tensor x(DType::F32, {batch, train.images.dim(1)});
   Tensor labels(DType::F32, {batch, train.oneHotLabels.dim(1)});
 
@@ -248,6 +244,8 @@ int runWorkerTask(mlir::ModuleOp program, const TaskOptions &options) {
     }
   };
 
+  std::cout << "Worker " << index << ": computing on " << step->describe()
+            << std::endl;
   std::cout << "Worker " << index << ": training to global step "
             << options.trainSteps << " (" << numWorkers << " workers, "
             << (options.replication.sync ? "sync" : "async") << ")"
@@ -270,19 +268,21 @@ int runWorkerTask(mlir::ModuleOp program, const TaskOptions &options) {
     std::vector<Tensor> fetched;
     {
       auto span = telemetry.compute();
-      fetched = interpreter.runAndFetch(worker.function, feeds, fetches);
+      fetched = step->train(feeds);
     }
     int64_t stepTag = -1;
     for (size_t i = 0; i < worker.pushes.size(); ++i) {
       const WorkerProgram::PushGroup &group = worker.pushes[i];
-      stepTag = static_cast<int64_t>(fetched[pushOffsets[i]].scalarAsDouble());
+      stepTag = static_cast<int64_t>(
+          fetched[worker.pushOffset(i)].scalarAsDouble());
       if (stepTag >= options.trainSteps)
         break;
       auto span = telemetry.rpc("push ps" + std::to_string(group.psTask),
                                 {{"step", stepTag},
                                  {"gradients", group.names.size()}});
       ps[group.psTask]->push(stepTag,
-                             gradientRefs(group, fetched, pushOffsets[i] + 1),
+                             gradientRefs(group, fetched,
+                                          worker.pushOffset(i) + 1),
                              supervisor.epoch());
     }
     if (stepTag >= options.trainSteps)
@@ -348,8 +348,7 @@ int runWorkerTask(mlir::ModuleOp program, const TaskOptions &options) {
     everything.nextBatch(x, labels);
     feeds["x"] = x.clone();
     feeds["y_"] = labels.clone();
-    std::vector<Tensor> results =
-        interpreter.runAndFetch(worker.function, feeds, worker.results);
+    std::vector<Tensor> results = step->evaluate(feeds);
     lossSum += results.at(0).scalarAsDouble();
     if (results.size() > 1)
       accuracySum += results[1].scalarAsDouble();

@@ -5,6 +5,7 @@
 #include "tools/dtf-run/Compile.h"
 #include "tools/dtf-run/Telemetry.h"
 #include "tools/dtf-run/Reliability.h"
+#include "tools/dtf-run/WorkerStep.h"
 
 #include "runtime/cluster/ClusterSpec.h"
 
@@ -23,6 +24,8 @@ struct TaskOptions {
   /// 0: the model's batch size.
   int batchSize = 0;
   std::string dataDir;
+  /// Where a worker computes its steps (--device); PS tasks use the CPU.
+  ComputeDevice device;
   int logEvery = 0;
   int rpcDeadlineMs = 10000;
   /// PS task 0 declares a worker lost after this long without a heartbeat.

@@ -19,6 +19,23 @@ std::string WorkerProgram::pullFeedName(const std::string &variable) {
   return "^pull/" + variable;
 }
 
+std::vector<mlir::Value> WorkerProgram::trainingFetches() const {
+  std::vector<mlir::Value> fetches(results);
+  for (const PushGroup &group : pushes) {
+    fetches.push_back(group.step);
+    fetches.insert(fetches.end(), group.gradients.begin(),
+                   group.gradients.end());
+  }
+  return fetches;
+}
+
+size_t WorkerProgram::pushOffset(size_t group) const {
+  size_t offset = results.size();
+  for (size_t i = 0; i < group; ++i)
+    offset += 1 + pushes[i].gradients.size();
+  return offset;
+}
+
 static int psTaskOf(ir::DeviceAttr device, mlir::Operation *op) {
   if (device.getJob() != "ps")
     throw std::invalid_argument("@worker: an op reaches " + device.getName() +

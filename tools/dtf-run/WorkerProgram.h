@@ -44,6 +44,13 @@ struct WorkerProgram {
   /// The model's results (loss, accuracy).
   std::vector<mlir::Value> results;
 
+  /// What a training step fetches: the results, then each push group's
+  /// step and gradients.
+  std::vector<mlir::Value> trainingFetches() const;
+  /// Where push group `group`'s step is in trainingFetches(); its
+  /// gradients follow it.
+  size_t pushOffset(size_t group) const;
+
   /// The feed that carries the pulled value of `variable`.
   static std::string pullFeedName(const std::string &variable);
 };

@@ -48,6 +48,10 @@ DEFINE_int32(batch_size, 0,
              "(0 = the model's)");
 DEFINE_string(data, "/usr/share/datasets/fashion-mnist",
               "Directory of the MNIST-format IDX files");
+DEFINE_string(device, "CPU",
+              "Where a worker computes its steps: CPU, or GPU:K (the K-th "
+              "visible GPU of its host; the step is lowered with "
+              "--dtf-lower-to-gpu for it). PS tasks apply updates on the CPU");
 DEFINE_int32(log_every, 100, "Print a line every N local steps (0 = never)");
 DEFINE_int32(rpc_deadline_ms, 10000, "Deadline of every RPC");
 DEFINE_int32(worker_timeout_ms, 30000,
@@ -190,6 +194,8 @@ int main(int argc, char **argv) {
     telemetry.traceFile = FLAGS_trace;
     telemetry.traceSteps = FLAGS_trace_steps;
     dtf::run::checkTelemetryOptions(telemetry);
+    dtf::run::ComputeDevice device =
+        dtf::run::ComputeDevice::parse(FLAGS_device);
 
     if (FLAGS_local) {
       dtf::run::LocalClusterOptions options;
@@ -242,6 +248,7 @@ int main(int argc, char **argv) {
     options.trainSteps = FLAGS_train_steps;
     options.batchSize = FLAGS_batch_size;
     options.dataDir = FLAGS_data;
+    options.device = device;
     options.logEvery = FLAGS_log_every;
     options.rpcDeadlineMs = FLAGS_rpc_deadline_ms;
     options.workerTimeoutMs = FLAGS_worker_timeout_ms;

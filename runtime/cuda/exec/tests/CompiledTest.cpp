@@ -27,6 +27,7 @@ namespace dtf::cuda {
 namespace {
 
 using testing::expectClose;
+using testing::expectCloseOverall;
 using testing::uniform;
 
 class CompiledTest : public ::testing::Test {
@@ -144,24 +145,6 @@ std::map<std::string, Tensor> exampleFeeds() {
     labels.data<float>()[n * 10 + (n * 7) % 10] = 1;
   feeds.emplace("y_", std::move(labels));
   return feeds;
-}
-
-/// Compares tensors relative to the largest magnitude of the CPU result: a
-/// model's gradients sum many products in orders that differ between
-/// cuBLAS/cuDNN and the CPU kernels.
-void expectCloseOverall(const Tensor &gpu, const Tensor &cpu,
-                        const std::string &what) {
-  Tensor c = kernels::cast(cpu, DType::F64);
-  double scale = 1;
-  for (double x : c.toVector<double>())
-    scale = std::max(scale, std::fabs(x));
-  Tensor scaledGpu = kernels::cast(gpu, DType::F64);
-  for (int64_t i = 0; i < c.numElements(); ++i) {
-    c.data<double>()[i] /= scale;
-    scaledGpu.data<double>()[i] /= scale;
-  }
-  expectClose(scaledGpu, c, what + " (scaled by " + std::to_string(scale) +
-                                ")");
 }
 
 void checkModel(CompiledTest &test, const std::string &model,
