@@ -5,11 +5,11 @@
 #
 # Builds dtf-run and the microbenchmarks (Release), creates the Python
 # environment build/bench-venv (matplotlib, tensorflow-cpu, CPU PyTorch from
-# the package indexes; a peer that cannot be installed is skipped with the
-# reason), runs bench/run_study.py (DTF and TensorFlow side by side: 1 PS with
-# 1, 2 and 3 workers, sync and async, --reps repetitions, plus the
-# network-namespace mode as root), the two Google Benchmark programs, and
-# writes bench/results/{results.json,REPORT.md,scaling.png,micro-*.json}.
+# the package indexes, else Debian's python3-torch; a peer that cannot be
+# installed is skipped with the reason), runs bench/run_study.py (DTF and
+# TensorFlow side by side: 1 PS with 1, 2 and 3 workers, sync and async,
+# --reps repetitions, plus the network-namespace mode as root), the two
+# Google Benchmark programs, and writes bench/results/{results.json,REPORT.md,scaling.png,micro-*.json}.
 # Every flag is passed to run_study.py (python3 bench/run_study.py --help).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -23,10 +23,26 @@ PY=$BUILD/bench-venv/bin/python
 SKIP_TF=; SKIP_TORCH=
 grep -q '^tensorflow ok' "$BUILD/bench-venv/install-status.txt" || SKIP_TF=$(grep '^tensorflow' "$BUILD/bench-venv/install-status.txt" || echo "tensorflow-cpu not installable")
 grep -q '^torch ok' "$BUILD/bench-venv/install-status.txt" || SKIP_TORCH=$(grep '^torch' "$BUILD/bench-venv/install-status.txt" || echo "torch not installable")
+# Without a PyTorch wheel in the venv (the CPU-only index may be out of
+# reach), the compute reference uses Debian's CPU build for the system
+# Python, python3-torch.
+TORCH_PY=$PY
+if [ -n "$SKIP_TORCH" ]; then
+  if ! /usr/bin/python3 -c 'import torch' 2>/dev/null && [ "$(id -u)" = 0 ]; then
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3-torch >/dev/null 2>&1 || true
+  fi
+  if /usr/bin/python3 -c 'import torch' 2>/dev/null; then
+    TORCH_PY=/usr/bin/python3
+    SKIP_TORCH=
+  else
+    SKIP_TORCH="$SKIP_TORCH; Debian's python3-torch is not installable either"
+  fi
+fi
 mkdir -p "$OUT"
 CMD="bash bench/run.sh $*"
 "$PY" bench/run_study.py --python="$PY" --dtf_run="$BUILD/bin/dtf-run" \
-  --skip_tf="$SKIP_TF" --skip_torch="$SKIP_TORCH" --command="$CMD" \
+  --torch_python="$TORCH_PY" --skip_tf="$SKIP_TF" --skip_torch="$SKIP_TORCH" \
+  --command="$CMD" \
   --out="$OUT/results.json" "$@"
 # Microbenchmarks: kernels on one core (OpenBLAS 1 thread), gRPC transfer.
 OPENBLAS_NUM_THREADS=1 "$BUILD/bin/dtf-bench-kernels" --benchmark_min_time=0.20 \

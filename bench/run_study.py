@@ -277,7 +277,7 @@ def torch_ref(args, steps):
         return {"skipped": args.skip["torch"]}
     res = []
     for threads in (1, os.cpu_count()):
-        r = subprocess.run([args.python, os.path.join(HERE, "torch_ref.py"), "--steps=%d" % steps,
+        r = subprocess.run([args.torch_python or args.python, os.path.join(HERE, "torch_ref.py"), "--steps=%d" % steps,
                             "--threads=%d" % threads, "--data=" + args.data],
                            capture_output=True, text=True)
         try:
@@ -341,6 +341,8 @@ def main():
     p.add_argument("--data", default="/usr/share/datasets/fashion-mnist")
     p.add_argument("--skip_tf", default="")
     p.add_argument("--skip_torch", default="")
+    p.add_argument("--torch_python", default="",
+                   help="the Python that has torch (default: --python)")
     p.add_argument("--out", default=os.path.join(HERE, "results", "results.json"))
     p.add_argument("--command", default="")
     p.add_argument("--blas_threads", type=int, default=1,
