@@ -110,6 +110,15 @@ void Server::start() {
   // With SO_REUSEPORT (gRPC's default on Linux) a second server on a busy
   // port would start and silently share its connections.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+  // The sync server starts a thread whenever a call leaves fewer than
+  // MIN_POLLERS threads waiting, and ends waiting threads beyond it after
+  // a poll timeout. With the defaults (1 and 2) every pull and push of a
+  // training step started and ended a thread: a PS task spent more CPU on
+  // that than on its updates.
+  builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MIN_POLLERS,
+                              options.idleThreads);
+  builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MAX_POLLERS,
+                              2 * options.idleThreads);
   builder.SetMaxReceiveMessageSize(options.maxMessageBytes);
   builder.SetMaxSendMessageSize(options.maxMessageBytes);
   builder.AddListeningPort(options.address, serverCredentials(options.tls),

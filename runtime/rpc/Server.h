@@ -50,6 +50,10 @@ struct ServerOptions {
   /// Mutual TLS when enabled: clients must present a certificate signed by
   /// tls.caCertificates.
   TlsSettings tls{};
+  /// Threads kept waiting for calls: at least the calls the server serves
+  /// at once (a PS task: every worker's pull or push, and its long poll),
+  /// so that no call has to start a thread.
+  int idleThreads = 8;
 };
 
 class Server {
