@@ -96,14 +96,21 @@ void Tensor::AlignedFree::operator()(std::byte *p) const {
 Tensor::Tensor() : dtype_(DType::F32), shape_{0}, numElements_(0) {}
 
 Tensor::Tensor(DType dtype, Shape shape)
-    : dtype_(dtype), shape_(std::move(shape)),
-      numElements_(numElementsOf(shape_)) {
-  size_t bytes = byteSize();
-  if (bytes == 0)
-    return;
-  buffer_.reset(
-      static_cast<std::byte *>(::operator new[](bytes, kBufferAlignment)));
-  std::memset(buffer_.get(), 0, bytes);
+    : Tensor(uninitialized(dtype, std::move(shape))) {
+  if (byteSize() != 0)
+    std::memset(buffer_.get(), 0, byteSize());
+}
+
+Tensor Tensor::uninitialized(DType dtype, Shape shape) {
+  Tensor result;
+  result.dtype_ = dtype;
+  result.shape_ = std::move(shape);
+  result.numElements_ = numElementsOf(result.shape_);
+  size_t bytes = result.byteSize();
+  if (bytes != 0)
+    result.buffer_.reset(
+        static_cast<std::byte *>(::operator new[](bytes, kBufferAlignment)));
+  return result;
 }
 
 Tensor::Tensor(Tensor &&other) noexcept : Tensor() { swap(other); }
@@ -126,7 +133,7 @@ Tensor Tensor::zeros(DType dtype, Shape shape) {
 }
 
 Tensor Tensor::filled(DType dtype, Shape shape, double value) {
-  Tensor result(dtype, std::move(shape));
+  Tensor result = uninitialized(dtype, std::move(shape));
   void *buffer = result.rawData();
   int64_t n = result.numElements();
   switch (dtype) {
@@ -150,7 +157,7 @@ Tensor Tensor::filled(DType dtype, Shape shape, double value) {
 }
 
 Tensor Tensor::clone() const {
-  Tensor copy(dtype_, shape_);
+  Tensor copy = uninitialized(dtype_, shape_);
   if (byteSize() != 0)
     std::memcpy(copy.rawData(), rawData(), byteSize());
   return copy;

@@ -491,45 +491,39 @@ ParameterServerService::Pull(grpc::ServerContext *context, const PullRequest *re
                              grpc::ServerWriter<PullResponse> *writer) {
   if (grpc::Status denied = authorize(context); !denied.ok())
     return denied;
-  // Copy the values under the lock, so that they come from one state
-  // between updates, and stream them without it.
-  std::vector<NamedTensor> values;
-  int64_t valuesEpoch;
+  // Encode the values under the lock, so that they come from one state
+  // between updates, and stream the messages without it. Encoding is the
+  // one copy a pull makes of the values.
+  std::vector<PullResponse> messages;
   {
     std::lock_guard<std::mutex> lock(mutex);
     grpc::Status serving = checkServingLocked(/*needInitialized=*/true);
     if (!serving.ok())
       return serving;
-    valuesEpoch = epoch;
+    std::vector<TensorRef> refs;
     for (const std::string &name : request->names()) {
       auto it = variables.find(name);
       if (it == variables.end())
         return grpc::Status(grpc::StatusCode::NOT_FOUND,
                             errorPrefix() + "no variable '" + name + "' (" +
                                 describeHeldVariables() + ")");
-      values.push_back({name, it->second.clone()});
+      refs.push_back({name, &it->second});
     }
+    encodeTensors(refs, options_.chunkBytes,
+                  [&](std::vector<TensorChunk> &chunks) {
+                    PullResponse &message = messages.emplace_back();
+                    message.set_epoch(epoch);
+                    for (TensorChunk &chunk : chunks)
+                      *message.add_chunks() = std::move(chunk);
+                    return true;
+                  });
+    if (messages.empty()) // no tensors, still the epoch
+      messages.emplace_back().set_epoch(epoch);
   }
-  std::vector<TensorRef> refs;
-  for (const NamedTensor &value : values)
-    refs.push_back({value.name, &value.tensor});
-  bool sent = encodeTensors(refs, options_.chunkBytes,
-                            [&](std::vector<TensorChunk> &chunks) {
-                              PullResponse message;
-                              message.set_epoch(valuesEpoch);
-                              for (TensorChunk &chunk : chunks)
-                                *message.add_chunks() = std::move(chunk);
-                              return writer->Write(message);
-                            });
-  if (!sent)
-    return grpc::Status(grpc::StatusCode::CANCELLED,
-                        errorPrefix() + "the client went away during Pull");
-  if (values.empty()) {
-    // No tensors, still the epoch.
-    PullResponse message;
-    message.set_epoch(valuesEpoch);
-    writer->Write(message);
-  }
+  for (const PullResponse &message : messages)
+    if (!writer->Write(message))
+      return grpc::Status(grpc::StatusCode::CANCELLED,
+                          errorPrefix() + "the client went away during Pull");
   return grpc::Status::OK;
 }
 

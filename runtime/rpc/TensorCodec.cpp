@@ -147,7 +147,8 @@ void TensorAssembler::add(const TensorChunk &chunk) {
     if (check)
       check(complete.size(), chunk.name(), dtype, shape);
     current.name = chunk.name();
-    current.tensor = Tensor(dtype, shape);
+    // Handed out only once every byte has arrived.
+    current.tensor = Tensor::uninitialized(dtype, shape);
     receiving = true;
     received = 0;
   } else {

@@ -67,6 +67,10 @@ public:
   Tensor(DType dtype, Shape shape);
 
   static Tensor zeros(DType dtype, Shape shape);
+  /// A tensor whose elements are left unset, for code that writes every
+  /// one of them next (a copy, a decoder, a kernel): it saves the zeroing
+  /// pass over memory that the constructor makes.
+  static Tensor uninitialized(DType dtype, Shape shape);
   /// Every element set to `value` converted to `dtype` (Bool: value != 0).
   static Tensor filled(DType dtype, Shape shape, double value);
   /// Copies `values` (row-major) into a new tensor of dtype dtypeOf<T>.
