@@ -83,6 +83,7 @@ def main():
     w("| | |\n|---|---|")
     w("| machine | %s cores, %s, %s RAM |" % (cores, m.get("cpu_model"), m.get("mem_total")))
     w("| platform | %s |" % m.get("platform"))
+    w("| DTF commit | %s |" % res.get("commit", "unknown"))
     w("| run | %s to %s |" % (res.get("started"), res.get("finished", "(unfinished)")))
     w("| load average (1/5/15 min) | start %s, end %s (above the core count, other work competed) |"
       % (" ".join(res.get("loadavg_start", [])), " ".join(res.get("loadavg_end", []))))

@@ -272,6 +272,19 @@ def kernel_bench(args):
     return out
 
 
+def git_commit():
+    """The commit the study measures, "-dirty" if the tree has changes."""
+    try:
+        head = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
+                              capture_output=True, text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain",
+                                "--untracked-files=no"],
+                               capture_output=True, text=True).stdout.strip()
+        return head + ("-dirty" if dirty else "")
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
 def torch_ref(args, steps):
     if args.skip.get("torch"):
         return {"skipped": args.skip["torch"]}
@@ -362,7 +375,8 @@ def main():
     results = {"command": args.command, "steps": args.steps, "reps": args.reps,
                "machine": machine_info(), "started": time.strftime("%Y-%m-%d %H:%M:%S %z"),
                "loadavg_start": loadavg(), "skipped": {k: v for k, v in args.skip.items() if v},
-               "runs": [], "netns_runs": [], "blas_threads": args.blas_threads}
+               "runs": [], "netns_runs": [], "blas_threads": args.blas_threads,
+               "commit": git_commit()}
 
     def save():
         os.makedirs(os.path.dirname(args.out), exist_ok=True)
