@@ -17,6 +17,7 @@ import json
 import os
 import platform
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -61,7 +62,9 @@ class Task:
         env.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
         env.update(extra_env or {})
         self.log = open(self.logfile, "w")
-        self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT, env=env)
+        # A session of its own: kill() reaches the task under /usr/bin/time.
+        self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT, env=env,
+                                     start_new_session=True)
 
     def wait(self, timeout):
         try:
@@ -70,9 +73,13 @@ class Task:
             return None
 
     def kill(self):
-        if self.proc.poll() is None:
-            self.proc.kill()  # /usr/bin/time, our own child, by its pid
-            self.proc.wait()
+        # The whole group: killing /usr/bin/time alone would leave the task
+        # running, holding its port for the next run.
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        self.proc.wait()
 
     def finish(self):
         self.log.close()
@@ -96,6 +103,7 @@ class Task:
 def run_cluster(system, workers, sync, steps, args, hosts=None, netns=None):
     """Runs one training job; returns its figures (or an error)."""
     n = 1 + workers
+    on_loopback = hosts is None
     if hosts is None:
         ports = free_ports(n)
         hosts = ["127.0.0.1:%d" % p for p in ports]
@@ -108,6 +116,10 @@ def run_cluster(system, workers, sync, steps, args, hosts=None, netns=None):
         exe = [args.dtf_run]
         common += ["--sync" if sync else "--async",
                    "--rpc_deadline_ms=60000"]
+        if not on_loopback:
+            # Without TLS a PS task listens on loopback only; the namespaces'
+            # bridge is private to this machine.
+            common.append("--insecure_bind_all")
         tail = [os.path.join(ROOT, "examples", "mnist_mlp.mlir")]
     else:
         exe = [args.python, os.path.join(HERE, "tf_replica.py")]
@@ -348,6 +360,9 @@ def main():
     p.add_argument("--systems", default="dtf,tf")
     p.add_argument("--netns", default="on", choices=["on", "off"])
     p.add_argument("--netns_steps", type=int, default=0, help="0 = --steps")
+    p.add_argument("--netns_only", action="store_true",
+                   help="run only the network-namespace mode (e.g. into a "
+                        "supplementary --out=results-netns.json)")
     p.add_argument("--timeout", type=int, default=1800)
     p.add_argument("--dtf_run", default=os.path.join(ROOT, "build", "bin", "dtf-run"))
     p.add_argument("--python", default=sys.executable)
@@ -402,6 +417,8 @@ def main():
     def out_of_time():
         return args.deadline_s and time.time() - t_start > args.deadline_s
 
+    if args.netns_only:
+        configs = []
     for mode, w in configs:
         for rep in range(args.reps):
             for system in systems:
@@ -419,7 +436,7 @@ def main():
                           % (rep, system, mode, w, r["global_steps_per_s"], r["examples_per_s"],
                              r["accuracy"], r["train_s"], " ".join(r["loadavg"])), flush=True)
                 save()
-    for rep in range(args.reps):
+    for rep in range(args.reps if not args.netns_only else 0):
         results.setdefault("torch", []).append(torch_ref(args, args.steps))
         save()
 
