@@ -9,7 +9,8 @@
 # installed is skipped with the reason), runs bench/run_study.py (DTF and
 # TensorFlow side by side: 1 PS with 1, 2 and 3 workers, sync and async,
 # --reps repetitions, plus the network-namespace mode as root), the two
-# Google Benchmark programs, and writes bench/results/{results.json,REPORT.md,scaling.png,micro-*.json}.
+# Google Benchmark programs, and writes
+# bench/results/{results.json,REPORT.md,scaling.png,micro-*.json}.
 # Every flag is passed to run_study.py (python3 bench/run_study.py --help).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)

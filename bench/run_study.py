@@ -104,7 +104,7 @@ def run_cluster(system, workers, sync, steps, args, hosts=None, netns=None):
     """Runs one training job; returns its figures (or an error)."""
     n = 1 + workers
     on_loopback = hosts is None
-    if hosts is None:
+    if on_loopback:
         ports = free_ports(n)
         hosts = ["127.0.0.1:%d" % p for p in ports]
     ps_hosts, worker_hosts = hosts[0], ",".join(hosts[1:])

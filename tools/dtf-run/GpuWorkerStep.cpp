@@ -161,17 +161,12 @@ private:
 
 std::unique_ptr<WorkerStep> makeGpuWorkerStep(const WorkerProgram &program,
                                               int ordinal) {
-  std::string flag = "--device=GPU:" + std::to_string(ordinal) + ": ";
-  cuda::Device *device = nullptr;
   try {
-    device = &cuda::Device::get(ordinal);
+    return std::make_unique<GpuWorkerStep>(program,
+                                           cuda::Device::get(ordinal));
   } catch (const cuda::CudaError &error) {
-    throw std::runtime_error(flag + error.what());
-  }
-  try {
-    return std::make_unique<GpuWorkerStep>(program, *device);
-  } catch (const cuda::CudaError &error) {
-    throw std::runtime_error(flag + error.what());
+    throw std::runtime_error("--device=GPU:" + std::to_string(ordinal) +
+                             ": " + error.what());
   }
 }
 

@@ -32,11 +32,6 @@ ComputeDevice ComputeDevice::parse(const std::string &text) {
   return device;
 }
 
-std::string ComputeDevice::name() const {
-  return std::string("/device:") + (gpu ? "GPU:" : "CPU:") +
-         std::to_string(ordinal);
-}
-
 namespace {
 
 /// The reference interpreter, evaluating only what the fetches need (a

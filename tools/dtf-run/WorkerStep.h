@@ -36,8 +36,6 @@ struct ComputeDevice {
   /// std::invalid_argument naming the flag, also for a GPU when dtf-run
   /// was built without the CUDA runtime.
   static ComputeDevice parse(const std::string &text);
-  /// "/device:CPU:0", "/device:GPU:1".
-  std::string name() const;
 };
 
 class WorkerStep {
