@@ -44,3 +44,14 @@ if [ "${#missing[@]}" -gt 0 ]; then
 else
   echo "setup: all dependencies are installed"
 fi
+
+# TensorBoard's own reader for integration.tensorboard: Debian 12 packages
+# neither tensorboard nor its dependencies, so it goes into a venv from PyPI
+# (<build>/tb-venv, where the test looks for it).
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="${DTF_BUILD_DIR:-$root/build}"
+if ! "$build/tb-venv/bin/python" -c "import tensorboard" 2>/dev/null; then
+  bash "$root/scripts/tensorboard-venv.sh"
+else
+  echo "setup: tensorboard is installed in $build/tb-venv"
+fi

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Optional, needs PyPI: installs the `tensorboard` Python package into
-# <build>/tb-venv, so that the ctest `integration.tensorboard` checks that
-# TensorBoard's own reader loads DTF's event files (without it the test is
-# skipped). Debian 12 packages neither tensorboard nor its dependencies.
+# Installs the `tensorboard` Python package from PyPI into <build>/tb-venv,
+# so that the ctest `integration.tensorboard` checks that TensorBoard's own
+# reader loads DTF's event files. scripts/setup.sh runs it; without the
+# venv the test is skipped.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${DTF_BUILD_DIR:-$root/build}"

@@ -2,6 +2,8 @@
 
 #include "runtime/rpc/ParameterServerService.h"
 
+#include "dtf/runtime/HostMemory.h"
+
 #include "runtime/rpc/Auth.h"
 #include "runtime/rpc/TensorCodec.h"
 
@@ -75,6 +77,7 @@ ParameterServerService::ParameterServerService(
     throw std::invalid_argument(errorPrefix() + error.what());
   }
   holdsGlobalStep = variableTypes.count(options_.globalStepName) != 0;
+  checkVariablesFitInMemory();
 
   // dtf.gradients: absent when the task holds no trainable variable.
   if (auto names = function->getAttrOfType<mlir::ArrayAttr>("dtf.gradients")) {
@@ -123,6 +126,33 @@ ParameterServerService::ParameterServerService(
                                   gradientNames_[k] + "': " + error.what());
     }
   }
+}
+
+void ParameterServerService::checkVariablesFitInMemory() const {
+  if (!options_.availableMemory)
+    return;
+  uint64_t total = 0, largestBytes = 0;
+  const std::string *largest = nullptr;
+  for (const auto &[name, type] : variableTypes) {
+    uint64_t bytes = static_cast<uint64_t>(numElementsOf(type.shape)) *
+                     dtypeSize(type.dtype);
+    total += bytes;
+    if (!largest || bytes > largestBytes) {
+      largest = &name;
+      largestBytes = bytes;
+    }
+  }
+  if (total <= *options_.availableMemory)
+    return;
+  const GradientType &type = variableTypes.at(*largest);
+  throw std::invalid_argument(
+      errorPrefix() + "variable '" + *largest + "' (" +
+      typeString(type.dtype, type.shape) + ") needs " +
+      std::to_string(largestBytes) + " bytes (" + formatBytes(largestBytes) +
+      "); the variables of the task need " + formatBytes(total) +
+      " in all, more than the " +
+      formatBytes(*options_.availableMemory) +
+      " of memory this task can allocate");
 }
 
 //===----------------------------------------------------------------------===//

@@ -88,6 +88,10 @@ struct ParameterServerOptions {
   /// the task's --logdir); throws std::exception saying why it cannot.
   /// Without it, restoring from a checkpoint fails with FAILED_PRECONDITION.
   std::function<ModelState(int64_t checkpointStep)> loadCheckpoint;
+  /// Bytes the task may still allocate (dtf/runtime/HostMemory.h); when
+  /// set, a task whose variables need more is refused at construction,
+  /// before any of them is allocated. nullopt: not checked.
+  std::optional<uint64_t> availableMemory;
 };
 
 
@@ -109,7 +113,8 @@ public:
   /// (from the handler's thread, after the reply is ready) when a Stop RPC
   /// arrives; it must not block on the server's shutdown.
   /// Throws std::invalid_argument if the function's arguments do not fit
-  /// its dtf.gradients and `replication`.
+  /// its dtf.gradients and `replication`, or its variables do not fit in
+  /// options.availableMemory (naming the largest and its bytes).
   ParameterServerService(mlir::func::FuncOp function, Replication replication,
                          std::function<void()> onStop,
                          ParameterServerOptions options = {});
@@ -193,6 +198,10 @@ private:
 
   /// One worker's gradients, in dtf.gradients order.
   using GradientGroup = std::vector<Tensor>;
+
+  /// Throws std::invalid_argument unless the variables fit in
+  /// options_.availableMemory.
+  void checkVariablesFitInMemory() const;
 
   /// Checks the header of the index-th gradient of a push; throws
   /// std::invalid_argument naming the variable and both types.

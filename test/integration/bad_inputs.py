@@ -1,11 +1,14 @@
 """Malformed inputs to dtf-run: each must give a one-line error naming what
-is wrong, and a non-zero exit, quickly (no hang)."""
+is wrong, and a non-zero exit, quickly (no hang). Models that do not compile
+are reported once by `--local`, before any task starts."""
 
 import argparse
 import os
+import re
 import socket
 import subprocess
 import tempfile
+import time
 
 import cluster
 
@@ -17,12 +20,76 @@ def run(argv, env=None):
 
 
 def expect_error(name, argv, expected, env=None):
+    """One line with `expected`, a non-zero exit, within 30 s."""
+    start = time.time()
     code, output = run(argv, env)
+    elapsed = time.time() - start
     lines = output.splitlines()
-    print("%s: exit %d: %s" % (name, code, output))
+    print("%s: exit %d after %.1f s: %s" % (name, code, elapsed, output))
     cluster.check(code != 0, "%s: exit status 0" % name)
+    cluster.check(elapsed < 30, "%s: took %.1f s" % (name, elapsed))
     cluster.check(len(lines) == 1 and expected in lines[0],
                   "%s: expected one line with %r, got %r" % (name, expected, output))
+
+
+def mlp_variant(directory, name, edit):
+    """examples/mnist_mlp.mlir changed by `edit` (text -> text), as a file."""
+    with open(cluster.MLP) as f:
+        text = f.read()
+    changed = edit(text)
+    cluster.check(changed != text, "%s: the edit changed nothing" % name)
+    path = os.path.join(directory, name)
+    with open(path, "w") as f:
+        f.write(changed)
+    return path
+
+
+def without_global_step(text):
+    text = re.sub(r"\n *%global_step = dtf.variable[^\n]*\n[^\n]*\n", "\n", text)
+    return text.replace("\n        global_step %global_step : !dtf.resource<tensor<i64>>", "")
+
+
+def model_errors(dtf, directory):
+    """Models that parse but cannot be trained, under --local and alone."""
+    local = [dtf, "--local", "--ps=1", "--workers=2", "--progress=false"]
+    # A pass fails: MLIR's error with its location, not the function it is
+    # about ("see current operation:" would print pages of IR).
+    with_arguments = mlp_variant(
+        directory, "arguments.mlir",
+        lambda text: text.replace("func.func @main() ->", "func.func @main(%lr: tensor<f32>) ->"))
+    expect_error("--local: a pass rejects the model", local + [with_arguments],
+                 "arguments.mlir:14:3: error: 'func.func' op takes arguments")
+
+    # Without a global step, --train_steps would never be reached: refused.
+    no_step = mlp_variant(directory, "no_global_step.mlir", without_global_step)
+    for mode in ["--async", "--sync"]:
+        expect_error("--local %s: no global step" % mode,
+                     local + [mode, "--train_steps=100", no_step],
+                     "no_global_step.mlir:50:5: error: 'dtf.minimize' has no global_step")
+    expect_error("a task: no global step",
+                 [dtf, "--ps_hosts=localhost:%d" % cluster.free_ports(1)[0],
+                  "--worker_hosts=localhost:%d" % cluster.free_ports(1)[0],
+                  "--job_name=worker", no_step],
+                 "no_global_step.mlir:50:5: error: 'dtf.minimize' has no global_step")
+
+    # A variable that no PS task can hold (4 TB): the PS task says which,
+    # with its bytes, before allocating anything, and the cluster stops.
+    huge = mlp_variant(
+        directory, "huge_variable.mlir",
+        lambda text: text.replace(
+            "    %sm_b = dtf.variable",
+            "    %huge = dtf.variable \"huge\" init(#dtf.zeros)"
+            " : !dtf.resource<tensor<1000000x1000000xf32>>\n    %sm_b = dtf.variable"))
+    code, output = run(local + ["--rpc_deadline_ms=2000", huge])
+    print("--local: a variable too large: exit %d:\n%s" % (code, output))
+    cluster.check(code != 0, "a variable too large: exit status 0")
+    lines = [line for line in output.splitlines() if "huge" in line]
+    cluster.check(len(lines) == 1 and lines[0].startswith("[ps0] dtf-run: PS task /job:ps/task:0: "
+                                                         "variable 'huge' (f32[1000000,1000000]) "
+                                                         "needs 4000000000000 bytes (4.0 TB)"),
+                  "a variable too large: expected one line naming it, got %r" % lines)
+    cluster.check("local cluster: ps0 exited with status 1" in output,
+                  "a variable too large: the cluster did not stop")
 
 
 def main():
@@ -71,6 +138,7 @@ def main():
         expect_error("model that fails to verify",
                      [dtf] + base + [worker, "--job_name=ps", broken],
                      "broken.mlir:4:8: error: inner dimensions differ")
+        model_errors(dtf, empty)
         expect_error("missing model file",
                      [dtf] + base + [worker, "--job_name=ps",
                                      os.path.join(empty, "absent.mlir")],

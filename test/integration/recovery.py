@@ -2,12 +2,12 @@
 --recovery_timeout_ms, on a real loopback cluster:
 
 - ps-restart: sync mode, 1 PS and 2 workers, a checkpoint every 100 steps.
-  The PS is killed with SIGKILL at a random step (the workers paused
-  meanwhile, so that the step at the kill is known) and restarted with the
-  same flags: it restores the newest checkpoint, the workers recover and
-  resume from the restored global step, and the run reaches
-  --train_steps with accuracy >= 0.80. At most one checkpoint interval of
-  steps is lost.
+  The PS crashes (SIGKILL) right after the update that takes the global
+  step to a random N (--debug_crash_at_step) and is restarted: it restores
+  exactly the newest checkpoint due before N (so at most one checkpoint
+  interval of steps is lost), the workers recover and resume from the
+  restored global step, and the run reaches --train_steps with accuracy
+  >= 0.80.
 - chaos: async mode, 2 PS tasks and 2 workers. PS task 1, worker 1 and the
   chief are each killed at a random step and restarted; every PS task is
   rolled back to the checkpoint PS task 1 restored; the run finishes with
@@ -24,6 +24,7 @@ import os
 import random
 import re
 import shutil
+import signal
 import sys
 import tempfile
 import time
@@ -56,33 +57,37 @@ def check_accuracy(c, train_steps, minimum=0.80):
 def ps_restart(args, logdir, rng):
     interval = 100
     train_steps = 1500
+    # The PS crashes (SIGKILL, --debug_crash_at_step) right after the update
+    # that takes the global step to crash_at, before any worker hears of
+    # it: the step the crash loses is known exactly.
+    crash_at = rng.randint(300, 1000)
     c = cluster.Cluster(args.dtf_run, 1, 2,
                         ["--sync", "--train_steps=%d" % train_steps, "--log_every=1",
                          "--logdir=" + logdir, "--save_checkpoint_steps=%d" % interval,
-                         "--recovery_timeout_ms=60000", "--rpc_deadline_ms=3000"])
+                         "--recovery_timeout_ms=60000", "--rpc_deadline_ms=3000"],
+                        task_extra={"ps0": ["--debug_crash_at_step=%d" % crash_at]})
     try:
-        kill_at = rng.randint(300, 1000)
-        cluster.wait_for_global_step(c.workers, kill_at, 120)
-        # Pause the workers so that no step completes unseen, then read the
-        # global step from their lines: a step completes when both pushed,
-        # and each worker prints it after its barrier, so the PS is at most
-        # one step past the highest printed.
-        for worker in c.workers:
-            worker.pause()
-        time.sleep(0.5)
-        seen = cluster.current_global_step(c.workers)
-        c.ps[0].kill()
-        print("killed ps0 at global step %d or %d" % (seen, seen + 1))
+        code = c.ps[0].wait(120)
+        cluster.check(code == -signal.SIGKILL and
+                      "crashing at step %d" % crash_at in c.ps[0].output(),
+                      "ps0 exited with %s, not by its crash at step %d" % (code, crash_at))
+        c.task_extra = {}
         ps = c.restart("ps", 0)
         match = ps.wait_for(RESTORED.pattern, 60)
         restored = int(match.group(2))
-        for worker in c.workers:
-            worker.resume()
-        lost = seen + 1 - restored
-        print("ps0 restored global step %d from %s: lost at most %d steps "
-              "(checkpoint interval %d)" % (restored, match.group(1), lost, interval))
-        cluster.check(restored <= seen + 1, "restored a step beyond the kill")
-        cluster.check(lost <= interval,
+        lost = crash_at - restored
+        print("ps0 crashed at global step %d and restored global step %d from %s: "
+              "lost %d steps (checkpoint interval %d)"
+              % (crash_at, restored, match.group(1), lost, interval))
+        # In sync mode no step completes without the chief's push, and the
+        # chief pushes for step k + 1 only after it saved the checkpoint due
+        # at step k: the newest checkpoint at a crash at step N is the last
+        # multiple of the interval below N, and at most one interval is lost.
+        expected = interval * ((crash_at - 1) // interval)
+        cluster.check(restored == expected,
+                      "restored global step %d, not %d, the newest checkpoint due "
+                      "before step %d" % (restored, expected, crash_at))
+        cluster.check(0 < lost <= interval,
                       "lost %d steps, more than the checkpoint interval %d" % (lost, interval))
         finish(c)
     finally:

@@ -3,6 +3,7 @@
 #include "tools/dtf-run/Compile.h"
 
 #include "dialects/dtf/IR/DTFDialect.h"
+#include "dialects/dtf/IR/DTFOps.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
@@ -51,10 +52,36 @@ static std::string describeLocation(mlir::Location location) {
   return text;
 }
 
+/// dtf-run trains until the global step reaches --train_steps, so an update
+/// without a global step would train forever (the replicas would tag every
+/// push with step 0). TensorFlow's StopAtStepHook refuses such a graph too.
+static mlir::LogicalResult checkGlobalStep(mlir::ModuleOp module) {
+  mlir::WalkResult result = module.walk([](mlir::Operation *op) {
+    bool missing = false;
+    if (auto minimize = llvm::dyn_cast<mlir::dtf::MinimizeOp>(op))
+      missing = !minimize.getGlobalStep();
+    else if (auto apply = llvm::dyn_cast<mlir::dtf::ApplyGradientsOp>(op))
+      missing = !apply.getGlobalStep();
+    if (!missing)
+      return mlir::WalkResult::advance();
+    op->emitError() << "'" << op->getName()
+                    << "' has no global_step: dtf-run trains until the "
+                       "global step reaches --train_steps; give it "
+                       "`global_step %step` (a dtf.variable of "
+                       "tensor<i64>, {trainable = false})";
+    return mlir::WalkResult::interrupt();
+  });
+  return mlir::failure(result.wasInterrupted());
+}
+
 mlir::OwningOpRef<mlir::ModuleOp>
 compileModel(mlir::MLIRContext &context, const std::string &path,
              const cluster::ClusterSpec &cluster,
              const ReplicationOptions &options) {
+  // A diagnostic names its location and notes; the operation it is about
+  // would be printed with it ("see current operation:"), pages of IR for a
+  // function that fails to verify.
+  context.printOpOnDiagnostic(false);
   // One line per diagnostic, "model.mlir:4:8: error: ...": a task's log is
   // read by people and by scripts, not by an IDE.
   mlir::ScopedDiagnosticHandler diagnostics(
@@ -82,7 +109,7 @@ compileModel(mlir::MLIRContext &context, const std::string &path,
   sourceMgr->AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
-  if (!module)
+  if (!module || failed(checkGlobalStep(*module)))
     return nullptr;
   // The flags' cluster replaces whatever the model file declared.
   (*module)->setAttr(mlir::dtf::DTFDialect::getClusterAttrName(),

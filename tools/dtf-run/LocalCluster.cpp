@@ -25,6 +25,8 @@
 
 namespace dtf::run {
 
+namespace {
+
 std::vector<int> pickFreePorts(int count) {
   // Hold every socket until all are picked so that the ports differ; the
   // kernel will not hand out a bound port twice.
@@ -48,8 +50,6 @@ std::vector<int> pickFreePorts(int count) {
     ::close(fd);
   return ports;
 }
-
-namespace {
 
 struct Task {
   std::string name; // "ps0", "worker1"
@@ -158,14 +158,19 @@ int exitStatus(int status) {
 
 } // namespace
 
-int runLocalCluster(const LocalClusterOptions &options) {
-  if (options.numPs < 0)
-    throw std::invalid_argument("--ps: must be >= 0");
-  if (options.numWorkers < 1)
+LocalAddresses pickLocalAddresses(int numPs, int numWorkers) {
+  if (numPs < 1)
+    throw std::invalid_argument("--ps: must be >= 1 (the variables live on "
+                                "PS tasks)");
+  if (numWorkers < 1)
     throw std::invalid_argument("--workers: must be >= 1");
-  std::vector<int> ports = pickFreePorts(options.numPs + options.numWorkers);
-  std::string psHosts = joinHosts(ports, 0, options.numPs);
-  std::string workerHosts = joinHosts(ports, options.numPs, ports.size());
+  std::vector<int> ports = pickFreePorts(numPs + numWorkers);
+  return {joinHosts(ports, 0, numPs), joinHosts(ports, numPs, ports.size())};
+}
+
+int runLocalCluster(const LocalClusterOptions &options) {
+  const std::string &psHosts = options.addresses.psHosts;
+  const std::string &workerHosts = options.addresses.workerHosts;
   {
     std::lock_guard<std::mutex> lock(outputMutex);
     std::cout << "local cluster: ps=[" << psHosts << "] worker=["
@@ -204,8 +209,8 @@ int runLocalCluster(const LocalClusterOptions &options) {
   }
 
   std::unique_ptr<ProgressReporter> reporter;
-  if (options.progress && options.numPs > 0) {
-    reporter = makeLocalProgress("localhost:" + std::to_string(ports[0]),
+  if (options.progress) {
+    reporter = makeLocalProgress(psHosts.substr(0, psHosts.find(',')),
                                  options.trainSteps, outputMutex);
     progress = reporter.get();
     reporter->start();

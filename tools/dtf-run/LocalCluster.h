@@ -16,9 +16,23 @@
 
 namespace dtf::run {
 
+/// The loopback addresses of a local cluster's tasks, as --ps_hosts and
+/// --worker_hosts take them.
+struct LocalAddresses {
+  std::string psHosts;
+  std::string workerHosts;
+};
+
+/// Picks a free loopback port for each of `numPs` PS tasks and `numWorkers`
+/// workers; throws std::invalid_argument naming --ps or --workers for a
+/// count that makes no cluster.
+LocalAddresses pickLocalAddresses(int numPs, int numWorkers);
+
 struct LocalClusterOptions {
   int numPs = 1;
   int numWorkers = 2;
+  /// From pickLocalAddresses(numPs, numWorkers).
+  LocalAddresses addresses;
   /// The dtf-run binary to start for each task.
   std::string executable;
   /// Arguments given to every task besides its cluster and task flags.
@@ -37,8 +51,6 @@ struct LocalClusterOptions {
 };
 
 /// Picks `count` distinct free TCP ports on 127.0.0.1.
-std::vector<int> pickFreePorts(int count);
-
 /// Runs the cluster to completion; returns the process exit status.
 int runLocalCluster(const LocalClusterOptions &options);
 

@@ -51,6 +51,9 @@ struct ReliabilityOptions {
   int64_t recoveryTimeoutMs = 0;
   /// Test only: a pause after each training step, to make a slow worker.
   int64_t debugStepDelayMs = 0;
+  /// Test only: a PS task crashes (SIGKILL) once its step reaches this
+  /// (0: never).
+  int64_t debugCrashAtStep = 0;
 
   std::string clusterToken;
   rpc::TlsSettings tls;
@@ -91,6 +94,13 @@ void restoreAtStart(rpc::ParameterServerService &service,
                     const std::string &taskLabel, std::ostream &log);
 
 //===--- Supervisor.cpp (PS side) ---===//
+
+/// --debug_crash_at_step: the PS service kills its process with SIGKILL
+/// right after the update that takes its step there, before any client
+/// hears of it, so that a test knows the step a crash lost exactly.
+void configureCrashAtStep(rpc::ParameterServerOptions &service,
+                          const ReliabilityOptions &options,
+                          const std::string &taskLabel);
 
 /// A PS task other than 0 registers with the coordinator (on PS task 0)
 /// from a background thread, retrying until it is reachable: a restarted

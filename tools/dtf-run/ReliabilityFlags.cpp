@@ -16,6 +16,7 @@ DECLARE_double(save_checkpoint_secs);
 DECLARE_int32(keep_checkpoints);
 DECLARE_int64(recovery_timeout_ms);
 DECLARE_int64(debug_step_delay_ms);
+DECLARE_int64(debug_crash_at_step);
 DECLARE_string(tls_cert);
 DECLARE_string(tls_key);
 DECLARE_string(tls_ca);
@@ -44,6 +45,9 @@ ReliabilityOptions reliabilityOptionsFromFlags() {
   options.keepCheckpoints = FLAGS_keep_checkpoints;
   options.recoveryTimeoutMs = FLAGS_recovery_timeout_ms;
   options.debugStepDelayMs = FLAGS_debug_step_delay_ms;
+  if (FLAGS_debug_crash_at_step < 0)
+    throw std::invalid_argument("--debug_crash_at_step: must be >= 0");
+  options.debugCrashAtStep = FLAGS_debug_crash_at_step;
 
   int tlsFlags = !FLAGS_tls_cert.empty() + !FLAGS_tls_key.empty() +
                  !FLAGS_tls_ca.empty();

@@ -2,7 +2,10 @@
 
 #include "tools/dtf-run/Supervisor.h"
 
+#include "runtime/rpc/ParameterServerService.h"
+
 #include <algorithm>
+#include <csignal>
 #include <condition_variable>
 #include <iostream>
 #include <mutex>
@@ -238,6 +241,31 @@ bool Supervisor::recover(const rpc::RpcError &error) {
     std::this_thread::sleep_for(std::min<Clock::duration>(backoff, deadline - now));
     backoff = std::min(backoff * 2, std::chrono::milliseconds(1000));
   }
+}
+
+//===----------------------------------------------------------------------===//
+// A PS task's crash at a known step
+//===----------------------------------------------------------------------===//
+
+void configureCrashAtStep(rpc::ParameterServerOptions &service,
+                          const ReliabilityOptions &options,
+                          const std::string &taskLabel) {
+  if (options.debugCrashAtStep <= 0)
+    return;
+  int64_t crashAt = options.debugCrashAtStep;
+  // onApplied runs under the service's mutex, after the update and before
+  // any reply: no client has seen the step when the process dies.
+  service.onApplied = [observer = std::move(service.onApplied), crashAt,
+                       taskLabel](int64_t step, Clock::time_point begin,
+                                  Clock::time_point end) {
+    if (observer)
+      observer(step, begin, end);
+    if (step != crashAt)
+      return;
+    std::cout << taskLabel << ": crashing at step " << step
+              << " (--debug_crash_at_step)" << std::endl;
+    ::raise(SIGKILL);
+  };
 }
 
 //===----------------------------------------------------------------------===//

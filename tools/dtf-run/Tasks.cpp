@@ -7,6 +7,7 @@
 #include "tools/dtf-run/WorkerStep.h"
 
 #include "dialects/dtf/IR/DTFOps.h"
+#include "dtf/runtime/HostMemory.h"
 #include "dtf/runtime/IdxReader.h"
 #include "runtime/exec/Interpreter.h"
 #include "runtime/rpc/CoordinationClient.h"
@@ -145,6 +146,8 @@ int runPsTask(mlir::ModuleOp program, const TaskOptions &options) {
   rpc::ParameterServerOptions psOptions;
   telemetry.attach(psOptions);
   configureCheckpointRestore(psOptions, options.reliability);
+  psOptions.availableMemory = availableHostMemory();
+  configureCrashAtStep(psOptions, options.reliability, label);
   rpc::Server server(serverOptions);
   auto service = std::make_unique<rpc::ParameterServerService>(
       function, replicationOf(options), [&server] { server.requestStop(); },

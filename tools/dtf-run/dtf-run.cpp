@@ -107,6 +107,10 @@ DEFINE_int64(recovery_timeout_ms, 0,
 DEFINE_int64(debug_step_delay_ms, 0,
              "Test only: sleep this long after each training step (a slow "
              "worker)");
+DEFINE_int64(debug_crash_at_step, 0,
+             "Test only: a PS task kills itself with SIGKILL, as a crash, "
+             "right after an update takes its step to N (0 = never): a "
+             "crash at a known step");
 // Security.
 DEFINE_string(tls_cert, "",
               "PEM certificate (chain) of this task: with --tls_key and "
@@ -157,6 +161,29 @@ dtf::cluster::TfConfig resolveCluster() {
   TaskId task{parseJob(FLAGS_job_name, "--job_name"), FLAGS_task_index};
   spec.checkTask(task, "--task_index");
   return TfConfig{std::move(spec), task};
+}
+
+/// The replication the flags ask for on `cluster`; throws ClusterError for
+/// flags that do not fit it.
+dtf::run::ReplicationOptions
+replicationFromFlags(const dtf::cluster::ClusterSpec &cluster) {
+  int numWorkers = static_cast<int>(cluster.workers().size());
+  dtf::run::ReplicationOptions replication;
+  replication.sync = FLAGS_sync;
+  replication.totalReplicas = numWorkers;
+  replication.replicasToAggregate =
+      FLAGS_sync && FLAGS_replicas_to_aggregate > 0
+          ? FLAGS_replicas_to_aggregate
+          : (FLAGS_sync ? numWorkers : 1);
+  if (replication.replicasToAggregate > numWorkers)
+    throw dtf::cluster::ClusterError(
+        "--replicas_to_aggregate: " +
+        std::to_string(replication.replicasToAggregate) + " is more than the " +
+        std::to_string(numWorkers) + " workers");
+  if (cluster.ps().empty())
+    throw dtf::cluster::ClusterError(
+        "--ps_hosts: the cluster needs at least one PS task");
+  return replication;
 }
 
 } // namespace
@@ -211,10 +238,24 @@ int main(int argc, char **argv) {
     dtf::run::ComputeDevice device =
         dtf::run::ComputeDevice::parse(FLAGS_device);
 
+    mlir::DialectRegistry registry;
+    mlir::dtf::registerAllDialects(registry);
+    mlir::dtf::registerAllPasses();
+    mlir::MLIRContext context(registry);
+    context.loadAllAvailableDialects();
+
     if (FLAGS_local) {
       dtf::run::LocalClusterOptions options;
       options.numPs = FLAGS_ps;
       options.numWorkers = FLAGS_workers;
+      options.addresses = dtf::run::pickLocalAddresses(FLAGS_ps, FLAGS_workers);
+      // The model is compiled for this cluster here first, so that a model
+      // that does not compile is reported once, and no task starts.
+      dtf::cluster::ClusterSpec spec = dtf::cluster::ClusterSpec::fromHostLists(
+          options.addresses.psHosts, options.addresses.workerHosts);
+      if (!dtf::run::compileModel(context, modelPath, spec,
+                                  replicationFromFlags(spec)))
+        return 1;
       options.progress = FLAGS_progress;
       options.trainSteps = FLAGS_train_steps;
       options.traceFile = FLAGS_trace;
@@ -228,28 +269,8 @@ int main(int argc, char **argv) {
     }
 
     dtf::cluster::TfConfig config = resolveCluster();
-    int numWorkers = static_cast<int>(config.cluster.workers().size());
-    dtf::run::ReplicationOptions replication;
-    replication.sync = FLAGS_sync;
-    replication.totalReplicas = numWorkers;
-    replication.replicasToAggregate =
-        FLAGS_sync && FLAGS_replicas_to_aggregate > 0
-            ? FLAGS_replicas_to_aggregate
-            : (FLAGS_sync ? numWorkers : 1);
-    if (replication.replicasToAggregate > numWorkers)
-      throw dtf::cluster::ClusterError(
-          "--replicas_to_aggregate: " +
-          std::to_string(replication.replicasToAggregate) +
-          " is more than the " + std::to_string(numWorkers) + " workers");
-    if (config.cluster.ps().empty())
-      throw dtf::cluster::ClusterError(
-          "--ps_hosts: the cluster needs at least one PS task");
-
-    mlir::DialectRegistry registry;
-    mlir::dtf::registerAllDialects(registry);
-    mlir::dtf::registerAllPasses();
-    mlir::MLIRContext context(registry);
-    context.loadAllAvailableDialects();
+    dtf::run::ReplicationOptions replication =
+        replicationFromFlags(config.cluster);
     mlir::OwningOpRef<mlir::ModuleOp> program = dtf::run::compileModel(
         context, modelPath, config.cluster, replication);
     if (!program)

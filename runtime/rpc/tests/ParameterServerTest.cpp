@@ -481,6 +481,28 @@ TEST_F(ParameterServerTest, RejectsAFunctionThatDoesNotFitTheMode) {
                std::invalid_argument);
 }
 
+TEST_F(ParameterServerTest, RefusesVariablesThatDoNotFitInMemory) {
+  // ps_big's one variable is 3.2 MB; with 3 MB left the task is refused,
+  // with a message that names the variable and its bytes, before it
+  // allocates anything.
+  ParameterServerOptions options;
+  options.availableMemory = 3'000'000;
+  try {
+    ParameterServerService(module.function("ps_big"), Replication::async(),
+                           nullptr, options);
+    FAIL() << "no error";
+  } catch (const std::invalid_argument &error) {
+    EXPECT_EQ(std::string(error.what()),
+              "PS task /job:ps/task:2: variable 'big' (f32[800,1000]) needs "
+              "3200000 bytes (3.2 MB); the variables of the task need 3.2 MB "
+              "in all, more than the 3.0 MB of memory this task can allocate");
+  }
+  options.availableMemory = 3'200'000;
+  EXPECT_NO_THROW(ParameterServerService(module.function("ps_big"),
+                                         Replication::async(), nullptr,
+                                         options));
+}
+
 TEST_F(ParameterServerTest, TwoTasksServeTheirOwnVariables) {
   RunningPs ps0(module.function("ps_0"), Replication::async());
   RunningPs ps1(module.function("ps_1"), Replication::async());

@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Every integration test, N times, under load: finds the flaky ones.
+#
+#   bash bench/flaky.sh [N]        # N repetitions of each test (default 20)
+#
+# Starts one busy loop per core (a CPU hog, stopped by this script however it
+# ends), then runs each `integration.*` ctest test N times, one test at a
+# time, interleaved (repetition 1 of every test, then repetition 2, ...), so
+# that a flake tied to a moment of the run shows in every test. Prints a pass
+# count per test and writes bench/results/flaky.md; each failed run's
+# output stays in the log directory the report names. Not a CI test: it
+# takes about N times the integration suite's time.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="${DTF_BUILD_DIR:-$root/build}"
+repetitions="${1:-20}"
+report="$root/bench/results/flaky.md"
+logs="$(mktemp -d /tmp/dtf-flaky.XXXXXX)"
+
+mapfile -t tests < <(ctest --test-dir "$build" -N -R '^integration\.' |
+                     sed -n 's/^ *Test *#[0-9]*: *//p')
+if [ "${#tests[@]}" -eq 0 ]; then
+  echo "flaky: no integration tests in $build (build first: bash scripts/build.sh)" >&2
+  exit 1
+fi
+
+hogs=()
+stop_hogs() { [ "${#hogs[@]}" -eq 0 ] || kill "${hogs[@]}" 2>/dev/null || true; }
+trap stop_hogs EXIT
+for _ in $(seq "$(nproc)"); do
+  bash -c 'while :; do :; done' &
+  hogs+=($!)
+done
+
+declare -A passed failed skipped seconds
+for test in "${tests[@]}"; do
+  passed[$test]=0; failed[$test]=0; skipped[$test]=0; seconds[$test]=""
+done
+started=$(date +%s)
+for repetition in $(seq "$repetitions"); do
+  for test in "${tests[@]}"; do
+    log="$logs/$test.$repetition.log"
+    begin=$(date +%s.%N)
+    if ctest --test-dir "$build" -R "^${test//./\\.}\$" --output-on-failure >"$log" 2>&1; then
+      if grep -q "Skipped" "$log"; then
+        outcome=skipped
+      else
+        outcome=passed
+      fi
+    else
+      outcome=failed
+    fi
+    elapsed=$(awk -v end="$(date +%s.%N)" -v begin="$begin" 'BEGIN {printf "%.1f", end - begin}')
+    seconds[$test]+="$elapsed "
+    case $outcome in
+      passed) passed[$test]=$((passed[$test] + 1)); rm -f "$log" ;;
+      skipped) skipped[$test]=$((skipped[$test] + 1)) ;;
+      failed) failed[$test]=$((failed[$test] + 1)) ;;
+    esac
+    printf 'flaky: %2d/%d %-34s %-7s %6.1f s\n' "$repetition" "$repetitions" "$test" \
+      "$outcome" "$elapsed"
+  done
+done
+stop_hogs
+total_minutes=$(( ($(date +%s) - started) / 60 ))
+
+median() { tr ' ' '\n' | sed '/^$/d' | sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
+{
+  echo "# Integration tests under load"
+  echo
+  echo "\`bash bench/flaky.sh $repetitions\`: every integration test $repetitions times,"
+  echo "interleaved, with one busy loop per core ($(nproc) cores) running"
+  echo "throughout. Commit $(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet HEAD || echo ' plus uncommitted changes'),"
+  echo "$(date -u +%Y-%m-%d), $total_minutes minutes in all."
+  echo
+  echo "| test | passed | failed | skipped | median s |"
+  echo "| --- | ---: | ---: | ---: | ---: |"
+  for test in "${tests[@]}"; do
+    printf '| %s | %d | %d | %d | %.1f |\n' "$test" "${passed[$test]}" \
+      "${failed[$test]}" "${skipped[$test]}" "$(echo "${seconds[$test]}" | median)"
+  done
+  echo
+  any_failed=0
+  for test in "${tests[@]}"; do
+    [ "${failed[$test]}" -eq 0 ] && continue
+    any_failed=1
+    echo "## $test"
+    for log in "$logs/$test".*.log; do
+      grep -q "Failed\|FAIL" "$log" || continue
+      echo "- $(basename "$log"): $(grep -m1 -o 'FAIL: .*\|Failed .*' "$log")"
+    done
+    echo
+  done
+  if [ "$any_failed" -eq 0 ]; then
+    echo "No run failed. A skipped test printed its reason in its log: the"
+    echo "skipped runs' logs are in \`$logs\` on the machine that ran it."
+  else
+    echo "Failed runs' logs: \`$logs\` on the machine that ran it."
+  fi
+} >"$report"
+
+echo
+for test in "${tests[@]}"; do
+  printf '%-34s %d/%d passed (%d failed, %d skipped)\n' "$test" "${passed[$test]}" \
+    "$repetitions" "${failed[$test]}" "${skipped[$test]}"
+done
+echo "flaky: wrote $report; logs in $logs"
