@@ -1,6 +1,7 @@
 """TensorBoard itself reads DTF's event files: trains briefly with --logdir
 and loads every worker's run with tensorboard's EventAccumulator (which
-checks the record CRCs), then checks the scalars.
+checks the record CRCs), as TensorBoard finds the runs, then checks the
+scalars.
 
 Needs the `tensorboard` Python package, which is not a Debian package of
 bookworm: the Python of $DTF_TENSORBOARD_PYTHON, of <build>/tb-venv
@@ -22,13 +23,17 @@ SKIP = 77
 
 # Runs under the Python that has tensorboard; prints {run: {tag: [[step, value], ...]}}.
 LOADER = r"""
-import json, os, sys
+import json, sys
 from tensorboard.backend.event_processing import event_accumulator as ea
-logdir = sys.argv[1]
+from tensorboard.backend.event_processing import event_multiplexer as em
+# The runs TensorBoard itself finds under the logdir: the directories that
+# hold event files (checkpoints beside them are not runs).
+multiplexer = em.EventMultiplexer(size_guidance={ea.SCALARS: 0})
+multiplexer.AddRunsFromDirectory(sys.argv[1])
+multiplexer.Reload()
 result = {}
-for run in sorted(os.listdir(logdir)):
-    acc = ea.EventAccumulator(os.path.join(logdir, run), size_guidance={ea.SCALARS: 0})
-    acc.Reload()
+for run in sorted(multiplexer.Runs()):
+    acc = multiplexer.GetAccumulator(run)
     result[run] = {tag: [[s.step, s.value] for s in acc.Scalars(tag)]
                    for tag in acc.Tags()["scalars"]}
 print(json.dumps(result))

@@ -16,14 +16,18 @@
 
 namespace dtf::run {
 
-std::string trainingPipeline(const ReplicationOptions &options) {
+std::string trainingPipeline(const ReplicationOptions &options,
+                             const PlacementOptions &placement) {
   std::string replicate =
       std::string("dtf-replicate{mode=") + (options.sync ? "sync" : "async") +
       " replicas-to-aggregate=" + std::to_string(options.replicasToAggregate) +
       " total-replicas=" + std::to_string(options.totalReplicas) + "}";
   // Nested in the module, which anchors the pass manager.
   return "func.func(dtf-autodiff,dtf-expand-optimizer),"
-         "dtf-place-variables{strategy=round-robin}," +
+         "dtf-place-variables{strategy=" +
+         placement.strategy +
+         " min-shard-bytes=" + std::to_string(placement.minSliceBytes) +
+         " max-shards=" + std::to_string(placement.maxPartitions) + "}," +
          replicate;
 }
 
@@ -77,7 +81,8 @@ static mlir::LogicalResult checkGlobalStep(mlir::ModuleOp module) {
 mlir::OwningOpRef<mlir::ModuleOp>
 compileModel(mlir::MLIRContext &context, const std::string &path,
              const cluster::ClusterSpec &cluster,
-             const ReplicationOptions &options) {
+             const ReplicationOptions &options,
+             const PlacementOptions &placement) {
   // A diagnostic names its location and notes; the operation it is about
   // would be printed with it ("see current operation:"), pages of IR for a
   // function that fails to verify.
@@ -116,7 +121,7 @@ compileModel(mlir::MLIRContext &context, const std::string &path,
                      clusterAttr(context, cluster));
 
   mlir::PassManager passManager(&context);
-  if (failed(mlir::parsePassPipeline(trainingPipeline(options), passManager,
+  if (failed(mlir::parsePassPipeline(trainingPipeline(options, placement), passManager,
                                      llvm::errs())) ||
       failed(passManager.run(*module)))
     return nullptr;

@@ -8,6 +8,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OwningOpRef.h"
 
+#include <cstdint>
 #include <string>
 
 namespace dtf::run {
@@ -20,9 +21,22 @@ struct ReplicationOptions {
   int totalReplicas = 1;
 };
 
+/// Where variables go: tf.train.replica_device_setter's ps_strategy and
+/// tf.min_max_variable_partitioner's bounds (--dtf-place-variables).
+struct PlacementOptions {
+  /// "round-robin" or "greedy-bytes".
+  std::string strategy = "round-robin";
+  /// Split variables bigger than this into shards of at least this many
+  /// bytes (0: never).
+  int64_t minSliceBytes = 0;
+  /// Most shards of one variable (0: the number of PS tasks).
+  int64_t maxPartitions = 0;
+};
+
 /// The pass pipeline (nested in the module) that turns a model into the
 /// replicated program of runtime/ABI.md.
-std::string trainingPipeline(const ReplicationOptions &options);
+std::string trainingPipeline(const ReplicationOptions &options,
+                             const PlacementOptions &placement = {});
 
 /// Parses `path`, gives it `cluster` and compiles it with
 /// trainingPipeline(). Diagnostics go to stderr with the file and line; on
@@ -30,6 +44,7 @@ std::string trainingPipeline(const ReplicationOptions &options);
 mlir::OwningOpRef<mlir::ModuleOp>
 compileModel(mlir::MLIRContext &context, const std::string &path,
              const cluster::ClusterSpec &cluster,
-             const ReplicationOptions &options);
+             const ReplicationOptions &options,
+             const PlacementOptions &placement = {});
 
 } // namespace dtf::run

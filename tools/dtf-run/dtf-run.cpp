@@ -43,6 +43,19 @@ DEFINE_bool(async, false,
 DEFINE_int32(replicas_to_aggregate, 0,
              "Sync mode: gradients averaged per update (0 = every worker); "
              "fewer than the workers makes the rest backups");
+// Placement, as tf.train.replica_device_setter(ps_strategy=...) with
+// tf.min_max_variable_partitioner(max_partitions, min_slice_size).
+DEFINE_string(ps_strategy, "round-robin",
+              "How variables are spread over the PS tasks: round-robin (in "
+              "creation order) or greedy-bytes (the task with the fewest "
+              "bytes so far)");
+DEFINE_int64(min_slice_size, 0,
+             "Shard variables bigger than this many bytes along dimension 0 "
+             "over several PS tasks, each shard at least this big (0 = "
+             "never shard)");
+DEFINE_int64(max_partitions, 0,
+             "With --min_slice_size: most shards of one variable (0 = the "
+             "number of PS tasks)");
 DEFINE_int64(train_steps, 2000, "Train until the global step reaches this");
 DEFINE_int32(batch_size, 0,
              "Examples per step; must match the model's placeholders "
@@ -186,6 +199,22 @@ replicationFromFlags(const dtf::cluster::ClusterSpec &cluster) {
   return replication;
 }
 
+/// The placement the flags ask for.
+dtf::run::PlacementOptions placementFromFlags() {
+  if (FLAGS_ps_strategy != "round-robin" && FLAGS_ps_strategy != "greedy-bytes")
+    throw std::invalid_argument("--ps_strategy: '" + FLAGS_ps_strategy +
+                                "' is neither round-robin nor greedy-bytes");
+  if (FLAGS_min_slice_size < 0)
+    throw std::invalid_argument("--min_slice_size: must be >= 0");
+  if (FLAGS_max_partitions < 0)
+    throw std::invalid_argument("--max_partitions: must be >= 0");
+  dtf::run::PlacementOptions placement;
+  placement.strategy = FLAGS_ps_strategy;
+  placement.minSliceBytes = FLAGS_min_slice_size;
+  placement.maxPartitions = FLAGS_max_partitions;
+  return placement;
+}
+
 } // namespace
 
 /// gRPC logs its own view of failures (a port in use, a peer gone) to
@@ -254,7 +283,8 @@ int main(int argc, char **argv) {
       dtf::cluster::ClusterSpec spec = dtf::cluster::ClusterSpec::fromHostLists(
           options.addresses.psHosts, options.addresses.workerHosts);
       if (!dtf::run::compileModel(context, modelPath, spec,
-                                  replicationFromFlags(spec)))
+                                  replicationFromFlags(spec),
+                                  placementFromFlags()))
         return 1;
       options.progress = FLAGS_progress;
       options.trainSteps = FLAGS_train_steps;
@@ -272,7 +302,7 @@ int main(int argc, char **argv) {
     dtf::run::ReplicationOptions replication =
         replicationFromFlags(config.cluster);
     mlir::OwningOpRef<mlir::ModuleOp> program = dtf::run::compileModel(
-        context, modelPath, config.cluster, replication);
+        context, modelPath, config.cluster, replication, placementFromFlags());
     if (!program)
       return 1;
 
