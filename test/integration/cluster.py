@@ -202,3 +202,61 @@ def run_test(main):
         print("FAIL: %s" % error)
         sys.exit(1)
     print("PASS")
+
+
+def event_files(logdir):
+    """The paths of the event files in the runs of `logdir`."""
+    return {os.path.join(logdir, run, name) for run in os.listdir(logdir)
+            if os.path.isdir(os.path.join(logdir, run))
+            for name in os.listdir(os.path.join(logdir, run))}
+
+
+def training_losses(logdir, skip=()):
+    """(global step, batch loss) of every step of every worker, from the
+    event files that --logdir and --save_summaries_steps=1 write, but those
+    in `skip` (paths)."""
+    import events  # test/integration/events.py
+    points = []
+    for run in sorted(os.listdir(logdir)):
+        directory = os.path.join(logdir, run)
+        if not os.path.isdir(directory):
+            continue
+        for name in sorted(os.listdir(directory)):
+            if os.path.join(directory, name) in skip:
+                continue
+            for event in events.read_events(os.path.join(directory, name)):
+                if "loss" in event["values"]:
+                    points.append((event["step"], event["values"]["loss"]))
+    return sorted(points)
+
+
+def check_learning(points, baseline, first_step, last_step):
+    """The loss trajectory `points` (global step, loss) of the steps
+    first_step..last_step against `baseline`, the untrained model's loss,
+    which the run itself measured. Training must bring the loss of the
+    last tenth of the steps below 0.35 of it (about 0.19 measured), and
+    after the first fifth no step may come back near it (0.39 at most
+    measured): a model re-initialized mid-run, or one that lost its
+    training, fails."""
+    points = [(s, l) for s, l in points if first_step <= s <= last_step]
+    span = last_step - first_step
+    late = [(s, l) for s, l in points if s > first_step + 0.2 * span]
+    last = [l for s, l in points if s > first_step + 0.9 * span]
+    check(late and last, "too few steps logged: %d" % len(points))
+    worst = max(late, key=lambda point: point[1])
+    mean_last = sum(last) / len(last)
+    print("loss: %.2f untrained; mean %.2f over the last tenth of steps %d..%d; at most "
+          "%.2f (step %d) after the first fifth"
+          % (baseline, mean_last, first_step, last_step, worst[1], worst[0]))
+    check(mean_last < 0.35 * baseline,
+          "the loss of the last tenth of the steps, %.2f, is not below 0.35 of the "
+          "untrained model's %.2f" % (mean_last, baseline))
+    check(worst[1] < 0.6 * baseline,
+          "the loss came back to %.2f at step %d, near the untrained model's %.2f "
+          "(re-initialized?)" % (worst[1], worst[0], baseline))
+
+
+def untrained_loss(points):
+    """The loss of global step 1: computed with the initial variables."""
+    check(points and points[0][0] == 1, "no loss logged at global step 1")
+    return points[0][1]

@@ -12,11 +12,21 @@
   chief are each killed at a random step and restarted; every PS task is
   rolled back to the checkpoint PS task 1 restored; the run finishes with
   accuracy >= 0.80.
+- sync-2ps: sync mode, 2 PS tasks: PS task 0 crashes at a known step and is
+  restarted, then PS task 1; each time both serve exactly the checkpoint
+  the restarted one restored (the other is rolled back to it).
+- checkpoint-secs: --save_checkpoint_secs=1 saves about every second.
 - give-up: the PS killed and not restarted: the workers retry for
   --recovery_timeout_ms, then exit non-zero naming the PS address.
 - resume: a finished run's --logdir with its newest checkpoint truncated
   and the one before corrupted: a new cluster warns about both, restores
   the third newest and trains on from its global step.
+
+After every restore in sync mode the workers are held (no step can
+complete) while dtf-ps-snapshot reads what every PS task serves: exactly
+the restored checkpoint's variables, optimizer slots and beta powers, all at
+its step. Accuracy and the loss trajectory are checked against the
+untrained model's loss, which each run measures at its first step.
 """
 
 import argparse
@@ -25,10 +35,12 @@ import random
 import re
 import shutil
 import signal
+import subprocess
 import sys
 import tempfile
 import time
 
+import checkpoints
 import cluster
 
 RESTORED = re.compile(r"restored its variables from (\S+) \(global step (\d+)")
@@ -54,6 +66,71 @@ def check_accuracy(c, train_steps, minimum=0.80):
                       "%s: global step %d < %d" % (worker.name, step, train_steps))
 
 
+def snapshot(args, address):
+    """What the PS task at `address` serves: (step, tensors)."""
+    with tempfile.TemporaryDirectory(prefix="dtf-snapshot-") as directory:
+        path = os.path.join(directory, "served.dtf")
+        subprocess.run([args.ps_snapshot, "--ps=" + address, "--out=" + path],
+                       check=True, timeout=60)
+        return checkpoints.read(path)
+
+
+def check_serving(args, c, logdir, step):
+    """Every PS task serves exactly the checkpoint of `step` (optimizer slots
+    and beta powers included), and all are at that step."""
+    _, saved = checkpoints.read(os.path.join(logdir, "model.ckpt-%d.dtf" % step))
+    served = set()
+    for index, address in enumerate(c.ps_hosts.split(",")):
+        task_step, tensors = snapshot(args, address)
+        cluster.check(task_step == step, "ps%d is at step %d after the restore of step %d"
+                      % (index, task_step, step))
+        for name, value in tensors.items():
+            cluster.check(name in saved, "ps%d serves %s, which the checkpoint lacks"
+                          % (index, name))
+            cluster.check(value == saved[name], "ps%d serves %s unlike the checkpoint of step %d"
+                          % (index, name, step))
+        served |= set(tensors)
+    cluster.check(served == set(saved), "the PS tasks serve %s; the checkpoint holds %s"
+                  % (sorted(served), sorted(saved)))
+    print("every PS task serves the checkpoint of step %d: %d variables, slots and beta "
+          "powers included" % (step, len(saved)))
+
+
+def restart_crashed_ps(args, c, logdir, index):
+    """Restarts PS task `index`, which crashed, with the sync workers held so
+    that nothing is applied until every PS task was checked against the
+    checkpoint the chief restored: worker 1 stays paused while the chief
+    re-establishes the model, so no step can complete. Returns the step."""
+    for worker in c.workers:
+        worker.pause()
+    ps = c.restart("ps", index)
+    match = ps.wait_for(RESTORED.pattern, 60)
+    restored = int(match.group(2))
+    c.workers[0].resume()
+    c.workers[0].wait_for(r"restored the model from the checkpoint of global step %d on "
+                          r"every PS task" % restored, 90)
+    check_serving(args, c, logdir, restored)
+    for worker in c.workers[1:]:
+        worker.resume()
+    return restored
+
+
+def crash(c, index, step):
+    """Waits until PS task `index` crashed at `step` (--debug_crash_at_step)."""
+    task = c.ps[index]
+    code = task.wait(120)
+    cluster.check(code == -signal.SIGKILL and "crashing at step %d" % step in task.output(),
+                  "ps%d exited with %s, not by its crash at step %d" % (index, code, step))
+
+
+def newest_due_before(step, interval):
+    """In sync mode no step completes without the chief's push, and the
+    chief pushes for step k + 1 only after it saved the checkpoint due at
+    step k: at a crash at step N the newest checkpoint is the last multiple
+    of the interval below N, and at most one interval is lost."""
+    return interval * ((step - 1) // interval)
+
+
 def ps_restart(args, logdir, rng):
     interval = 100
     train_steps = 1500
@@ -64,26 +141,17 @@ def ps_restart(args, logdir, rng):
     c = cluster.Cluster(args.dtf_run, 1, 2,
                         ["--sync", "--train_steps=%d" % train_steps, "--log_every=1",
                          "--logdir=" + logdir, "--save_checkpoint_steps=%d" % interval,
+                         "--save_summaries_steps=1",
                          "--recovery_timeout_ms=60000", "--rpc_deadline_ms=3000"],
                         task_extra={"ps0": ["--debug_crash_at_step=%d" % crash_at]})
     try:
-        code = c.ps[0].wait(120)
-        cluster.check(code == -signal.SIGKILL and
-                      "crashing at step %d" % crash_at in c.ps[0].output(),
-                      "ps0 exited with %s, not by its crash at step %d" % (code, crash_at))
+        crash(c, 0, crash_at)
         c.task_extra = {}
-        ps = c.restart("ps", 0)
-        match = ps.wait_for(RESTORED.pattern, 60)
-        restored = int(match.group(2))
+        restored = restart_crashed_ps(args, c, logdir, 0)
         lost = crash_at - restored
-        print("ps0 crashed at global step %d and restored global step %d from %s: "
-              "lost %d steps (checkpoint interval %d)"
-              % (crash_at, restored, match.group(1), lost, interval))
-        # In sync mode no step completes without the chief's push, and the
-        # chief pushes for step k + 1 only after it saved the checkpoint due
-        # at step k: the newest checkpoint at a crash at step N is the last
-        # multiple of the interval below N, and at most one interval is lost.
-        expected = interval * ((crash_at - 1) // interval)
+        print("ps0 crashed at global step %d and restored global step %d: lost %d steps "
+              "(checkpoint interval %d)" % (crash_at, restored, lost, interval))
+        expected = newest_due_before(crash_at, interval)
         cluster.check(restored == expected,
                       "restored global step %d, not %d, the newest checkpoint due "
                       "before step %d" % (restored, expected, crash_at))
@@ -105,6 +173,45 @@ def ps_restart(args, logdir, rng):
     applied = re.search(r"stopped at step (\d+)", c.ps[0].output())
     cluster.check(applied and int(applied.group(1)) == train_steps,
                   "ps0 stopped at step %s" % (applied and applied.group(1)))
+    points = cluster.training_losses(logdir)
+    cluster.check_learning(points, cluster.untrained_loss(points), 1, train_steps)
+    check_accuracy(c, train_steps)
+
+
+def sync_two_ps(args, logdir, rng):
+    """Sync, 2 PS tasks: PS task 0 crashes, then PS task 1. Each time the
+    restarted task restores the newest checkpoint and the chief rolls the
+    other back to it: both serve exactly that checkpoint at its step."""
+    interval = 50
+    train_steps = 800
+    first = rng.randint(150, 350)
+    second = rng.randint(first + 100, 600)
+    c = cluster.Cluster(args.dtf_run, 2, 2,
+                        ["--sync", "--train_steps=%d" % train_steps, "--log_every=1",
+                         "--logdir=" + logdir, "--save_checkpoint_steps=%d" % interval,
+                         "--save_summaries_steps=1",
+                         "--recovery_timeout_ms=60000", "--rpc_deadline_ms=3000"],
+                        task_extra={"ps0": ["--debug_crash_at_step=%d" % first],
+                                    "ps1": ["--debug_crash_at_step=%d" % second]})
+    try:
+        for index, step in [(0, first), (1, second)]:
+            crash(c, index, step)
+            c.task_extra.pop("ps%d" % index)
+            restored = restart_crashed_ps(args, c, logdir, index)
+            print("ps%d crashed at global step %d; every PS task restored step %d"
+                  % (index, step, restored))
+            cluster.check(restored == newest_due_before(step, interval),
+                          "restored global step %d, not %d" %
+                          (restored, newest_due_before(step, interval)))
+        finish(c)
+    finally:
+        c.kill_all()
+    for index, ps in enumerate(c.ps):
+        applied = re.search(r"stopped at step (\d+)", ps.output())
+        cluster.check(applied and int(applied.group(1)) == train_steps,
+                      "ps%d stopped at step %s" % (index, applied and applied.group(1)))
+    points = cluster.training_losses(logdir)
+    cluster.check_learning(points, cluster.untrained_loss(points), 1, train_steps)
     check_accuracy(c, train_steps)
 
 
@@ -116,7 +223,7 @@ def chaos(args, logdir, rng):
                         ["--async", "--train_steps=%d" % train_steps, "--log_every=5",
                          "--logdir=" + logdir, "--save_checkpoint_steps=%d" % interval,
                          "--recovery_timeout_ms=60000", "--rpc_deadline_ms=3000",
-                         "--debug_step_delay_ms=3"])
+                         "--debug_step_delay_ms=3", "--save_summaries_steps=1"])
     try:
         points = sorted(rng.sample(range(250, 1500), 3))
         victims = [("ps", 1), ("worker", 1), ("worker", 0)]
@@ -139,6 +246,10 @@ def chaos(args, logdir, rng):
         finish(c)
     finally:
         c.kill_all()
+    # Rolled back, never re-initialized: the loss stays far below the
+    # untrained model's after the first fifth (cluster.check_learning).
+    points = cluster.training_losses(logdir)
+    cluster.check_learning(points, cluster.untrained_loss(points), 1, train_steps)
     check_accuracy(c, train_steps)
 
 
@@ -146,7 +257,7 @@ def resume(args, logdir, rng):
     c = cluster.Cluster(args.dtf_run, 1, 2,
                         ["--async", "--train_steps=300", "--log_every=50",
                          "--logdir=" + logdir, "--save_checkpoint_steps=50",
-                         "--keep_checkpoints=4"])
+                         "--keep_checkpoints=4", "--save_summaries_steps=1"])
     try:
         finish(c)
     finally:
@@ -165,10 +276,21 @@ def resume(args, logdir, rng):
         f.seek(-1, os.SEEK_CUR)
         f.write(bytes([byte[0] ^ 0x40]))
 
+    # The second cluster runs in sync mode and starts worker 1 late: until
+    # it comes, no step completes, and the PS task must serve exactly the
+    # checkpoint it restored.
+    first_run = cluster.event_files(logdir)
     c = cluster.Cluster(args.dtf_run, 1, 2,
-                        ["--async", "--train_steps=600", "--log_every=1",
-                         "--logdir=" + logdir, "--save_checkpoint_steps=50"])
+                        ["--sync", "--train_steps=600", "--log_every=1",
+                         "--logdir=" + logdir, "--save_checkpoint_steps=50",
+                         "--save_summaries_steps=1"],
+                        start_workers=False)
     try:
+        c.workers.append(c.start("worker", 0))
+        c.workers[0].wait_for(r"restored the model from the checkpoint of global step %d on "
+                              r"every PS task" % good, 60)
+        check_serving(args, c, logdir, good)
+        c.workers.append(c.start("worker", 1))
         finish(c)
     finally:
         c.kill_all()
@@ -180,15 +302,53 @@ def resume(args, logdir, rng):
     match = RESTORED.search(ps)
     cluster.check(match and int(match.group(2)) == good,
                   "restored %s, not step %d" % (match and match.group(2), good))
-    # Each worker's first step starts from the restored global step (the
-    # other worker may have taken a few steps meanwhile).
     first = min(int(m.group(1)) for w in c.workers for m in w.matches(cluster.GLOBAL_STEP))
-    cluster.check(good < first <= good + 10,
-                  "the first step line says global step %d, not just after %d"
-                  % (first, good))
+    cluster.check(first == good + 1,
+                  "the first step line says global step %d, not %d" % (first, good + 1))
     print("skipped the truncated (%d) and corrupt (%d) checkpoints, resumed at %d"
           % (truncated, corrupt, good))
-    check_accuracy(c, 600, minimum=0.0)
+    # The resumed run trains the restored model: measured against the first
+    # run's untrained loss, no step of it comes back near that.
+    baseline = cluster.untrained_loss(cluster.training_losses(logdir))
+    resumed = cluster.training_losses(logdir, skip=first_run)
+    worst = max(loss for _, loss in resumed)
+    print("resumed run: %d steps, loss at most %.2f; untrained %.2f"
+          % (len(resumed), worst, baseline))
+    cluster.check(resumed and resumed[0][0] == good + 1, "the resumed run logged no step %d"
+                  % (good + 1))
+    cluster.check(worst < 0.6 * baseline,
+                  "a resumed step's loss came back to %.2f, near the untrained model's %.2f "
+                  "(was the model restored?)" % (worst, baseline))
+    check_accuracy(c, 600)
+
+
+def checkpoint_secs(args, logdir, rng):
+    """--save_checkpoint_secs=1 on a run of about 6 s: checkpoints at the
+    start, about every second, and at the end, in step order."""
+    c = cluster.Cluster(args.dtf_run, 1, 1,
+                        ["--async", "--train_steps=300", "--log_every=100",
+                         "--logdir=" + logdir, "--save_checkpoint_secs=1",
+                         "--keep_checkpoints=0", "--debug_step_delay_ms=20"])
+    try:
+        finish(c)
+    finally:
+        c.kill_all()
+    files = sorted((int(re.search(r"ckpt-(\d+)", f).group(1)), os.path.join(logdir, f))
+                   for f in os.listdir(logdir) if f.endswith(".dtf"))
+    steps = [step for step, _ in files]
+    print("checkpoints of steps %s" % steps)
+    cluster.check(steps[0] == 0 and steps[-1] >= 300, "no first or last checkpoint: %s" % steps)
+    # 300 steps of at least 20 ms: over 6 s, so at least 3 saves by time.
+    cluster.check(len(steps) >= 5,
+                  "%d checkpoints in a run of over 6 s with --save_checkpoint_secs=1: %s"
+                  % (len(steps), steps))
+    # A save is due a second after the previous one was written; file times
+    # come from the kernel's coarse clock, a tick (at most 10 ms) behind.
+    times = [os.path.getmtime(path) for _, path in files[:-1]]
+    gaps = [b - a for a, b in zip(times, times[1:])]
+    print("seconds between saves: %s" % ", ".join("%.3f" % gap for gap in gaps))
+    cluster.check(all(gap >= 0.99 for gap in gaps),
+                  "checkpoints less than a second apart: %s" % gaps)
 
 
 def give_up(args, logdir, rng):
@@ -220,7 +380,9 @@ def give_up(args, logdir, rng):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--dtf-run", required=True)
-    parser.add_argument("--case", choices=["ps-restart", "chaos", "resume", "give-up"],
+    parser.add_argument("--ps-snapshot", required=True, help="dtf-ps-snapshot")
+    parser.add_argument("--case", choices=["ps-restart", "sync-2ps", "chaos", "resume",
+                                           "checkpoint-secs", "give-up"],
                         required=True)
     parser.add_argument("--seed", type=int, default=None)
     args = parser.parse_args()
@@ -229,7 +391,8 @@ def main():
     rng = random.Random(seed)
     logdir = tempfile.mkdtemp(prefix="dtf-recovery-")
     try:
-        {"ps-restart": ps_restart, "chaos": chaos, "resume": resume,
+        {"ps-restart": ps_restart, "sync-2ps": sync_two_ps, "chaos": chaos,
+         "resume": resume, "checkpoint-secs": checkpoint_secs,
          "give-up": give_up}[args.case](
             args, logdir, rng)
     finally:

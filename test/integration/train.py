@@ -1,9 +1,19 @@
 """Trains the MLP on Fashion-MNIST with 1 PS and 2 workers as real processes
-on loopback and checks the test accuracy (and, in sync mode, that the global
-step counts the applied aggregates)."""
+on loopback and checks:
+
+- the loss trajectory against the untrained model's loss (cluster.py's
+  check_learning), and the test accuracy;
+- that both workers contributed: every push of every worker was applied
+  (async: one update per push, as many as the workers' local steps, each
+  worker at least a quarter of them; sync: one aggregate per global step,
+  of a push from each worker);
+- in sync mode, that the global step counts the applied aggregates.
+"""
 
 import argparse
 import re
+import shutil
+import tempfile
 
 import cluster
 
@@ -15,15 +25,44 @@ def main():
     parser.add_argument("--train-steps", type=int, default=600)
     args = parser.parse_args()
 
+    logdir = tempfile.mkdtemp(prefix="dtf-train-")
     c = cluster.Cluster(args.dtf_run, 1, 2,
                         ["--" + args.mode, "--train_steps=%d" % args.train_steps,
-                         "--log_every=100"])
+                         "--log_every=100", "--logdir=" + logdir,
+                         "--save_summaries_steps=1"])
     try:
         for worker in c.workers:
             cluster.check(worker.wait(600) == 0, worker.name + " failed")
         cluster.check(c.ps[0].wait(60) == 0, "ps0 failed")
+        points = cluster.training_losses(logdir)
+        cluster.check_learning(points, cluster.untrained_loss(points), 1, args.train_steps)
     finally:
         c.kill_all()
+        shutil.rmtree(logdir, ignore_errors=True)
+
+    local = [int(re.search(r"training ended after (\d+) local steps", w.output()).group(1))
+             for w in c.workers]
+    stats = re.search(r"applied (\d+) (updates|aggregates) of (\d+) pushes, dropped (\d+)",
+                      c.ps[0].output())
+    cluster.check(stats, "ps0 did not report what it applied")
+    applied, pushes, dropped = int(stats.group(1)), int(stats.group(3)), int(stats.group(4))
+    print("local steps %s; ps0 applied %d of %d pushes, dropped %d"
+          % (local, applied, pushes, dropped))
+    cluster.check(pushes == sum(local),
+                  "ps0 received %d pushes, the workers made %d" % (pushes, sum(local)))
+    if args.mode == "async":
+        # Workers that pulled the same last step both push it: the global
+        # step may end up to one per other worker past --train_steps.
+        cluster.check(applied == pushes and
+                      args.train_steps <= applied < args.train_steps + len(local),
+                      "async: %d updates of %d pushes for %d global steps"
+                      % (applied, pushes, args.train_steps))
+        cluster.check(min(local) >= sum(local) // 4,
+                      "a worker made only %d of the %d steps" % (min(local), sum(local)))
+    else:
+        cluster.check(dropped == 0 and pushes == 2 * applied,
+                      "sync: %d aggregates of %d pushes (%d dropped); every step needs "
+                      "both workers' pushes" % (applied, pushes, dropped))
 
     for worker in c.workers:
         loss, accuracy, step = cluster.validation(worker)
