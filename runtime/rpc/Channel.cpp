@@ -54,7 +54,8 @@ void waitForConnection(grpc::Channel &channel, const std::string &peer,
   throw RpcError(grpc::StatusCode::UNAVAILABLE,
                  peer + ": not reachable within " +
                      std::to_string(timeout.count()) +
-                     " ms (is the task running and listening there?)");
+                     " ms (is the task running and listening there, and do "
+                     "both sides use TLS with certificates of one CA?)");
 }
 
 void longPoll(const std::string &peer, const std::string &rpc,

@@ -42,6 +42,7 @@ double wallSeconds() {
 rpc::ClientOptions clientOptions(const TaskOptions &options) {
   rpc::ClientOptions client;
   client.callTimeout = std::chrono::milliseconds(options.rpcDeadlineMs);
+  client.connectTimeout = std::chrono::milliseconds(options.connectTimeoutMs);
   applySecurity(client, options.reliability); // [reliability]
   return client;
 }

@@ -28,6 +28,8 @@ struct TaskOptions {
   ComputeDevice device;
   int logEvery = 0;
   int rpcDeadlineMs = 10000;
+  /// How long a task waits at start for each peer to come up.
+  int connectTimeoutMs = 60000;
   /// PS task 0 declares a worker lost after this long without a heartbeat.
   int workerTimeoutMs = 30000;
   /// --logdir, --trace and their options.

@@ -68,6 +68,9 @@ DEFINE_string(device, "CPU",
               "--dtf-lower-to-gpu for it). PS tasks apply updates on the CPU");
 DEFINE_int32(log_every, 100, "Print a line every N local steps (0 = never)");
 DEFINE_int32(rpc_deadline_ms, 10000, "Deadline of every RPC");
+DEFINE_int32(connect_timeout_ms, 60000,
+             "How long a task waits at start for each of its peers to come "
+             "up (a task started before its peers is normal)");
 DEFINE_int32(worker_timeout_ms, 30000,
              "PS task 0: a worker silent for this long is lost, and the "
              "chief stops waiting for it at the end of training");
@@ -316,6 +319,9 @@ int main(int argc, char **argv) {
     options.device = device;
     options.logEvery = FLAGS_log_every;
     options.rpcDeadlineMs = FLAGS_rpc_deadline_ms;
+    if (FLAGS_connect_timeout_ms <= 0)
+      throw std::invalid_argument("--connect_timeout_ms: must be > 0");
+    options.connectTimeoutMs = FLAGS_connect_timeout_ms;
     options.workerTimeoutMs = FLAGS_worker_timeout_ms;
     options.telemetry = telemetry;
     // [reliability] --logdir, --recovery_timeout_ms, --tls_*, ... (flags in

@@ -269,6 +269,15 @@ TEST_F(TlsTest, AClientChecksTheServersCertificate) {
                   options);
   EXPECT_EQ(expectRpcError([&] { client.step(); }).code(),
             grpc::StatusCode::UNAVAILABLE);
+  // The positive control: the same client, trusting the CA that signed
+  // the server's certificate, gets in; so the refusal above was the
+  // client checking the certificate, not a server that does not serve.
+  ClientOptions trusting = options;
+  trusting.tls = certificates->settings("client", "rogue");
+  PsClient trustingClient("/job:ps/task:0",
+                          "localhost:" + std::to_string(cluster.server.port()),
+                          trusting);
+  EXPECT_EQ(trustingClient.step(), 0);
 }
 
 //===----------------------------------------------------------------------===//
