@@ -56,6 +56,22 @@ def finish(c, timeout=150):
         cluster.check(task.wait(left) == 0, task.name + " failed")
 
 
+def train_to_end(args, num_ps, num_workers, flags):
+    """A cluster trained to its end, every task exiting 0; returns it."""
+    c = cluster.Cluster(args.dtf_run, num_ps, num_workers, flags)
+    try:
+        finish(c)
+    finally:
+        c.kill_all()
+    return c
+
+
+def checkpoint_files(logdir):
+    """(step, path) of every checkpoint file of `logdir`, in step order."""
+    return sorted((int(re.search(r"ckpt-(\d+)", f).group(1)), os.path.join(logdir, f))
+                  for f in os.listdir(logdir) if f.endswith(".dtf"))
+
+
 def check_accuracy(c, train_steps, minimum=0.80):
     for worker in c.workers:
         loss, accuracy, step = cluster.validation(worker)
@@ -254,22 +270,15 @@ def chaos(args, logdir, rng):
 
 
 def resume(args, logdir, rng):
-    c = cluster.Cluster(args.dtf_run, 1, 2,
-                        ["--async", "--train_steps=300", "--log_every=50",
-                         "--logdir=" + logdir, "--save_checkpoint_steps=50",
-                         "--keep_checkpoints=4", "--save_summaries_steps=1"])
-    try:
-        finish(c)
-    finally:
-        c.kill_all()
-    files = sorted((int(re.search(r"ckpt-(\d+)", f).group(1)), f)
-                   for f in os.listdir(logdir) if f.endswith(".dtf"))
+    train_to_end(args, 1, 2, ["--async", "--train_steps=300", "--log_every=50",
+                              "--logdir=" + logdir, "--save_checkpoint_steps=50",
+                              "--keep_checkpoints=4", "--save_summaries_steps=1"])
+    files = checkpoint_files(logdir)
     cluster.check(len(files) == 4, "kept %d checkpoints, not 4: %s" % (len(files), files))
-    (good, _), (corrupt, corrupt_file), (truncated, truncated_file) = files[-3:]
-    path = os.path.join(logdir, truncated_file)
-    with open(path, "r+b") as f:
-        f.truncate(os.path.getsize(path) // 3)
-    path = os.path.join(logdir, corrupt_file)
+    (good, _), (corrupt, corrupt_path), (truncated, truncated_path) = files[-3:]
+    with open(truncated_path, "r+b") as f:
+        f.truncate(os.path.getsize(truncated_path) // 3)
+    path = corrupt_path
     with open(path, "r+b") as f:
         f.seek(os.path.getsize(path) // 2)
         byte = f.read(1)
@@ -325,16 +334,10 @@ def resume(args, logdir, rng):
 def checkpoint_secs(args, logdir, rng):
     """--save_checkpoint_secs=1 on a run of about 6 s: checkpoints at the
     start, about every second, and at the end, in step order."""
-    c = cluster.Cluster(args.dtf_run, 1, 1,
-                        ["--async", "--train_steps=300", "--log_every=100",
-                         "--logdir=" + logdir, "--save_checkpoint_secs=1",
-                         "--keep_checkpoints=0", "--debug_step_delay_ms=20"])
-    try:
-        finish(c)
-    finally:
-        c.kill_all()
-    files = sorted((int(re.search(r"ckpt-(\d+)", f).group(1)), os.path.join(logdir, f))
-                   for f in os.listdir(logdir) if f.endswith(".dtf"))
+    train_to_end(args, 1, 1, ["--async", "--train_steps=300", "--log_every=100",
+                              "--logdir=" + logdir, "--save_checkpoint_secs=1",
+                              "--keep_checkpoints=0", "--debug_step_delay_ms=20"])
+    files = checkpoint_files(logdir)
     steps = [step for step, _ in files]
     print("checkpoints of steps %s" % steps)
     cluster.check(steps[0] == 0 and steps[-1] >= 300, "no first or last checkpoint: %s" % steps)
