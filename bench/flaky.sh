@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Every integration test, N times, under load: finds the flaky ones.
 #
-#   bash bench/flaky.sh [N]        # N repetitions of each test (default 20)
+#   bash bench/flaky.sh [N] [REGEX]   # N repetitions (default 20) of each
+#                                     # integration test (matching REGEX)
 #
 # Starts one busy loop per core (a CPU hog, stopped by this script however it
 # ends), then runs each `integration.*` ctest test N times, one test at a
 # time, interleaved (repetition 1 of every test, then repetition 2, ...), so
-# that a flake tied to a moment of the run shows in every test. Prints a pass
+# that a flake tied to a moment of the run shows in every test; seeds that
+# once failed (the `seeded` list) are replayed each repetition too. Prints a pass
 # count per test and writes bench/results/flaky.md; each failed run's
 # output stays in the log directory the report names. Not a CI test: it
 # takes about N times the integration suite's time.
@@ -17,12 +19,24 @@ repetitions="${1:-20}"
 report="$root/bench/results/flaky.md"
 logs="$(mktemp -d /tmp/dtf-flaky.XXXXXX)"
 
-mapfile -t tests < <(ctest --test-dir "$build" -N -R '^integration\.' |
+mapfile -t tests < <(ctest --test-dir "$build" -N -R "^integration\\..*${2:-}" |
                      sed -n 's/^ *Test *#[0-9]*: *//p')
 if [ "${#tests[@]}" -eq 0 ]; then
   echo "flaky: no integration tests in $build (build first: bash scripts/build.sh)" >&2
   exit 1
 fi
+# Seeds that once failed, replayed every repetition besides the random ones.
+seeded=("recovery_ps-restart --seed 259328543")
+tests+=("${seeded[@]}")
+
+run_test() {
+  case $1 in
+    "recovery_ps-restart --seed "*)
+      python3 "$root/test/integration/recovery.py" --dtf-run "$build/bin/dtf-run" \
+        --ps-snapshot "$build/bin/dtf-ps-snapshot" --case ps-restart --seed "${1##* }" ;;
+    *) ctest --test-dir "$build" -R "^${1//./\\.}\$" --output-on-failure ;;
+  esac
+}
 
 hogs=()
 stop_hogs() { [ "${#hogs[@]}" -eq 0 ] || kill "${hogs[@]}" 2>/dev/null || true; }
@@ -39,10 +53,10 @@ done
 started=$(date +%s)
 for repetition in $(seq "$repetitions"); do
   for test in "${tests[@]}"; do
-    log="$logs/$test.$repetition.log"
+    log="$logs/${test// /_}.$repetition.log"
     begin=$(date +%s.%N)
-    if ctest --test-dir "$build" -R "^${test//./\\.}\$" --output-on-failure >"$log" 2>&1; then
-      if grep -q "Skipped" "$log"; then
+    if run_test "$test" >"$log" 2>&1; then
+      if grep -q "Skipped\|^SKIP" "$log"; then
         outcome=skipped
       else
         outcome=passed
@@ -57,7 +71,7 @@ for repetition in $(seq "$repetitions"); do
       skipped) skipped[$test]=$((skipped[$test] + 1)) ;;
       failed) failed[$test]=$((failed[$test] + 1)) ;;
     esac
-    printf 'flaky: %2d/%d %-34s %-7s %6.1f s\n' "$repetition" "$repetitions" "$test" \
+    printf 'flaky: %2d/%d %-44s %-7s %6.1f s\n' "$repetition" "$repetitions" "$test" \
       "$outcome" "$elapsed"
   done
 done
@@ -68,7 +82,7 @@ median() { tr ' ' '\n' | sed '/^$/d' | sort -n | awk '{v[NR]=$1} END {print v[in
 {
   echo "# Integration tests under load"
   echo
-  echo "\`bash bench/flaky.sh $repetitions\`: every integration test $repetitions times,"
+  echo "\`bash bench/flaky.sh $*\`: every integration test${2:+ matching $2} $repetitions times,"
   echo "interleaved, with one busy loop per core ($(nproc) cores) running"
   echo "throughout. Commit $(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet HEAD || echo ' plus uncommitted changes'),"
   echo "$(date -u +%Y-%m-%d), $total_minutes minutes in all."
@@ -85,7 +99,7 @@ median() { tr ' ' '\n' | sed '/^$/d' | sort -n | awk '{v[NR]=$1} END {print v[in
     [ "${failed[$test]}" -eq 0 ] && continue
     any_failed=1
     echo "## $test"
-    for log in "$logs/$test".*.log; do
+    for log in "$logs/${test// /_}".*.log; do
       grep -q "Failed\|FAIL" "$log" || continue
       echo "- $(basename "$log"): $(grep -m1 -o 'FAIL: .*\|Failed .*' "$log")"
     done

@@ -149,11 +149,11 @@ def newest_due_before(step, interval):
 
 def ps_restart(args, logdir, rng):
     interval = 100
-    train_steps = 1500
+    train_steps = 700
     # The PS crashes (SIGKILL, --debug_crash_at_step) right after the update
     # that takes the global step to crash_at, before any worker hears of
     # it: the step the crash loses is known exactly.
-    crash_at = rng.randint(300, 1000)
+    crash_at = rng.randint(250, 600)
     c = cluster.Cluster(args.dtf_run, 1, 2,
                         ["--sync", "--train_steps=%d" % train_steps, "--log_every=1",
                          "--logdir=" + logdir, "--save_checkpoint_steps=%d" % interval,
@@ -199,9 +199,9 @@ def sync_two_ps(args, logdir, rng):
     restarted task restores the newest checkpoint and the chief rolls the
     other back to it: both serve exactly that checkpoint at its step."""
     interval = 50
-    train_steps = 800
-    first = rng.randint(150, 350)
-    second = rng.randint(first + 100, 600)
+    train_steps = 600
+    first = rng.randint(120, 250)
+    second = rng.randint(first + 100, 450)
     c = cluster.Cluster(args.dtf_run, 2, 2,
                         ["--sync", "--train_steps=%d" % train_steps, "--log_every=1",
                          "--logdir=" + logdir, "--save_checkpoint_steps=%d" % interval,
@@ -233,7 +233,7 @@ def sync_two_ps(args, logdir, rng):
 
 def chaos(args, logdir, rng):
     interval = 100
-    train_steps = 2000
+    train_steps = 1200
     # A short pause per step keeps the run long enough for three kills.
     c = cluster.Cluster(args.dtf_run, 2, 2,
                         ["--async", "--train_steps=%d" % train_steps, "--log_every=5",
@@ -241,7 +241,7 @@ def chaos(args, logdir, rng):
                          "--recovery_timeout_ms=60000", "--rpc_deadline_ms=3000",
                          "--debug_step_delay_ms=3", "--save_summaries_steps=1"])
     try:
-        points = sorted(rng.sample(range(250, 1500), 3))
+        points = sorted(rng.sample(range(250, 900), 3))
         victims = [("ps", 1), ("worker", 1), ("worker", 0)]
         rng.shuffle(victims)
         for (job, index), step in zip(victims, points):
