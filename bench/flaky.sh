@@ -16,10 +16,12 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${DTF_BUILD_DIR:-$root/build}"
 repetitions="${1:-20}"
+filter="${2:-}"
+invocation="bash bench/flaky.sh $*"
 report="$root/bench/results/flaky.md"
 logs="$(mktemp -d /tmp/dtf-flaky.XXXXXX)"
 
-mapfile -t tests < <(ctest --test-dir "$build" -N -R "^integration\\..*${2:-}" |
+mapfile -t tests < <(ctest --test-dir "$build" -N -R "^integration\\..*$filter" |
                      sed -n 's/^ *Test *#[0-9]*: *//p')
 if [ "${#tests[@]}" -eq 0 ]; then
   echo "flaky: no integration tests in $build (build first: bash scripts/build.sh)" >&2
@@ -38,6 +40,9 @@ run_test() {
   esac
 }
 
+# What is tested: the build of this commit (and changes), as it is now.
+commit="$(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet HEAD || echo ' plus uncommitted changes')"
+
 hogs=()
 stop_hogs() { [ "${#hogs[@]}" -eq 0 ] || kill "${hogs[@]}" 2>/dev/null || true; }
 trap stop_hogs EXIT
@@ -50,42 +55,16 @@ declare -A passed failed skipped seconds
 for test in "${tests[@]}"; do
   passed[$test]=0; failed[$test]=0; skipped[$test]=0; seconds[$test]=""
 done
-started=$(date +%s)
-for repetition in $(seq "$repetitions"); do
-  for test in "${tests[@]}"; do
-    log="$logs/${test// /_}.$repetition.log"
-    begin=$(date +%s.%N)
-    if run_test "$test" >"$log" 2>&1; then
-      if grep -q "Skipped\|^SKIP" "$log"; then
-        outcome=skipped
-      else
-        outcome=passed
-      fi
-    else
-      outcome=failed
-    fi
-    elapsed=$(awk -v end="$(date +%s.%N)" -v begin="$begin" 'BEGIN {printf "%.1f", end - begin}')
-    seconds[$test]+="$elapsed "
-    case $outcome in
-      passed) passed[$test]=$((passed[$test] + 1)); rm -f "$log" ;;
-      skipped) skipped[$test]=$((skipped[$test] + 1)) ;;
-      failed) failed[$test]=$((failed[$test] + 1)) ;;
-    esac
-    printf 'flaky: %2d/%d %-44s %-7s %6.1f s\n' "$repetition" "$repetitions" "$test" \
-      "$outcome" "$elapsed"
-  done
-done
-stop_hogs
-total_minutes=$(( ($(date +%s) - started) / 60 ))
-
 median() { tr ' ' '\n' | sed '/^$/d' | sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
-{
+write_report() {
+  local done=$1 minutes=$(( ($(date +%s) - started) / 60 ))
+  {
   echo "# Integration tests under load"
   echo
-  echo "\`bash bench/flaky.sh $*\`: every integration test${2:+ matching $2} $repetitions times,"
-  echo "interleaved, with one busy loop per core ($(nproc) cores) running"
-  echo "throughout. Commit $(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet HEAD || echo ' plus uncommitted changes'),"
-  echo "$(date -u +%Y-%m-%d), $total_minutes minutes in all."
+  echo "\`$invocation\`: every integration test${filter:+ matching $filter} $repetitions times"
+  echo "(interleaved), with one busy loop per core ($(nproc) cores) running"
+  echo "throughout. Commit $commit, $(date -u +%Y-%m-%d): $done of"
+  echo "$repetitions repetitions done in $minutes minutes."
   echo
   echo "| test | passed | failed | skipped | median s |"
   echo "| --- | ---: | ---: | ---: | ---: |"
@@ -112,6 +91,35 @@ median() { tr ' ' '\n' | sed '/^$/d' | sort -n | awk '{v[NR]=$1} END {print v[in
     echo "Failed runs' logs: \`$logs\` on the machine that ran it."
   fi
 } >"$report"
+}
+started=$(date +%s)
+for repetition in $(seq "$repetitions"); do
+  for test in "${tests[@]}"; do
+    log="$logs/${test// /_}.$repetition.log"
+    begin=$(date +%s.%N)
+    if run_test "$test" >"$log" 2>&1; then
+      if grep -q "Skipped\|^SKIP" "$log"; then
+        outcome=skipped
+      else
+        outcome=passed
+      fi
+    else
+      outcome=failed
+    fi
+    elapsed=$(awk -v end="$(date +%s.%N)" -v begin="$begin" 'BEGIN {printf "%.1f", end - begin}')
+    seconds[$test]+="$elapsed "
+    case $outcome in
+      passed) passed[$test]=$((passed[$test] + 1)); rm -f "$log" ;;
+      skipped) skipped[$test]=$((skipped[$test] + 1)) ;;
+      failed) failed[$test]=$((failed[$test] + 1)) ;;
+    esac
+    printf 'flaky: %2d/%d %-44s %-7s %6.1f s\n' "$repetition" "$repetitions" "$test" \
+      "$outcome" "$elapsed"
+  done
+  # After every repetition, so that a run cut short still reports.
+  write_report "$repetition"
+done
+stop_hogs
 
 echo
 for test in "${tests[@]}"; do

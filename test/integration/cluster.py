@@ -234,19 +234,19 @@ def check_learning(points, baseline, first_step, last_step):
     """The loss trajectory `points` (global step, loss) of the steps
     first_step..last_step against `baseline`, the untrained model's loss,
     which the run itself measured. Training must bring the loss of the
-    last tenth of the steps below 0.35 of it (about 0.19 measured), and
-    after the first fifth no step may come back near it (0.39 at most
-    measured): a model re-initialized mid-run, or one that lost its
-    training, fails."""
+    last tenth of the steps below 0.35 of it (0.16 to 0.22 measured over
+    600 steps or more), and after the first third no step may come back
+    above 0.6 of it (0.47 at most measured): a model re-initialized
+    mid-run, or one that lost its training, fails."""
     points = [(s, l) for s, l in points if first_step <= s <= last_step]
     span = last_step - first_step
-    late = [(s, l) for s, l in points if s > first_step + 0.2 * span]
+    late = [(s, l) for s, l in points if s > first_step + span / 3]
     last = [l for s, l in points if s > first_step + 0.9 * span]
     check(late and last, "too few steps logged: %d" % len(points))
     worst = max(late, key=lambda point: point[1])
     mean_last = sum(last) / len(last)
     print("loss: %.2f untrained; mean %.2f over the last tenth of steps %d..%d; at most "
-          "%.2f (step %d) after the first fifth"
+          "%.2f (step %d) after the first third"
           % (baseline, mean_last, first_step, last_step, worst[1], worst[0]))
     check(mean_last < 0.35 * baseline,
           "the loss of the last tenth of the steps, %.2f, is not below 0.35 of the "
@@ -254,6 +254,16 @@ def check_learning(points, baseline, first_step, last_step):
     check(worst[1] < 0.6 * baseline,
           "the loss came back to %.2f at step %d, near the untrained model's %.2f "
           "(re-initialized?)" % (worst[1], worst[0], baseline))
+
+
+# The least test accuracy of the example MLP after a few hundred steps:
+# sync runs reach 0.85 to 0.87 here. An async run's final model depends on
+# the order its last updates landed in: 0.80 to 0.85 measured, once 0.798,
+# so its bar sits below that spread. Both are far above an untrained model
+# (0.10) or one a few dozen steps in (about 0.6); whether the run learned is
+# check_learning's to say.
+SYNC_ACCURACY = 0.80
+ASYNC_ACCURACY = 0.75
 
 
 def untrained_loss(points):

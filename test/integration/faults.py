@@ -20,7 +20,7 @@ import cluster
 
 def kill_worker(args, mode_flags):
     c = cluster.Cluster(args.dtf_run, 1, 2,
-                        mode_flags + ["--train_steps=400", "--log_every=10",
+                        mode_flags + ["--train_steps=300", "--log_every=10",
                                       "--worker_timeout_ms=4000"])
     try:
         c.workers[1].wait_for(r"training step 20 done", 120)
@@ -30,7 +30,7 @@ def kill_worker(args, mode_flags):
     finally:
         c.kill_all()
     loss, accuracy, step = cluster.validation(c.workers[0])
-    cluster.check(step >= 400, "worker0 stopped at global step %d" % step)
+    cluster.check(step >= 300, "worker0 stopped at global step %d" % step)
     print("worker0 finished alone: global step %d, accuracy %.4f" % (step, accuracy))
 
 

@@ -10,8 +10,9 @@
   >= 0.80.
 - chaos: async mode, 2 PS tasks and 2 workers. PS task 1, worker 1 and the
   chief are each killed at a random step and restarted; every PS task is
-  rolled back to the checkpoint PS task 1 restored; the run finishes with
-  accuracy >= 0.80.
+  rolled back to the checkpoint PS task 1 restored; the run finishes, its
+  loss never back near the untrained model's, with accuracy >= 0.75 (an
+  async run's final accuracy spreads over 0.80 to 0.85).
 - sync-2ps: sync mode, 2 PS tasks: PS task 0 crashes at a known step and is
   restarted, then PS task 1; each time both serve exactly the checkpoint
   the restarted one restored (the other is rolled back to it).
@@ -72,7 +73,7 @@ def checkpoint_files(logdir):
                   for f in os.listdir(logdir) if f.endswith(".dtf"))
 
 
-def check_accuracy(c, train_steps, minimum=0.80):
+def check_accuracy(c, train_steps, minimum=cluster.SYNC_ACCURACY):
     for worker in c.workers:
         loss, accuracy, step = cluster.validation(worker)
         print("%s: validation accuracy %.4f, global step %d" % (worker.name, accuracy, step))
@@ -149,11 +150,11 @@ def newest_due_before(step, interval):
 
 def ps_restart(args, logdir, rng):
     interval = 100
-    train_steps = 700
+    train_steps = 600
     # The PS crashes (SIGKILL, --debug_crash_at_step) right after the update
     # that takes the global step to crash_at, before any worker hears of
     # it: the step the crash loses is known exactly.
-    crash_at = rng.randint(250, 600)
+    crash_at = rng.randint(250, 500)
     c = cluster.Cluster(args.dtf_run, 1, 2,
                         ["--sync", "--train_steps=%d" % train_steps, "--log_every=1",
                          "--logdir=" + logdir, "--save_checkpoint_steps=%d" % interval,
@@ -199,9 +200,9 @@ def sync_two_ps(args, logdir, rng):
     restarted task restores the newest checkpoint and the chief rolls the
     other back to it: both serve exactly that checkpoint at its step."""
     interval = 50
-    train_steps = 600
-    first = rng.randint(120, 250)
-    second = rng.randint(first + 100, 450)
+    train_steps = 450
+    first = rng.randint(100, 200)
+    second = rng.randint(first + 100, 350)
     c = cluster.Cluster(args.dtf_run, 2, 2,
                         ["--sync", "--train_steps=%d" % train_steps, "--log_every=1",
                          "--logdir=" + logdir, "--save_checkpoint_steps=%d" % interval,
@@ -233,7 +234,7 @@ def sync_two_ps(args, logdir, rng):
 
 def chaos(args, logdir, rng):
     interval = 100
-    train_steps = 1200
+    train_steps = 900
     # A short pause per step keeps the run long enough for three kills.
     c = cluster.Cluster(args.dtf_run, 2, 2,
                         ["--async", "--train_steps=%d" % train_steps, "--log_every=5",
@@ -241,7 +242,7 @@ def chaos(args, logdir, rng):
                          "--recovery_timeout_ms=60000", "--rpc_deadline_ms=3000",
                          "--debug_step_delay_ms=3", "--save_summaries_steps=1"])
     try:
-        points = sorted(rng.sample(range(250, 900), 3))
+        points = sorted(rng.sample(range(200, 700), 3))
         victims = [("ps", 1), ("worker", 1), ("worker", 0)]
         rng.shuffle(victims)
         for (job, index), step in zip(victims, points):
@@ -263,15 +264,15 @@ def chaos(args, logdir, rng):
     finally:
         c.kill_all()
     # Rolled back, never re-initialized: the loss stays far below the
-    # untrained model's after the first fifth (cluster.check_learning).
+    # untrained model's after the first third (cluster.check_learning).
     points = cluster.training_losses(logdir)
     cluster.check_learning(points, cluster.untrained_loss(points), 1, train_steps)
-    check_accuracy(c, train_steps)
+    check_accuracy(c, train_steps, cluster.ASYNC_ACCURACY)
 
 
 def resume(args, logdir, rng):
-    train_to_end(args, 1, 2, ["--async", "--train_steps=300", "--log_every=50",
-                              "--logdir=" + logdir, "--save_checkpoint_steps=50",
+    train_to_end(args, 1, 2, ["--async", "--train_steps=200", "--log_every=50",
+                              "--logdir=" + logdir, "--save_checkpoint_steps=40",
                               "--keep_checkpoints=4", "--save_summaries_steps=1"])
     files = checkpoint_files(logdir)
     cluster.check(len(files) == 4, "kept %d checkpoints, not 4: %s" % (len(files), files))
@@ -290,7 +291,7 @@ def resume(args, logdir, rng):
     # checkpoint it restored.
     first_run = cluster.event_files(logdir)
     c = cluster.Cluster(args.dtf_run, 1, 2,
-                        ["--sync", "--train_steps=600", "--log_every=1",
+                        ["--sync", "--train_steps=400", "--log_every=1",
                          "--logdir=" + logdir, "--save_checkpoint_steps=50",
                          "--save_summaries_steps=1"],
                         start_workers=False)
@@ -328,22 +329,22 @@ def resume(args, logdir, rng):
     cluster.check(worst < 0.6 * baseline,
                   "a resumed step's loss came back to %.2f, near the untrained model's %.2f "
                   "(was the model restored?)" % (worst, baseline))
-    check_accuracy(c, 600)
+    check_accuracy(c, 400)
 
 
 def checkpoint_secs(args, logdir, rng):
-    """--save_checkpoint_secs=1 on a run of about 6 s: checkpoints at the
+    """--save_checkpoint_secs=1 on a run of over 4 s: checkpoints at the
     start, about every second, and at the end, in step order."""
-    train_to_end(args, 1, 1, ["--async", "--train_steps=300", "--log_every=100",
+    train_to_end(args, 1, 1, ["--async", "--train_steps=200", "--log_every=100",
                               "--logdir=" + logdir, "--save_checkpoint_secs=1",
                               "--keep_checkpoints=0", "--debug_step_delay_ms=20"])
     files = checkpoint_files(logdir)
     steps = [step for step, _ in files]
     print("checkpoints of steps %s" % steps)
-    cluster.check(steps[0] == 0 and steps[-1] >= 300, "no first or last checkpoint: %s" % steps)
-    # 300 steps of at least 20 ms: over 6 s, so at least 3 saves by time.
+    cluster.check(steps[0] == 0 and steps[-1] >= 200, "no first or last checkpoint: %s" % steps)
+    # 200 steps of at least 20 ms: over 4 s, so at least 3 saves by time.
     cluster.check(len(steps) >= 5,
-                  "%d checkpoints in a run of over 6 s with --save_checkpoint_secs=1: %s"
+                  "%d checkpoints in a run of over 4 s with --save_checkpoint_secs=1: %s"
                   % (len(steps), steps))
     # A save is due a second after the previous one was written; file times
     # come from the kernel's coarse clock, a tick (at most 10 ms) behind.

@@ -13,7 +13,7 @@ import cluster
 
 STEP_LINE = re.compile(r"^(\d+\.\d+): Worker 0: training step \d+ done \(global step: (\d+)\)")
 DELAY_MS = 300
-TRAIN_STEPS = 400
+TRAIN_STEPS = 300
 
 
 def steps_per_second(args, slow):
