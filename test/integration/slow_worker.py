@@ -1,9 +1,13 @@
 """A slow worker in sync mode with a backup worker: 3 workers, gradients of
 --replicas_to_aggregate=2 averaged per step. Worker 2 sleeps
---debug_step_delay_ms after each step; the other two carry the steps, its
-late gradients are dropped as stale, and the cluster's steps per second
-stay near those of a run without a slow worker (and far above the slow
-worker's own pace)."""
+--debug_step_delay_ms after each step; the other two carry the steps and its
+late gradients are dropped as stale. Measured within the one run: the
+cluster's global steps per second stay above 3 times the slow worker's own
+pace (without backups the cluster would go at that pace).
+
+A comparison with a second run without the slow worker is not made: on a
+shared machine two runs' step rates differ by more than a factor of two
+(bench/results/flaky.md: 38 against 94 steps/s under a CPU hog)."""
 
 import argparse
 import re
@@ -16,8 +20,8 @@ DELAY_MS = 300
 TRAIN_STEPS = 300
 
 
-def steps_per_second(args, slow):
-    task_extra = {"worker2": ["--debug_step_delay_ms=%d" % DELAY_MS]} if slow else {}
+def steps_per_second(args):
+    task_extra = {"worker2": ["--debug_step_delay_ms=%d" % DELAY_MS]}
     c = cluster.Cluster(args.dtf_run, 1, 3,
                         ["--sync", "--replicas_to_aggregate=2",
                          "--train_steps=%d" % TRAIN_STEPS, "--log_every=10"],
@@ -38,9 +42,8 @@ def steps_per_second(args, slow):
     stale = int(re.search(r"dropped (\d+) stale pushes", c.ps[0].output()).group(1))
     local = re.search(r"Worker 2: training ended after (\d+) local steps",
                       c.workers[2].output())
-    print("%s: %.1f global steps/s, %d stale pushes dropped, worker 2 did %s local steps"
-          % ("slow worker 2" if slow else "no slow worker", rate, stale,
-             local.group(1) if local else "?"))
+    print("slow worker 2: %.1f global steps/s, %d stale pushes dropped, worker 2 did %s "
+          "local steps" % (rate, stale, local.group(1) if local else "?"))
     return rate, stale
 
 
@@ -48,12 +51,8 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--dtf-run", required=True)
     args = parser.parse_args()
-    baseline, _ = steps_per_second(args, slow=False)
-    rate, stale = steps_per_second(args, slow=True)
+    rate, stale = steps_per_second(args)
     slow_pace = 1000.0 / DELAY_MS
-    cluster.check(rate >= 0.5 * baseline,
-                  "%.1f steps/s with a slow worker, under half the %.1f without"
-                  % (rate, baseline))
     cluster.check(rate >= 3 * slow_pace,
                   "%.1f steps/s: the slow worker (at most %.1f steps/s) holds the "
                   "cluster back" % (rate, slow_pace))
