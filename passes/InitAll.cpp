@@ -82,6 +82,7 @@ void mlir::dtf::registerAllDialects(DialectRegistry &registry) {
 
 void mlir::dtf::registerAllPasses() {
   registerDTFPasses();
+  registerTrainingPipeline();
   registerLowerToGPUPipeline();
 
   // The upstream passes --dtf-lower-to-gpu is made of, and those that lower

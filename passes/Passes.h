@@ -34,6 +34,61 @@ namespace mlir::dtf {
 #include "passes/Passes.h.inc"
 
 //===----------------------------------------------------------------------===//
+// Training pipeline
+//===----------------------------------------------------------------------===//
+
+/// Options of `--dtf-training-pipeline`: those of the passes it runs that a
+/// cluster's launcher sets (dtf-run's --sync, --replicas_to_aggregate,
+/// --ps_strategy, ...).
+struct TrainingPipelineOptions
+    : public PassPipelineOptions<TrainingPipelineOptions> {
+  PassOptions::Option<ReplicationMode> mode{
+      *this, "mode",
+      llvm::cl::desc("How PS tasks apply pushed gradients (default: async)"),
+      llvm::cl::init(ReplicationMode::Async),
+      llvm::cl::values(
+          clEnumValN(ReplicationMode::Async, "async",
+                     "apply each push at once (Hogwild)"),
+          clEnumValN(ReplicationMode::Sync, "sync",
+                     "average replicas-to-aggregate pushes of a step, apply "
+                     "them once (SyncReplicasOptimizer)"))};
+  PassOptions::Option<int64_t> replicasToAggregate{
+      *this, "replicas-to-aggregate",
+      llvm::cl::desc("Replicas whose gradients make one update (default: 0, "
+                     "the number of worker tasks)"),
+      llvm::cl::init(0)};
+  PassOptions::Option<int64_t> totalReplicas{
+      *this, "total-replicas",
+      llvm::cl::desc("Replicas that run (default: 0, replicas-to-aggregate)"),
+      llvm::cl::init(0)};
+  PassOptions::Option<std::string> psStrategy{
+      *this, "ps-strategy",
+      llvm::cl::desc("How variables are spread over PS tasks: round-robin or "
+                     "greedy-bytes (default: round-robin)"),
+      llvm::cl::init("round-robin")};
+  PassOptions::Option<int64_t> minShardBytes{
+      *this, "min-shard-bytes",
+      llvm::cl::desc("Shard variables bigger than this into pieces of at "
+                     "least this many bytes (default: 0, never)"),
+      llvm::cl::init(0)};
+  PassOptions::Option<int64_t> maxShards{
+      *this, "max-shards",
+      llvm::cl::desc("Most shards of one variable (default: 0, the number of "
+                     "PS tasks)"),
+      llvm::cl::init(0)};
+};
+
+/// Turns a model (a function with dtf.minimize or dtf.apply_gradients, in a
+/// module with a dtf.cluster) into the replicated program of
+/// runtime/ABI.md: gradients and optimizer updates, variables placed on PS
+/// tasks, and the @worker / @ps_<N> functions of between-graph replication.
+void buildTrainingPipeline(OpPassManager &pm,
+                           const TrainingPipelineOptions &options);
+
+/// Registers `--dtf-training-pipeline`.
+void registerTrainingPipeline();
+
+//===----------------------------------------------------------------------===//
 // GPU lowering pipeline
 //===----------------------------------------------------------------------===//
 

@@ -392,6 +392,35 @@ def ReplicatePass : Pass<"dtf-replicate", "ModuleOp"> {
 // ones; runtime/ABI.md ("GPU") is the contract of its output.
 //===----------------------------------------------------------------------===//
 
+def LiftPsTransfersPass : Pass<"dtf-lift-ps-transfers", "ModuleOp"> {
+  let summary = "Turn a replica's pulls into feeds and its pushes into "
+                "results";
+  let description = [{
+    The worker's program after `--dtf-replicate` talks to PS tasks itself
+    (`dtf.pull`, `dtf.push_gradients`). A worker's runtime rather batches a
+    step's transfers into one RPC per PS task around the step; this pass
+    makes the replica function (`@worker`) an ordinary step of tensors for
+    it:
+
+    - `dtf.pull "v" from D` becomes `dtf.placeholder "^pull/v"` with
+      `dtf.pulled_from = D` (the `^` keeps it apart from the model's
+      placeholders);
+    - each `dtf.push_gradients` is erased, and its step and gradients are
+      appended to the function's results, push after push; the function
+      gets `dtf.pushes`, one `{device, names}` dictionary per push in that
+      order, and `dtf.model_results`, the number of results before them.
+
+    A validation step fetches the first `dtf.model_results` results only,
+    which skips the backward pass. Fails when the function is missing or
+    has more than one block.
+  }];
+  let options = [
+    Option<"functionName", "function", "std::string", /*default=*/"\"worker\"",
+           "The replica function to rewrite (default: worker)">,
+  ];
+  let dependentDialects = ["::mlir::dtf::DTFDialect"];
+}
+
 def LiftGraphInputsPass : Pass<"dtf-lift-graph-inputs", "ModuleOp"> {
   let summary = "Turn feeds, variable reads and gradients into function "
                 "arguments and results";

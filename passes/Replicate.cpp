@@ -22,6 +22,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
+#include "passes/Placement.h"
 
 #include "dialects/dtf/IR/DTFOps.h"
 
@@ -45,11 +46,6 @@ namespace mlir::dtf {
 
 using namespace mlir;
 using namespace mlir::dtf;
-
-/// The `dtf.device` of `op`, or null.
-static DeviceAttr getPlacement(Operation *op) {
-  return op->getAttrOfType<DeviceAttr>(DTFDialect::getDeviceAttrName());
-}
 
 /// The gradient operand of a fused optimizer update, or null for any other
 /// op.
@@ -200,7 +196,7 @@ LogicalResult Replication::analyze() {
 LogicalResult Replication::collectVariablesAndUpdates() {
   // The variables first, so that the updates can point to them.
   for (auto variable : function.front().getOps<VariableOp>()) {
-    DeviceAttr device = getPlacement(variable);
+    DeviceAttr device = getDevice(variable);
     if (!device)
       return variable.emitOpError("variable '")
              << variable.getName()
@@ -217,7 +213,7 @@ LogicalResult Replication::collectVariablesAndUpdates() {
   DeviceAttr workerTask;
   Operation *firstWorkerOp = nullptr;
   for (Operation &op : function.front().without_terminator()) {
-    if (DeviceAttr device = getPlacement(&op);
+    if (DeviceAttr device = getDevice(&op);
         device && device.getJob() == "worker") {
       if (!workerTask) {
         workerTask = device.getTaskDevice();
@@ -431,11 +427,6 @@ static Operation *cloneUnplaced(OpBuilder &builder, Operation &op,
   return clone;
 }
 
-static DeviceAttr getPSTaskDevice(MLIRContext *context, int64_t task) {
-  return DeviceAttr::get(context, "ps", task, /*deviceType=*/"",
-                         /*deviceIndex=*/-1);
-}
-
 func::FuncOp Replication::buildPSFunction(OpBuilder &builder, int64_t task,
                                           PSTask &ps) {
   MLIRContext *context = function.getContext();
@@ -455,7 +446,7 @@ func::FuncOp Replication::buildPSFunction(OpBuilder &builder, int64_t task,
       loc, ("ps_" + Twine(task)).str(),
       FunctionType::get(context, argumentTypes, {}));
   psFunction->setAttr(DTFDialect::getDeviceAttrName(),
-                      getPSTaskDevice(context, task));
+                      getPSDevice(context, task));
   psFunction->setAttr(DTFDialect::getGradientsAttrName(),
                       builder.getStrArrayAttr(names));
   Block *entry = psFunction.addEntryBlock();
@@ -528,7 +519,7 @@ func::FuncOp Replication::buildWorkerFunction(OpBuilder &builder) {
     if (pulled.contains(&variable))
       pulls[&variable] = body.create<PullOp>(
           variable.op.getLoc(), variable.op.getValueType(), variable.getName(),
-          getPSTaskDevice(context, variable.task));
+          getPSDevice(context, variable.task));
   Value step;
   if (globalStep) {
     step = pulls.lookup(globalStep);
@@ -563,7 +554,7 @@ func::FuncOp Replication::buildWorkerFunction(OpBuilder &builder) {
       names.push_back(variable->getName());
     }
     numPushedGradients += gradients.size();
-    body.create<PushGradientsOp>(loc, getPSTaskDevice(context, task), step,
+    body.create<PushGradientsOp>(loc, getPSDevice(context, task), step,
                                  gradients, body.getStrArrayAttr(names));
   }
 
@@ -600,9 +591,11 @@ struct ReplicatePass : dtf::impl::ReplicatePassBase<ReplicatePass> {
 FailureOr<ReplicationAttr> ReplicatePass::getReplication(ClusterAttr cluster) {
   ModuleOp module = getOperation();
   int64_t numWorkers = cluster.getNumTasks("worker");
+  // 0, given or not, is the documented default (so that a pipeline that
+  // passes its own options on, --dtf-training-pipeline, keeps it).
   int64_t toAggregate =
-      replicasToAggregate.hasValue() ? replicasToAggregate : numWorkers;
-  int64_t total = totalReplicas.hasValue() ? totalReplicas : toAggregate;
+      replicasToAggregate != 0 ? int64_t(replicasToAggregate) : numWorkers;
+  int64_t total = totalReplicas != 0 ? int64_t(totalReplicas) : toAggregate;
   if (toAggregate < 1)
     return module.emitError("replicas-to-aggregate must be at least 1, got ")
            << toAggregate;
@@ -625,8 +618,7 @@ void ReplicatePass::runOnOperation() {
         << DTFDialect::getReplicationAttrName() << "' is set)";
     return signalPassFailure();
   }
-  auto cluster =
-      module->getAttrOfType<ClusterAttr>(DTFDialect::getClusterAttrName());
+  ClusterAttr cluster = getCluster(module);
   if (!cluster) {
     module.emitError("--dtf-replicate needs the module attribute '")
         << DTFDialect::getClusterAttrName()

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "runtime/exec/PsProgram.h"
 #include "runtime/rpc/ParameterServerService.h"
 #include "runtime/rpc/PsClient.h"
 #include "runtime/rpc/Server.h"
@@ -60,11 +61,12 @@ struct Ps {
       throw std::runtime_error("the benchmark's PS module does not parse");
     auto function = module->lookupSymbol<mlir::func::FuncOp>("ps_0");
     server = std::make_unique<Server>(ServerOptions{"127.0.0.1:0"});
-    service = std::make_unique<ParameterServerService>(
-        function, Replication::async(), [] {});
+    task = std::make_unique<ps::ParameterServer>(
+        std::make_unique<exec::PsProgram>(function), ps::Replication::async());
+    service = std::make_unique<ParameterServerService>(*task, [] {});
     server->addService(*service);
     server->start();
-    client = std::make_unique<PsClient>(service->taskName(), server->address());
+    client = std::make_unique<PsClient>(task->taskName(), server->address());
     client->waitUntilReachable();
     client->initialize();
   }
@@ -73,6 +75,7 @@ struct Ps {
   }
   mlir::MLIRContext context;
   mlir::OwningOpRef<mlir::ModuleOp> module;
+  std::unique_ptr<ps::ParameterServer> task;
   std::unique_ptr<ParameterServerService> service;
   std::unique_ptr<Server> server;
   std::unique_ptr<PsClient> client;

@@ -13,7 +13,7 @@
 
 #include "runtime/checkpoint/Checkpoint.h"
 
-#include "runtime/checkpoint/Crc32c.h"
+#include "dtf/runtime/Crc32c.h"
 
 #include <algorithm>
 #include <cerrno>

@@ -54,8 +54,7 @@ struct EvalOptions {
   bool promoteToF64 = false;
 };
 
-/// The value of every variable, by name: the state a PS task holds.
-using VariableStore = std::map<std::string, Tensor>;
+using ::dtf::VariableStore;
 
 /// Tensors fed to placeholders, by placeholder name.
 using FeedMap = std::map<std::string, Tensor>;

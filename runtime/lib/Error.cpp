@@ -22,6 +22,8 @@ const char *errorCodeName(ErrorCode code) {
     return "CANCELLED";
   case ErrorCode::DeadlineExceeded:
     return "DEADLINE_EXCEEDED";
+  case ErrorCode::ResourceExhausted:
+    return "RESOURCE_EXHAUSTED";
   case ErrorCode::Unavailable:
     return "UNAVAILABLE";
   case ErrorCode::Internal:

@@ -3,6 +3,7 @@
 #ifndef DTF_RUNTIME_RPC_CHANNEL_H
 #define DTF_RUNTIME_RPC_CHANNEL_H
 
+#include "runtime/rpc/Errors.h"
 #include "runtime/rpc/Options.h"
 
 #include <grpcpp/channel.h>
@@ -30,6 +31,27 @@ void setTimeout(grpc::ClientContext &context,
 /// options' cluster token.
 void prepareCall(grpc::ClientContext &context, const ClientOptions &options,
                  std::chrono::milliseconds timeout);
+
+/// One unary call, as every client makes it: `(stub.*method)(request)` with
+/// the deadline (now + options.callTimeout) and cluster token of `options`;
+/// returns the response, or throws the RpcError naming `peer` and `rpc`.
+///
+///   auto reply = unaryCall(peer, "GetStep", options, *stub,
+///                          &ParameterServer::Stub::GetStep, GetStepRequest());
+template <typename Stub, typename Request, typename Response>
+Response unaryCall(const std::string &peer, const char *rpc,
+                   const ClientOptions &options, Stub &stub,
+                   grpc::Status (Stub::*method)(grpc::ClientContext *,
+                                                const Request &, Response *),
+                   const Request &request) {
+  grpc::ClientContext context;
+  prepareCall(context, options, options.callTimeout);
+  Response response;
+  grpc::Status status = (stub.*method)(&context, request, &response);
+  if (!status.ok())
+    throw callError(peer, rpc, status);
+  return response;
+}
 
 /// Waits until `channel` is connected, retrying with backoff, for at most
 /// `timeout`. Throws RpcError(UNAVAILABLE) naming `peer` after that.

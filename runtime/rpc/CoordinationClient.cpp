@@ -28,37 +28,26 @@ void CoordinationClient::waitUntilReachable() {
 
 Registration CoordinationClient::registerTask(const std::string &job,
                                               int index) {
-  grpc::ClientContext context;
-  prepareCall(context, options, options.callTimeout);
   RegisterTaskRequest request;
   *request.mutable_task() = taskId(job, index);
-  RegisterTaskResponse response;
-  grpc::Status status = stub->RegisterTask(&context, request, &response);
-  if (!status.ok())
-    throw callError(peer_, "RegisterTask", status);
+  RegisterTaskResponse response =
+      unaryCall(peer_, "RegisterTask", options, *stub,
+                &Coordination::Stub::RegisterTask, request);
   return {response.initialized(), response.stop_requested()};
 }
 
 bool CoordinationClient::heartbeat(const std::string &job, int index) {
-  grpc::ClientContext context;
-  prepareCall(context, options, options.callTimeout);
   HeartbeatRequest request;
   *request.mutable_task() = taskId(job, index);
-  HeartbeatResponse response;
-  grpc::Status status = stub->Heartbeat(&context, request, &response);
-  if (!status.ok())
-    throw callError(peer_, "Heartbeat", status);
+  HeartbeatResponse response =
+      unaryCall(peer_, "Heartbeat", options, *stub,
+                &Coordination::Stub::Heartbeat, request);
   return response.stop_requested();
 }
 
 void CoordinationClient::markInitialized() {
-  grpc::ClientContext context;
-  prepareCall(context, options, options.callTimeout);
-  MarkInitializedResponse response;
-  grpc::Status status =
-      stub->MarkInitialized(&context, MarkInitializedRequest(), &response);
-  if (!status.ok())
-    throw callError(peer_, "MarkInitialized", status);
+  unaryCall(peer_, "MarkInitialized", options, *stub,
+            &Coordination::Stub::MarkInitialized, MarkInitializedRequest());
 }
 
 void CoordinationClient::waitInitialized(std::chrono::milliseconds timeout) {
@@ -72,25 +61,17 @@ void CoordinationClient::waitInitialized(std::chrono::milliseconds timeout) {
 }
 
 int64_t CoordinationClient::globalStep() {
-  grpc::ClientContext context;
-  prepareCall(context, options, options.callTimeout);
-  GetGlobalStepResponse response;
-  grpc::Status status =
-      stub->GetGlobalStep(&context, GetGlobalStepRequest(), &response);
-  if (!status.ok())
-    throw callError(peer_, "GetGlobalStep", status);
+  GetGlobalStepResponse response =
+      unaryCall(peer_, "GetGlobalStep", options, *stub,
+                &Coordination::Stub::GetGlobalStep, GetGlobalStepRequest());
   return response.step();
 }
 
 void CoordinationClient::workerDone(int index) {
-  grpc::ClientContext context;
-  prepareCall(context, options, options.callTimeout);
   WorkerDoneRequest request;
   request.set_index(index);
-  WorkerDoneResponse response;
-  grpc::Status status = stub->WorkerDone(&context, request, &response);
-  if (!status.ok())
-    throw callError(peer_, "WorkerDone", status);
+  unaryCall(peer_, "WorkerDone", options, *stub,
+            &Coordination::Stub::WorkerDone, request);
 }
 
 WorkerStates
@@ -109,14 +90,9 @@ CoordinationClient::waitWorkersDone(std::chrono::milliseconds timeout) {
 }
 
 void CoordinationClient::stop(const std::string &reason) {
-  grpc::ClientContext context;
-  prepareCall(context, options, options.callTimeout);
   StopTrainingRequest request;
   request.set_reason(reason);
-  StopTrainingResponse response;
-  grpc::Status status = stub->Stop(&context, request, &response);
-  if (!status.ok())
-    throw callError(peer_, "Stop", status);
+  unaryCall(peer_, "Stop", options, *stub, &Coordination::Stub::Stop, request);
 }
 
 HeartbeatSender::HeartbeatSender(CoordinationClient &client, std::string job,

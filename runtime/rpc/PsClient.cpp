@@ -23,13 +23,9 @@ void PsClient::waitUntilReachable() {
 }
 
 bool PsClient::initialize() {
-  grpc::ClientContext context;
-  prepareCall(context, options_, options_.callTimeout);
-  InitializeResponse response;
-  grpc::Status status =
-      stub->Initialize(&context, InitializeRequest(), &response);
-  if (!status.ok())
-    throw callError(peer_, "Initialize", status);
+  InitializeResponse response =
+      unaryCall(peer_, "Initialize", options_, *stub,
+                &ParameterServer::Stub::Initialize, InitializeRequest());
   return response.initialized_now();
 }
 
@@ -74,9 +70,9 @@ std::vector<Tensor> PsClient::pull(const std::vector<std::string> &names,
     try {
       tensors = assembler.finish();
       if (tensors.size() != names.size())
-        throw std::invalid_argument(
-            "the response carries " + std::to_string(tensors.size()) + " of " +
-            std::to_string(names.size()) + " tensors");
+        throw std::invalid_argument("the response carries " +
+                                    std::to_string(tensors.size()) + " of " +
+                                    std::to_string(names.size()) + " tensors");
     } catch (const std::invalid_argument &error) {
       malformed = error.what();
     }
@@ -139,23 +135,17 @@ PushResult PsClient::push(int64_t step, const std::vector<TensorRef> &gradients,
 }
 
 int64_t PsClient::step() {
-  grpc::ClientContext context;
-  prepareCall(context, options_, options_.callTimeout);
-  GetStepResponse response;
-  grpc::Status status = stub->GetStep(&context, GetStepRequest(), &response);
-  if (!status.ok())
-    throw callError(peer_, "GetStep", status);
+  GetStepResponse response =
+      unaryCall(peer_, "GetStep", options_, *stub,
+                &ParameterServer::Stub::GetStep, GetStepRequest());
   return response.step();
 }
 
-PsTaskStatus PsClient::status() {
-  grpc::ClientContext context;
-  prepareCall(context, options_, options_.callTimeout);
-  GetStepResponse response;
-  grpc::Status status = stub->GetStep(&context, GetStepRequest(), &response);
-  if (!status.ok())
-    throw callError(peer_, "GetStep", status);
-  PsTaskStatus result;
+ps::TaskStatus PsClient::status() {
+  GetStepResponse response =
+      unaryCall(peer_, "GetStep", options_, *stub,
+                &ParameterServer::Stub::GetStep, GetStepRequest());
+  ps::TaskStatus result;
   result.step = response.step();
   result.initialized = response.initialized();
   result.epoch = response.epoch();
@@ -214,16 +204,13 @@ PsSnapshot PsClient::snapshot() {
 
 int64_t PsClient::restore(RestoreRequest::Source source, int64_t checkpointStep,
                           int64_t epoch) {
-  grpc::ClientContext context;
-  prepareCall(context, options_, options_.callTimeout);
   RestoreRequest request;
   request.set_source(source);
   request.set_checkpoint_step(checkpointStep);
   request.set_epoch(epoch);
-  RestoreResponse response;
-  grpc::Status status = stub->Restore(&context, request, &response);
-  if (!status.ok())
-    throw callError(peer_, "Restore", status);
+  RestoreResponse response =
+      unaryCall(peer_, "Restore", options_, *stub,
+                &ParameterServer::Stub::Restore, request);
   return response.step();
 }
 
@@ -242,14 +229,10 @@ int64_t PsClient::waitForStep(int64_t step, std::chrono::milliseconds timeout,
 }
 
 void PsClient::stop(const std::string &reason) {
-  grpc::ClientContext context;
-  prepareCall(context, options_, options_.callTimeout);
   StopServerRequest request;
   request.set_reason(reason);
-  StopServerResponse response;
-  grpc::Status status = stub->Stop(&context, request, &response);
-  if (!status.ok())
-    throw callError(peer_, "Stop", status);
+  unaryCall(peer_, "Stop", options_, *stub, &ParameterServer::Stub::Stop,
+            request);
 }
 
 TransferStats PsClient::transferStats() const {

@@ -11,7 +11,7 @@
 #define DTF_RUNTIME_RPC_PSCLIENT_H
 
 #include "runtime/rpc/Options.h"
-#include "runtime/rpc/PsStatus.h"
+#include "runtime/ps/ParameterServer.h"
 #include "runtime/rpc/TensorCodec.h"
 
 #include "parameter_server.grpc.pb.h"
@@ -86,7 +86,7 @@ public:
   int64_t step();
 
   /// Step, epoch and where the task's values come from.
-  PsTaskStatus status();
+  ps::TaskStatus status();
 
   /// Blocks until the task's step is greater than `step` (the sync token
   /// barrier), for at most `timeout`; returns the task's step then. With an

@@ -95,9 +95,9 @@ void Server::addService(grpc::Service &service,
 }
 
 void Server::addService(ParameterServerService &service) {
-  checkChunkSize(service.options().chunkBytes, options.maxMessageBytes);
+  checkChunkSize(service.chunkBytes(), options.maxMessageBytes);
   service.requireClusterToken(options.clusterToken);
-  addService(service, [&service] { service.beginShutdown(); });
+  addService(service, [&service] { service.task().beginShutdown(); });
 }
 
 void Server::addService(CoordinationService &service) {

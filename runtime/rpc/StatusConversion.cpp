@@ -24,6 +24,8 @@ grpc::StatusCode toStatusCode(ErrorCode code) {
     return grpc::StatusCode::CANCELLED;
   case ErrorCode::DeadlineExceeded:
     return grpc::StatusCode::DEADLINE_EXCEEDED;
+  case ErrorCode::ResourceExhausted:
+    return grpc::StatusCode::RESOURCE_EXHAUSTED;
   case ErrorCode::Unavailable:
     return grpc::StatusCode::UNAVAILABLE;
   case ErrorCode::Internal:
@@ -53,8 +55,9 @@ ErrorCode fromStatusCode(grpc::StatusCode code) {
     return ErrorCode::Unavailable;
   case grpc::StatusCode::INTERNAL:
   case grpc::StatusCode::DATA_LOSS:
-  case grpc::StatusCode::RESOURCE_EXHAUSTED:
     return ErrorCode::Internal;
+  case grpc::StatusCode::RESOURCE_EXHAUSTED:
+    return ErrorCode::ResourceExhausted;
   default:
     return ErrorCode::Unknown;
   }

@@ -168,16 +168,12 @@ void WorkerClient::waitUntilReachable() {
 
 void WorkerClient::registerGraph(const std::string &module,
                                  const std::vector<std::string> &functions) {
-  grpc::ClientContext context;
-  setTimeout(context, options_.callTimeout);
   RegisterGraphRequest request;
   request.set_module(module);
   for (const std::string &function : functions)
     request.add_functions(function);
-  RegisterGraphResponse response;
-  grpc::Status status = stub->RegisterGraph(&context, request, &response);
-  if (!status.ok())
-    throw callError(peer_, "RegisterGraph", status);
+  unaryCall(peer_, "RegisterGraph", options_, *stub,
+            &Worker::Stub::RegisterGraph, request);
 }
 
 std::vector<Tensor>
@@ -253,14 +249,10 @@ WorkerClient::runStep(const std::string &graph, int64_t stepId,
 }
 
 void WorkerClient::cleanupStep(int64_t stepId) {
-  grpc::ClientContext context;
-  setTimeout(context, options_.callTimeout);
   CleanupStepRequest request;
   request.set_step_id(stepId);
-  CleanupStepResponse response;
-  grpc::Status status = stub->CleanupStep(&context, request, &response);
-  if (!status.ok())
-    throw callError(peer_, "CleanupStep", status);
+  unaryCall(peer_, "CleanupStep", options_, *stub, &Worker::Stub::CleanupStep,
+            request);
 }
 
 void WorkerClient::recvTensorAsync(const std::string &key, int64_t stepId,

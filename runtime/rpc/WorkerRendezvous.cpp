@@ -2,12 +2,20 @@
 
 #include "runtime/rpc/WorkerRendezvous.h"
 
+#include "dtf/runtime/DeviceName.h"
 #include "dtf/runtime/Error.h"
+
+#include <optional>
 
 namespace dtf::rpc {
 
 std::string taskOfDevice(std::string_view device) {
-  return std::string(device.substr(0, device.find("/device:")));
+  std::string error;
+  std::optional<DeviceName> name = DeviceName::parseFull(device, error);
+  if (!name)
+    throw Error(ErrorCode::InvalidArgument,
+                "invalid device '" + std::string(device) + "': " + error);
+  return name->taskName();
 }
 
 WorkerRendezvous::WorkerRendezvous(std::string taskName,

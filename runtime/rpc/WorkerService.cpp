@@ -6,25 +6,11 @@
 #include "runtime/rpc/TensorCodec.h"
 
 #include "dtf/runtime/Error.h"
-#include "passes/InitAll.h"
-
-#include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/Diagnostics.h"
-#include "mlir/IR/DialectRegistry.h"
-#include "mlir/Parser/Parser.h"
-#include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
 #include <set>
 
 namespace dtf::rpc {
-
-/// A registered function, ready to run.
-struct WorkerService::Graph {
-  /// Shared by the graphs registered from one module.
-  std::shared_ptr<mlir::OwningOpRef<mlir::ModuleOp>> module;
-  std::unique_ptr<exec::Executor> executor;
-};
 
 namespace {
 
@@ -38,16 +24,11 @@ template <typename Range> std::string listNames(const Range &names) {
 
 } // namespace
 
-WorkerService::WorkerService(WorkerServiceOptions options)
-    : options(std::move(options)),
-      pool(std::make_shared<ThreadPool>(this->options.numThreads)),
+WorkerService::WorkerService(dtf::Worker &worker, WorkerServiceOptions options)
+    : worker(worker), options(std::move(options)),
       rendezvous(this->options.taskName, local,
                  [this](const std::string &task) { return clientFor(task); }) {
   checkChunkSize(this->options.chunkBytes, this->options.client.maxMessageBytes);
-  mlir::DialectRegistry registry;
-  mlir::dtf::registerAllDialects(registry);
-  context.appendDialectRegistry(registry);
-  context.loadAllAvailableDialects();
 }
 
 WorkerService::~WorkerService() = default;
@@ -85,14 +66,6 @@ void WorkerService::beginShutdown() {
                             "worker " + options.taskName + " is shutting down"));
 }
 
-exec::VariableStore WorkerService::snapshotVariables() {
-  std::shared_lock<std::shared_mutex> lock(variablesMutex);
-  exec::VariableStore copy;
-  for (auto &[name, value] : variables)
-    copy.emplace(name, value.clone());
-  return copy;
-}
-
 Deadline WorkerService::deadlineOf(const grpc::ServerContext &call) const {
   auto remaining = std::chrono::duration_cast<Clock::duration>(
       call.deadline() - std::chrono::system_clock::now());
@@ -105,73 +78,13 @@ Deadline WorkerService::deadlineOf(const grpc::ServerContext &call) const {
   return Clock::now() + remaining - margin;
 }
 
-std::shared_ptr<WorkerService::Graph>
-WorkerService::findGraph(const std::string &name) {
-  std::lock_guard<std::mutex> lock(graphsMutex);
-  auto it = graphs.find(name);
-  if (it != graphs.end())
-    return it->second;
-  std::vector<std::string> registered;
-  for (auto &graph : graphs)
-    registered.push_back(graph.first);
-  throw Error(ErrorCode::NotFound, "task " + options.taskName +
-                                       " has no graph '" + name +
-                                       "' (registered: " +
-                                       listNames(registered) + ")");
-}
-
 grpc::Status WorkerService::RegisterGraph(grpc::ServerContext *,
                                           const RegisterGraphRequest *request,
                                           RegisterGraphResponse *) {
   try {
-    std::lock_guard<std::mutex> registering(registerMutex);
-    // Keep the parser's and verifier's diagnostics for the reply.
-    std::string diagnostics;
-    mlir::ScopedDiagnosticHandler handler(
-        &context, [&](mlir::Diagnostic &diagnostic) {
-          llvm::raw_string_ostream os(diagnostics);
-          os << (diagnostics.empty() ? "" : "; ") << diagnostic.getLocation()
-             << ": " << diagnostic;
-          return mlir::success();
-        });
-    auto module = std::make_shared<mlir::OwningOpRef<mlir::ModuleOp>>(
-        mlir::parseSourceString<mlir::ModuleOp>(
-            request->module(), mlir::ParserConfig(&context),
-            "module registered on " + options.taskName));
-    if (!*module)
-      throw Error(ErrorCode::InvalidArgument,
-                  "task " + options.taskName +
-                      ": the module does not parse: " + diagnostics);
-
-    std::map<std::string, std::shared_ptr<Graph>> prepared;
-    for (const std::string &name : request->functions()) {
-      auto function = (*module)->lookupSymbol<mlir::func::FuncOp>(name);
-      if (!function) {
-        std::vector<std::string> available;
-        for (auto candidate : (*module)->getOps<mlir::func::FuncOp>())
-          available.push_back(candidate.getName().str());
-        throw Error(ErrorCode::InvalidArgument,
-                    "task " + options.taskName + ": the module has no "
-                    "function @" + name + " (it has " +
-                        listNames(available) + ")");
-      }
-      {
-        std::unique_lock<std::shared_mutex> lock(variablesMutex);
-        exec::initializeVariables(function, variables, options.eval);
-      }
-      exec::ExecutorOptions executorOptions;
-      executorOptions.eval = options.eval;
-      executorOptions.threadPool = pool;
-      executorOptions.externalOps = options.externalOps;
-      auto graph = std::make_shared<Graph>();
-      graph->module = module;
-      graph->executor = std::make_unique<exec::Executor>(function, variables,
-                                                         executorOptions);
-      prepared[name] = std::move(graph);
-    }
-    std::lock_guard<std::mutex> lock(graphsMutex);
-    for (auto &[name, graph] : prepared)
-      graphs[name] = std::move(graph);
+    worker.registerGraphs(request->module(),
+                          std::vector<std::string>(request->functions().begin(),
+                                                   request->functions().end()));
   } catch (...) {
     return toStatus(std::current_exception());
   }
@@ -211,7 +124,7 @@ grpc::Status WorkerService::RunStep(
                       " arguments but carries " +
                       std::to_string(tensors.size()) + " tensors");
     std::vector<Tensor> arguments;
-    exec::FeedMap feeds;
+    std::map<std::string, Tensor> feeds;
     for (size_t i = 0; i < tensors.size(); ++i) {
       if (i < static_cast<size_t>(header.num_arguments())) {
         arguments.push_back(std::move(tensors[i].tensor));
@@ -222,19 +135,15 @@ grpc::Status WorkerService::RunStep(
       }
     }
 
-    std::shared_ptr<Graph> graph = findGraph(header.graph());
     stepId = header.step_id();
     started = true;
-    exec::RunOptions run;
-    run.stepId = stepId;
-    run.rendezvous = &rendezvous;
-    run.deadline = deadlineOf(*call);
-    run.cancellation = &shutdown;
-    std::vector<Tensor> results;
-    {
-      std::shared_lock<std::shared_mutex> lock(variablesMutex);
-      results = graph->executor->run(feeds, std::move(arguments), run);
-    }
+    dtf::Worker::StepOptions step;
+    step.stepId = stepId;
+    step.rendezvous = &rendezvous;
+    step.deadline = deadlineOf(*call);
+    step.cancellation = &shutdown;
+    std::vector<Tensor> results = worker.runStep(
+        header.graph(), std::move(feeds), std::move(arguments), step);
 
     std::vector<TensorRef> refs;
     for (size_t i = 0; i < results.size(); ++i)

@@ -1,20 +1,23 @@
-//===- WorkerService.h - A task running partitions of a graph ---*- C++ -*-===//
+//===- WorkerService.h - A worker task's graphs served over gRPC -*- C++ -*-===//
 //
-// The worker service of one task (worker_service.proto): it registers the
-// partition functions of a module, prepares each for the concurrent Executor,
-// and runs steps of them. Its partitions exchange tensors with the other
-// tasks' through a WorkerRendezvous: a dtf.send buffers the tensor here, a
-// dtf.recv of a tensor another task sends fetches it from that task's
-// RecvTensor, which streams it in chunks once it is sent.
+// The gRPC face of a worker task (worker_service.proto): RegisterGraph and
+// RunStep decode their requests and call the task's Worker
+// (dtf/runtime/Worker.h; runtime/exec/ExecutorWorker.h runs the graphs), and
+// RecvTensor serves the tensors the task's steps send. The task's
+// partitions exchange tensors with the other tasks' through a
+// WorkerRendezvous: a dtf.send buffers the tensor here, a dtf.recv of a
+// tensor another task sends fetches it from that task's RecvTensor, which
+// streams it in chunks once it is sent.
 //
 // Every wait is bounded: a step by its RunStep deadline, a RecvTensor by its
 // caller's deadline (and options.maxWait), a fetch from a peer by the step's
 // deadline. A step that fails here aborts its tensors on this task, so that
 // the peers waiting for them fail at once with its error.
 //
+//   ExecutorWorker graphs({.taskName = "/job:worker/task:1"});
+//   WorkerService worker(graphs, {.taskName = "/job:worker/task:1",
+//                                 .peers = {{"/job:worker/task:0", "h0:2222"}}});
 //   Server server({"0.0.0.0:2223"});
-//   WorkerService worker({.taskName = "/job:worker/task:1",
-//                         .peers = {{"/job:worker/task:0", "host0:2222"}}});
 //   server.addService(worker, [&] { worker.beginShutdown(); });
 //   server.start();
 //
@@ -23,20 +26,18 @@
 #ifndef DTF_RUNTIME_RPC_WORKERSERVICE_H
 #define DTF_RUNTIME_RPC_WORKERSERVICE_H
 
-#include "runtime/exec/Executor.h"
 #include "runtime/rpc/Options.h"
 #include "runtime/rpc/WorkerClient.h"
 #include "runtime/rpc/WorkerRendezvous.h"
 
-#include "worker_service.grpc.pb.h"
+#include "dtf/runtime/Worker.h"
 
-#include "mlir/IR/MLIRContext.h"
+#include "worker_service.grpc.pb.h"
 
 #include <chrono>
 #include <map>
 #include <memory>
 #include <mutex>
-#include <shared_mutex>
 #include <string>
 
 namespace dtf::rpc {
@@ -49,20 +50,16 @@ struct WorkerServiceOptions {
   std::map<std::string, std::string> peers;
   /// For the RecvTensor calls to peers.
   ClientOptions client;
-  /// Threads running the ops of all graphs; 0: one per hardware thread.
-  size_t numThreads = 0;
-  exec::EvalOptions eval;
-  /// Handlers of ops that leave the process (dtf.pull, ...), by op name.
-  std::map<std::string, std::shared_ptr<exec::ExternalOpHandler>> externalOps;
   /// Tensor bytes per RunStep and RecvTensor response message.
   size_t chunkBytes = kDefaultChunkBytes;
   /// Longest a step or a RecvTensor waits, whatever its caller's deadline.
   std::chrono::milliseconds maxWait{300'000};
 };
 
-class WorkerService final : public Worker::Service {
+class WorkerService final : public dtf::rpc::Worker::Service {
 public:
-  explicit WorkerService(WorkerServiceOptions options);
+  /// Serves `worker`, which must outlive the service.
+  WorkerService(dtf::Worker &worker, WorkerServiceOptions options);
   ~WorkerService() override;
 
   /// Sets (or replaces) the address of a peer task's worker service.
@@ -71,9 +68,6 @@ public:
   /// Fails the running steps and waiting RecvTensor calls (CANCELLED), and
   /// every later one: for the Server's shutdown hook.
   void beginShutdown();
-
-  /// A copy of the task's variables.
-  exec::VariableStore snapshotVariables();
 
   /// The task's local rendezvous (for tests and diagnostics).
   const LocalRendezvous &localRendezvous() const { return local; }
@@ -94,27 +88,12 @@ public:
                            CleanupStepResponse *response) override;
 
 private:
-  struct Graph;
-
   /// The deadline of a call: its client's, bounded by options.maxWait.
   Deadline deadlineOf(const grpc::ServerContext &context) const;
-  std::shared_ptr<Graph> findGraph(const std::string &name);
   std::shared_ptr<WorkerClient> clientFor(const std::string &task);
 
+  dtf::Worker &worker;
   WorkerServiceOptions options;
-  /// Parses the registered modules; MLIR's uniquing is thread-safe.
-  mlir::MLIRContext context;
-  std::shared_ptr<ThreadPool> pool;
-
-  /// Serializes registrations, whose parse diagnostics go through the
-  /// shared context.
-  std::mutex registerMutex;
-  std::mutex graphsMutex;
-  std::map<std::string, std::shared_ptr<Graph>> graphs;
-
-  /// Steps hold it shared; registering (which may add variables) exclusive.
-  std::shared_mutex variablesMutex;
-  exec::VariableStore variables;
 
   LocalRendezvous local;
   WorkerRendezvous rendezvous;

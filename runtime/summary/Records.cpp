@@ -2,7 +2,7 @@
 
 #include "runtime/summary/Records.h"
 
-#include "runtime/summary/Crc32c.h"
+#include "dtf/runtime/Crc32c.h"
 
 #include <cerrno>
 #include <cstring>

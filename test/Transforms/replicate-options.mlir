@@ -19,8 +19,11 @@
 // ASYNC: dtf.replication = #dtf.replication<mode = async, replicas_to_aggregate = 2, total_replicas = 4>
 // ASYNC: func.func @ps_0(%{{.*}}: tensor<2xf32>) attributes
 
-// RUN: not dtf-opt --dtf-replicate="replicas-to-aggregate=0" %s 2>&1 | FileCheck %s --check-prefix=ZERO
-// ZERO: error: replicas-to-aggregate must be at least 1, got 0
+// 0 is the default, given or not: every worker.
+// RUN: dtf-opt --dtf-replicate="mode=sync replicas-to-aggregate=0 total-replicas=0" %s | FileCheck %s --check-prefix=ZERO
+// ZERO: dtf.replication = #dtf.replication<mode = sync, replicas_to_aggregate = 2, total_replicas = 2>
+// RUN: not dtf-opt --dtf-replicate="replicas-to-aggregate=-1" %s 2>&1 | FileCheck %s --check-prefix=NEGATIVE
+// NEGATIVE: error: replicas-to-aggregate must be at least 1, got -1
 
 // RUN: not dtf-opt --dtf-replicate="mode=sync total-replicas=1" %s 2>&1 | FileCheck %s --check-prefix=FEWER
 // FEWER: error: replicas-to-aggregate (2) exceeds total-replicas (1)

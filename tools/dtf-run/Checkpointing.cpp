@@ -4,7 +4,7 @@
 
 #include "runtime/checkpoint/Checkpoint.h"
 #include "runtime/rpc/Errors.h"
-#include "runtime/rpc/ParameterServerService.h"
+#include "runtime/ps/ParameterServer.h"
 
 #include <chrono>
 #include <iostream>
@@ -12,19 +12,19 @@
 
 namespace dtf::run {
 
-void configureCheckpointRestore(rpc::ParameterServerOptions &service,
+void configureCheckpointRestore(ps::Options &task,
                                 const ReliabilityOptions &options) {
   if (options.logdir.empty())
     return;
   checkpoint::CheckpointDirectory directory(options.logdir);
-  service.loadCheckpoint = [directory](int64_t step) {
+  task.loadCheckpoint = [directory](int64_t step) {
     checkpoint::Checkpoint loaded =
         checkpoint::readCheckpointFile(directory.pathFor(step));
-    return rpc::ModelState{loaded.step, std::move(loaded.tensors)};
+    return ps::ModelState{loaded.step, std::move(loaded.tensors)};
   };
 }
 
-void restoreAtStart(rpc::ParameterServerService &service,
+void restoreAtStart(ps::ParameterServer &task,
                     const ReliabilityOptions &options,
                     const std::string &taskLabel, std::ostream &log) {
   if (options.logdir.empty())
@@ -41,7 +41,7 @@ void restoreAtStart(rpc::ParameterServerService &service,
   size_t count = loaded->checkpoint.tensors.size();
   int64_t step = loaded->checkpoint.step;
   try {
-    service.preload({step, std::move(loaded->checkpoint.tensors)}, step);
+    task.preload({step, std::move(loaded->checkpoint.tensors)}, step);
   } catch (const std::invalid_argument &error) {
     throw std::runtime_error(loaded->path + ": " + error.what());
   }

@@ -4,31 +4,29 @@
 
 #include "dialects/dtf/IR/DTFDialect.h"
 #include "dialects/dtf/IR/DTFOps.h"
+#include "passes/Passes.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace dtf::run {
 
-std::string trainingPipeline(const ReplicationOptions &options,
-                             const PlacementOptions &placement) {
-  std::string replicate =
-      std::string("dtf-replicate{mode=") + (options.sync ? "sync" : "async") +
-      " replicas-to-aggregate=" + std::to_string(options.replicasToAggregate) +
-      " total-replicas=" + std::to_string(options.totalReplicas) + "}";
-  // Nested in the module, which anchors the pass manager.
-  return "func.func(dtf-autodiff,dtf-expand-optimizer),"
-         "dtf-place-variables{strategy=" +
-         placement.strategy +
-         " min-shard-bytes=" + std::to_string(placement.minSliceBytes) +
-         " max-shards=" + std::to_string(placement.maxPartitions) + "}," +
-         replicate;
+/// dtf-run's flags as options of --dtf-training-pipeline.
+static void setPipelineOptions(mlir::dtf::TrainingPipelineOptions &pipeline,
+                               const ReplicationOptions &options,
+                               const PlacementOptions &placement) {
+  pipeline.mode = options.sync ? mlir::dtf::ReplicationMode::Sync
+                               : mlir::dtf::ReplicationMode::Async;
+  pipeline.replicasToAggregate = options.replicasToAggregate;
+  pipeline.totalReplicas = options.totalReplicas;
+  pipeline.psStrategy = placement.strategy;
+  pipeline.minShardBytes = placement.minSliceBytes;
+  pipeline.maxShards = placement.maxPartitions;
 }
 
 /// The module's cluster attribute for `cluster`.
@@ -121,9 +119,10 @@ compileModel(mlir::MLIRContext &context, const std::string &path,
                      clusterAttr(context, cluster));
 
   mlir::PassManager passManager(&context);
-  if (failed(mlir::parsePassPipeline(trainingPipeline(options, placement), passManager,
-                                     llvm::errs())) ||
-      failed(passManager.run(*module)))
+  mlir::dtf::TrainingPipelineOptions pipeline;
+  setPipelineOptions(pipeline, options, placement);
+  mlir::dtf::buildTrainingPipeline(passManager, pipeline);
+  if (failed(passManager.run(*module)))
     return nullptr;
   return module;
 }

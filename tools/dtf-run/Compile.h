@@ -33,13 +33,9 @@ struct PlacementOptions {
   int64_t maxPartitions = 0;
 };
 
-/// The pass pipeline (nested in the module) that turns a model into the
-/// replicated program of runtime/ABI.md.
-std::string trainingPipeline(const ReplicationOptions &options,
-                             const PlacementOptions &placement = {});
-
 /// Parses `path`, gives it `cluster` and compiles it with
-/// trainingPipeline(). Diagnostics go to stderr with the file and line; on
+/// --dtf-training-pipeline (passes/Passes.h), which turns it into the
+/// replicated program of runtime/ABI.md. Diagnostics go to stderr with the file and line; on
 /// failure the result is null.
 mlir::OwningOpRef<mlir::ModuleOp>
 compileModel(mlir::MLIRContext &context, const std::string &path,

@@ -1,7 +1,7 @@
 //===- GpuWorkerStep.cpp - A worker's step on a GPU -----------------------===//
 //
-// The replica program, rewritten by WorkerProgram.h so that pulled values
-// are feeds and gradients are fetches, becomes two functions of a module of
+// The replica program, rewritten by --dtf-lift-ps-transfers so that pulled
+// values are feeds and gradients are results (WorkerProgram.h), becomes two functions of a module of
 // its own: @train, returning the results and every push group's gradients,
 // and @evaluate, returning the results only (the backward pass dropped).
 // --dtf-lower-to-gpu lowers them for the worker's GPU: fused elementwise
@@ -14,6 +14,7 @@
 #include "tools/dtf-run/WorkerStep.h"
 
 #include "dialects/dtf/IR/DTFOps.h"
+#include "dialects/dtf/IR/WorkerStepAttrs.h"
 #include "passes/Passes.h"
 #include "runtime/cuda/exec/GpuFunction.h"
 
@@ -44,6 +45,9 @@ void cloneReturning(mlir::func::FuncOp worker, llvm::StringRef name,
       llvm::cast<mlir::func::FuncOp>(builder.clone(*worker, mapping));
   clone.setSymName(name);
   clone.removeResAttrsAttr();
+  // Its results are others than @worker's.
+  clone->removeAttr(ir::kPushesAttrName);
+  clone->removeAttr(ir::kModelResultsAttrName);
   mlir::Block &body = clone.getBody().front();
   auto oldReturn = llvm::cast<mlir::func::ReturnOp>(body.getTerminator());
   llvm::SmallVector<mlir::Value> values;

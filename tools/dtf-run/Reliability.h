@@ -28,9 +28,11 @@
 #include <ostream>
 #include <string>
 
+namespace dtf::ps {
+class ParameterServer;
+struct Options;
+} // namespace dtf::ps
 namespace dtf::rpc {
-class ParameterServerService;
-struct ParameterServerOptions;
 struct ServerOptions;
 } // namespace dtf::rpc
 
@@ -82,23 +84,23 @@ void applySecurity(rpc::ClientOptions &client,
 
 //===--- Checkpointing.cpp (PS side) ---===//
 
-/// Lets the PS service's Restore RPC read checkpoints of --logdir.
-void configureCheckpointRestore(rpc::ParameterServerOptions &service,
+/// Lets a PS task's restore read checkpoints of --logdir.
+void configureCheckpointRestore(ps::Options &task,
                                 const ReliabilityOptions &options);
 
 /// Preloads the newest valid checkpoint of --logdir into a PS task that
 /// starts, warning about newer ones that are corrupt or truncated. The
 /// task serves the values once the chief confirms them.
-void restoreAtStart(rpc::ParameterServerService &service,
+void restoreAtStart(ps::ParameterServer &task,
                     const ReliabilityOptions &options,
                     const std::string &taskLabel, std::ostream &log);
 
 //===--- Supervisor.cpp (PS side) ---===//
 
-/// --debug_crash_at_step: the PS service kills its process with SIGKILL
+/// --debug_crash_at_step: the PS task kills its process with SIGKILL
 /// right after the update that takes its step there, before any client
 /// hears of it, so that a test knows the step a crash lost exactly.
-void configureCrashAtStep(rpc::ParameterServerOptions &service,
+void configureCrashAtStep(ps::Options &task,
                           const ReliabilityOptions &options,
                           const std::string &taskLabel);
 

@@ -2,7 +2,7 @@
 
 #include "tools/dtf-run/Supervisor.h"
 
-#include "runtime/rpc/ParameterServerService.h"
+#include "runtime/ps/ParameterServer.h"
 
 #include <algorithm>
 #include <csignal>
@@ -92,12 +92,12 @@ static int64_t nextEpoch(int64_t maxEpoch) {
 // - if every task serves but their epochs differ, a chief died in the
 //   middle of this: it is redone with the checkpoint the newest epoch has.
 void Supervisor::establish(bool atStart) {
-  std::vector<rpc::PsTaskStatus> states;
+  std::vector<ps::TaskStatus> states;
   for (auto &task : ps)
     states.push_back(task->status());
   bool allServe = true, oneEpoch = true;
   int64_t maxEpoch = 0;
-  for (const rpc::PsTaskStatus &state : states) {
+  for (const ps::TaskStatus &state : states) {
     allServe &= state.initialized;
     oneEpoch &= state.epoch == states.front().epoch;
     maxEpoch = std::max(maxEpoch, state.epoch);
@@ -108,7 +108,7 @@ void Supervisor::establish(bool atStart) {
   }
 
   int64_t target = INT64_MAX;
-  for (const rpc::PsTaskStatus &state : states) {
+  for (const ps::TaskStatus &state : states) {
     if (!allServe && !state.initialized)
       target = std::min(target, state.hasValues ? state.restoredFrom : -1);
     if (allServe && state.epoch == maxEpoch)
@@ -117,7 +117,7 @@ void Supervisor::establish(bool atStart) {
   int64_t newEpoch = nextEpoch(maxEpoch);
   int64_t step = 0;
   for (size_t task = 0; task < ps.size(); ++task) {
-    const rpc::PsTaskStatus &state = states[task];
+    const ps::TaskStatus &state = states[task];
     rpc::RestoreRequest::Source source =
         target < 0 ? rpc::RestoreRequest::INITIAL_VALUES
         : !state.initialized && state.hasValues && state.restoredFrom == target
@@ -148,7 +148,7 @@ void Supervisor::establish(bool atStart) {
 void Supervisor::checkServing() {
   std::optional<int64_t> epoch;
   for (auto &task : ps) {
-    rpc::PsTaskStatus state = task->status();
+    ps::TaskStatus state = task->status();
     if (!state.initialized || (epoch && *epoch != state.epoch))
       throw rpc::RpcError(grpc::StatusCode::UNAVAILABLE,
                           task->peer() +
@@ -247,15 +247,15 @@ bool Supervisor::recover(const rpc::RpcError &error) {
 // A PS task's crash at a known step
 //===----------------------------------------------------------------------===//
 
-void configureCrashAtStep(rpc::ParameterServerOptions &service,
+void configureCrashAtStep(ps::Options &task,
                           const ReliabilityOptions &options,
                           const std::string &taskLabel) {
   if (options.debugCrashAtStep <= 0)
     return;
   int64_t crashAt = options.debugCrashAtStep;
-  // onApplied runs under the service's mutex, after the update and before
+  // onApplied runs under the task's mutex, after the update and before
   // any reply: no client has seen the step when the process dies.
-  service.onApplied = [observer = std::move(service.onApplied), crashAt,
+  task.onApplied = [observer = std::move(task.onApplied), crashAt,
                        taskLabel](int64_t step, Clock::time_point begin,
                                   Clock::time_point end) {
     if (observer)

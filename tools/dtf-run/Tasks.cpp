@@ -12,6 +12,7 @@
 #include "runtime/exec/Interpreter.h"
 #include "runtime/rpc/CoordinationClient.h"
 #include "runtime/rpc/CoordinationService.h"
+#include "runtime/exec/PsProgram.h"
 #include "runtime/rpc/ParameterServerService.h"
 #include "runtime/rpc/PsClient.h"
 #include "runtime/rpc/Server.h"
@@ -47,11 +48,11 @@ rpc::ClientOptions clientOptions(const TaskOptions &options) {
   return client;
 }
 
-rpc::Replication replicationOf(const TaskOptions &options) {
+ps::Replication replicationOf(const TaskOptions &options) {
   return options.replication.sync
-             ? rpc::Replication::sync(options.replication.replicasToAggregate,
-                                      options.replication.totalReplicas)
-             : rpc::Replication::async(options.replication.totalReplicas);
+             ? ps::Replication::sync(options.replication.replicasToAggregate,
+                                     options.replication.totalReplicas)
+             : ps::Replication::async(options.replication.totalReplicas);
 }
 
 /// This worker's part of a data split, served in shuffled batches: worker i
@@ -144,17 +145,20 @@ int runPsTask(mlir::ModuleOp program, const TaskOptions &options) {
   std::string securityNotice;
   rpc::ServerOptions serverOptions = psServerOptions(
       spec.ps()[index].str(), options.reliability, label, securityNotice);
-  rpc::ParameterServerOptions psOptions;
-  telemetry.attach(psOptions);
+  ps::Options psOptions;
+  exec::OpObserver opObserver;
+  telemetry.attach(psOptions, opObserver);
   configureCheckpointRestore(psOptions, options.reliability);
   psOptions.availableMemory = availableHostMemory();
   configureCrashAtStep(psOptions, options.reliability, label);
+  ps::ParameterServer task(
+      std::make_unique<exec::PsProgram>(function, std::move(opObserver)),
+      replicationOf(options), psOptions);
+  restoreAtStart(task, options.reliability, label, std::cout);
   rpc::Server server(serverOptions);
-  auto service = std::make_unique<rpc::ParameterServerService>(
-      function, replicationOf(options), [&server] { server.requestStop(); },
-      psOptions);
-  restoreAtStart(*service, options.reliability, label, std::cout);
-  server.addService(*service);
+  rpc::ParameterServerService service(task,
+                                      [&server] { server.requestStop(); });
+  server.addService(service);
 
   std::unique_ptr<rpc::CoordinationService> coordination;
   if (index == 0) {
@@ -163,8 +167,7 @@ int runPsTask(mlir::ModuleOp program, const TaskOptions &options) {
     coordinationOptions.numWorkers = static_cast<int>(spec.workers().size());
     coordinationOptions.heartbeatTimeout =
         std::chrono::milliseconds(options.workerTimeoutMs);
-    rpc::ParameterServerService *ps = service.get();
-    coordinationOptions.globalStep = [ps] { return ps->currentStep(); };
+    coordinationOptions.globalStep = [&task] { return task.currentStep(); };
     coordination =
         std::make_unique<rpc::CoordinationService>(coordinationOptions);
     server.addService(*coordination);
@@ -175,13 +178,13 @@ int runPsTask(mlir::ModuleOp program, const TaskOptions &options) {
   PsRegistration registration(spec.ps()[0].str(), index,
                               clientOptions(options), std::cout);
   std::cout << "PS task " << index << " serving "
-            << service->gradientNames().size() << " gradients at "
+            << task.gradientNames().size() << " gradients at "
             << server.address() << std::endl;
   server.wait();
   telemetry.finish();
-  rpc::UpdateStats stats = service->stats();
+  ps::UpdateStats stats = task.stats();
   std::cout << "PS task " << index << " stopped at step "
-            << service->currentStep() << ": applied " << stats.appliedUpdates
+            << task.currentStep() << ": applied " << stats.appliedUpdates
             << (options.replication.sync ? " aggregates" : " updates")
             << " of " << stats.appliedPushes << " pushes, dropped "
             << stats.stalePushes << " stale pushes" << std::endl;

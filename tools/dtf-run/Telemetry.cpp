@@ -271,11 +271,11 @@ PsTelemetry::PsTelemetry(const TelemetryOptions &options,
   trace.setRecording(updatesToTrace > 0);
 }
 
-void PsTelemetry::attach(rpc::ParameterServerOptions &serviceOptions) {
+void PsTelemetry::attach(ps::Options &task, exec::OpObserver &opObserver) {
   if (!trace.active())
     return;
-  serviceOptions.opObserver = trace.opObserver(OpTrack);
-  serviceOptions.onApplied = [this](int64_t step,
+  opObserver = trace.opObserver(OpTrack);
+  task.onApplied = [this](int64_t step,
                                     TaskTrace::Clock::time_point begin,
                                     TaskTrace::Clock::time_point end) {
     if (!trace.recording())

@@ -22,7 +22,7 @@
 
 #include "runtime/cluster/ClusterSpec.h"
 #include "runtime/exec/Interpreter.h"
-#include "runtime/rpc/ParameterServerService.h"
+#include "runtime/ps/ParameterServer.h"
 #include "runtime/summary/SummaryWriter.h"
 #include "runtime/trace/TraceRecorder.h"
 
@@ -165,8 +165,9 @@ public:
               const cluster::ClusterSpec &cluster, const cluster::TaskId &task,
               int64_t updatesToTrace);
 
-  /// Sets the service's hooks.
-  void attach(rpc::ParameterServerOptions &serviceOptions);
+  /// Sets the hooks of the task (`onApplied`) and of its update program
+  /// (the interpreter's op observer).
+  void attach(ps::Options &task, exec::OpObserver &opObserver);
   /// Writes the trace if it was not written yet.
   void finish();
 

@@ -3,8 +3,12 @@
 #include "tools/dtf-run/WorkerProgram.h"
 
 #include "dialects/dtf/IR/DTFOps.h"
+#include "dialects/dtf/IR/WorkerStepAttrs.h"
+#include "passes/Passes.h"
 
-#include "mlir/IR/Builders.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <map>
 #include <stdexcept>
@@ -12,12 +16,6 @@
 namespace ir = mlir::dtf;
 
 namespace dtf::run {
-
-std::string WorkerProgram::pullFeedName(const std::string &variable) {
-  // '^' cannot start a model's placeholder name by convention, so pulled
-  // feeds never collide with data feeds.
-  return "^pull/" + variable;
-}
 
 std::vector<mlir::Value> WorkerProgram::trainingFetches() const {
   std::vector<mlir::Value> fetches(results);
@@ -36,61 +34,64 @@ size_t WorkerProgram::pushOffset(size_t group) const {
   return offset;
 }
 
-static int psTaskOf(ir::DeviceAttr device, mlir::Operation *op) {
-  if (device.getJob() != "ps")
-    throw std::invalid_argument("@worker: an op reaches " + device.getName() +
-                                ", which is not a PS task");
-  (void)op;
-  return static_cast<int>(device.getTask());
-}
-
 WorkerProgram prepareWorkerProgram(mlir::ModuleOp program) {
+  std::string diagnostics;
+  {
+    mlir::ScopedDiagnosticHandler handler(
+        program.getContext(), [&](mlir::Diagnostic &diagnostic) {
+          llvm::raw_string_ostream(diagnostics)
+              << (diagnostics.empty() ? "" : "; ") << diagnostic;
+          return mlir::success();
+        });
+    mlir::PassManager passManager(program.getContext());
+    passManager.addPass(ir::createLiftPsTransfersPass());
+    if (failed(passManager.run(program)))
+      throw std::invalid_argument(
+          "the compiled program is not a replica program of runtime/ABI.md: " +
+          diagnostics);
+  }
   auto function = program.lookupSymbol<mlir::func::FuncOp>("worker");
-  if (!function || function.getBody().getBlocks().size() != 1)
-    throw std::invalid_argument(
-        "the compiled program has no single-block @worker function "
-        "(see runtime/ABI.md)");
 
   WorkerProgram result;
   result.function = function;
+  // Pulls: the lifted placeholders, grouped by PS task in program order.
   std::map<int, size_t> pullGroupOfTask;
-  mlir::OpBuilder builder(function.getContext());
-  llvm::SmallVector<mlir::Operation *> erased;
-
-  for (mlir::Operation &op : function.getBody().front()) {
-    if (auto pull = llvm::dyn_cast<ir::PullOp>(op)) {
-      int task = psTaskOf(pull.getDevice(), &op);
-      auto [it, inserted] =
-          pullGroupOfTask.emplace(task, result.pulls.size());
-      if (inserted)
-        result.pulls.push_back({task, {}, {}});
-      WorkerProgram::PullGroup &group = result.pulls[it->second];
-      std::string name = pull.getName().str();
-      group.variables.push_back(name);
-      group.feedNames.push_back(WorkerProgram::pullFeedName(name));
-      builder.setInsertionPoint(&op);
-      auto feed = builder.create<ir::PlaceholderOp>(
-          op.getLoc(), pull.getType(), WorkerProgram::pullFeedName(name));
-      pull.getResult().replaceAllUsesWith(feed.getResult());
-      erased.push_back(&op);
-    } else if (auto push = llvm::dyn_cast<ir::PushGradientsOp>(op)) {
-      WorkerProgram::PushGroup group;
-      group.psTask = psTaskOf(push.getDevice(), &op);
-      group.step = push.getStep();
-      for (mlir::Attribute name : push.getNames())
-        group.names.push_back(llvm::cast<mlir::StringAttr>(name).str());
-      group.gradients.assign(push.getGradients().begin(),
-                             push.getGradients().end());
-      result.pushes.push_back(std::move(group));
-      erased.push_back(&op);
-    } else if (auto ret = llvm::dyn_cast<mlir::func::ReturnOp>(op)) {
-      result.results.assign(ret.getOperands().begin(),
-                            ret.getOperands().end());
+  function.walk([&](ir::PlaceholderOp placeholder) {
+    auto from =
+        placeholder->getAttrOfType<ir::DeviceAttr>(ir::kPulledFromAttrName);
+    if (!from)
+      return;
+    int task = static_cast<int>(from.getTask());
+    auto [it, inserted] = pullGroupOfTask.emplace(task, result.pulls.size());
+    if (inserted)
+      result.pulls.push_back({task, {}, {}});
+    std::string name = placeholder.getName().str();
+    result.pulls[it->second].variables.push_back(
+        name.substr(ir::pulledPlaceholderName("").size()));
+    result.pulls[it->second].feedNames.push_back(name);
+  });
+  // Results: the model's, then each push's step and gradients.
+  auto ret = llvm::cast<mlir::func::ReturnOp>(
+      function.getBody().front().getTerminator());
+  auto modelResults =
+      function->getAttrOfType<mlir::IntegerAttr>(ir::kModelResultsAttrName);
+  auto pushes = function->getAttrOfType<mlir::ArrayAttr>(ir::kPushesAttrName);
+  size_t next = static_cast<size_t>(modelResults.getInt());
+  result.results.assign(ret.getOperands().begin(),
+                        ret.getOperands().begin() + next);
+  for (mlir::Attribute attribute : pushes) {
+    auto push = llvm::cast<mlir::DictionaryAttr>(attribute);
+    WorkerProgram::PushGroup group;
+    group.psTask = static_cast<int>(
+        llvm::cast<ir::DeviceAttr>(push.get("device")).getTask());
+    group.step = ret.getOperand(next++);
+    for (mlir::Attribute name :
+         llvm::cast<mlir::ArrayAttr>(push.get("names"))) {
+      group.names.push_back(llvm::cast<mlir::StringAttr>(name).str());
+      group.gradients.push_back(ret.getOperand(next++));
     }
+    result.pushes.push_back(std::move(group));
   }
-  // Pushes are erased last: their operands stay alive as fetches.
-  for (mlir::Operation *op : erased)
-    op->erase();
   return result;
 }
 

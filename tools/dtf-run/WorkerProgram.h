@@ -1,11 +1,12 @@
 //===- WorkerProgram.h - The replica program as one step runs it ----------===//
 //
-// A worker runs the replicated module's @worker once per step. Its
-// dtf.pull ops become feeds (pulled in one RPC per PS task before the step)
-// and its dtf.push_gradients ops become fetches (pushed in one RPC per PS
-// task after it), so that the step itself is an ordinary evaluation of dtf
-// ops. A validation run fetches the function's results only, which skips
-// the backward pass.
+// A worker runs the replicated module's @worker once per step.
+// --dtf-lift-ps-transfers turns its dtf.pull ops into feeds (pulled in one
+// RPC per PS task before the step) and its dtf.push_gradients ops into
+// results (pushed in one RPC per PS task after it), so that the step itself
+// is an ordinary evaluation of dtf ops; this describes the result. A
+// validation run fetches the model's results only, which skips the backward
+// pass.
 //
 //===----------------------------------------------------------------------===//
 
@@ -50,13 +51,10 @@ struct WorkerProgram {
   /// Where push group `group`'s step is in trainingFetches(); its
   /// gradients follow it.
   size_t pushOffset(size_t group) const;
-
-  /// The feed that carries the pulled value of `variable`.
-  static std::string pullFeedName(const std::string &variable);
 };
 
-/// Rewrites `@worker` of `program` in place (pulls to placeholders, pushes
-/// removed) and describes it. Throws std::invalid_argument if the module
+/// Runs --dtf-lift-ps-transfers on `program` (rewriting @worker in place)
+/// and describes @worker. Throws std::invalid_argument if the module
 /// has no @worker or it is not a replica program of runtime/ABI.md.
 WorkerProgram prepareWorkerProgram(mlir::ModuleOp program);
 

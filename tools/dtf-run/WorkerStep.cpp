@@ -2,23 +2,24 @@
 
 #include "tools/dtf-run/WorkerStep.h"
 
-#include <regex>
+#include "dtf/runtime/DeviceName.h"
+
+#include <optional>
 #include <stdexcept>
 
 namespace dtf::run {
 
 ComputeDevice ComputeDevice::parse(const std::string &text) {
-  static const std::regex form(R"(^(/device:|/)?(cpu|gpu)(:([0-9]{1,4}))?$)",
-                               std::regex::icase);
-  std::smatch match;
-  if (!std::regex_match(text, match, form))
+  std::string error;
+  std::optional<DeviceName> name = DeviceName::parseDevice(text, error);
+  if (!name || !name->job.empty())
     throw std::invalid_argument(
-        "--device=" + text +
-        ": expected CPU or GPU:K (also written /device:GPU:K)");
+        "--device=" + text + ": " +
+        (name ? "name the device alone" : error) +
+        "; expected CPU or GPU:K (also written /device:GPU:K)");
   ComputeDevice device;
-  device.gpu = std::tolower(static_cast<unsigned char>(match[2].str()[0])) ==
-               'g';
-  device.ordinal = match[4].matched ? std::stoi(match[4].str()) : 0;
+  device.gpu = name->isGpu();
+  device.ordinal = static_cast<int>(name->index);
   if (!device.gpu && device.ordinal != 0)
     throw std::invalid_argument("--device=" + text +
                                 ": a host has one CPU device, CPU:0");

@@ -2,6 +2,8 @@
 
 #include "dialects/dtf/IR/DTFDialect.h"
 
+#include "dtf/runtime/DeviceName.h"
+
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -94,79 +96,16 @@ static bool isKnownDeviceType(StringRef type) {
   return type == "CPU" || type == "GPU";
 }
 
-/// Parses a non-negative decimal index such as the N of "task:N".
-static std::optional<int64_t> parseIndex(StringRef text) {
-  int64_t value;
-  if (text.empty() || !llvm::all_of(text, llvm::isDigit) ||
-      text.getAsInteger(10, value))
-    return std::nullopt;
-  return value;
-}
-
 FailureOr<DeviceAttr> DeviceAttr::parseDeviceName(MLIRContext *context,
                                                   StringRef name,
                                                   std::string &error) {
-  if (!name.consume_front("/")) {
-    error = "expected a leading '/'";
+  // One grammar for device names in DTF (dtf/runtime/DeviceName.h).
+  std::optional<::dtf::DeviceName> device =
+      ::dtf::DeviceName::parseFull(name, error);
+  if (!device)
     return failure();
-  }
-  SmallVector<StringRef> parts;
-  name.split(parts, '/');
-
-  auto component = [&](size_t i) { return i < parts.size() ? parts[i] : ""; };
-
-  StringRef job = component(0);
-  if (!job.consume_front("job:")) {
-    error = ("expected 'job:NAME' first, got '" + component(0) + "'").str();
-    return failure();
-  }
-  if (!isKnownJob(job)) {
-    error = ("unknown job '" + job + "'; expected 'ps' or 'worker'").str();
-    return failure();
-  }
-
-  StringRef task = component(1);
-  if (!task.consume_front("task:")) {
-    error = ("expected 'task:N' after the job, got '" + component(1) + "'")
-                .str();
-    return failure();
-  }
-  std::optional<int64_t> taskIndex = parseIndex(task);
-  if (!taskIndex) {
-    error = ("task index '" + task + "' is not a non-negative integer").str();
-    return failure();
-  }
-
-  StringRef deviceType;
-  int64_t deviceIndex = -1;
-  if (parts.size() > 2) {
-    StringRef device = parts[2];
-    if (!device.consume_front("device:")) {
-      error = ("expected 'device:TYPE:K' after the task, got '" + parts[2] +
-               "'")
-                  .str();
-      return failure();
-    }
-    auto [type, index] = device.split(':');
-    if (!isKnownDeviceType(type)) {
-      error = ("unknown device type '" + type + "'; expected 'CPU' or 'GPU'")
-                  .str();
-      return failure();
-    }
-    std::optional<int64_t> parsedIndex = parseIndex(index);
-    if (!parsedIndex) {
-      error = ("device index '" + index + "' is not a non-negative integer")
-                  .str();
-      return failure();
-    }
-    deviceType = type;
-    deviceIndex = *parsedIndex;
-  }
-  if (parts.size() > 3) {
-    error = ("unexpected component '" + parts[3] + "' after the device").str();
-    return failure();
-  }
-  return DeviceAttr::get(context, job, *taskIndex, deviceType, deviceIndex);
+  return DeviceAttr::get(context, device->job, device->task, device->type,
+                         device->index);
 }
 
 std::string DeviceAttr::getName() const {

@@ -1,6 +1,7 @@
 //===- DTFDialect.cpp - dtf dialect registration and verification --------===//
 
 #include "dialects/dtf/IR/DTFDialect.h"
+#include "dialects/dtf/IR/WorkerStepAttrs.h"
 #include "dialects/dtf/IR/DTFOps.h"
 
 #include "mlir/IR/Builders.h"
@@ -115,6 +116,38 @@ static LogicalResult verifyGradientsAttr(Operation *op, Attribute value) {
   return success();
 }
 
+/// Checks `dtf.pushes` on a function: one {device, names} per push, whose
+/// step and gradients are the results after `dtf.model_results`.
+static LogicalResult verifyPushesAttr(Operation *op, Attribute value) {
+  auto function = dyn_cast<FunctionOpInterface>(op);
+  auto pushes = dyn_cast<ArrayAttr>(value);
+  auto modelResults = op->getAttrOfType<IntegerAttr>(kModelResultsAttrName);
+  if (!function || !pushes || !modelResults)
+    return op->emitError("'") << kPushesAttrName
+                              << "' must be an array on a function with '"
+                              << kModelResultsAttrName << "'";
+  int64_t results = modelResults.getInt();
+  for (Attribute attribute : pushes) {
+    auto push = dyn_cast<DictionaryAttr>(attribute);
+    auto device = push ? push.getAs<DeviceAttr>("device") : DeviceAttr();
+    auto names = push ? push.getAs<ArrayAttr>("names") : ArrayAttr();
+    if (!device || !names ||
+        !llvm::all_of(names, [](Attribute name) {
+          return isa<StringAttr>(name);
+        }))
+      return op->emitError("'") << kPushesAttrName
+                                << "' must list {device = #dtf.device<...>, "
+                                   "names = [...]} dictionaries";
+    results += 1 + names.size();
+  }
+  if (results != static_cast<int64_t>(function.getNumResults()))
+    return op->emitError("'")
+           << kPushesAttrName << "' and '" << kModelResultsAttrName
+           << "' account for " << results << " results, but the function has "
+           << function.getNumResults();
+  return success();
+}
+
 LogicalResult DTFDialect::verifyOperationAttribute(Operation *op,
                                                    NamedAttribute attr) {
   if (attr.getName() == getClusterAttrName()) {
@@ -153,6 +186,26 @@ LogicalResult DTFDialect::verifyOperationAttribute(Operation *op,
                                 << "' must be a dtf optimizer attribute";
     return success();
   }
+  if (attr.getName() == kPulledFromAttrName) {
+    auto device = dyn_cast<DeviceAttr>(attr.getValue());
+    if (!isa<PlaceholderOp>(op) || !device || device.getJob() != "ps" ||
+        device.hasDevicePart())
+      return op->emitError("'") << kPulledFromAttrName
+                                << "' must be the PS task of a placeholder";
+    return verifyDeviceInCluster(op, device);
+  }
+  if (attr.getName() == kModelResultsAttrName) {
+    auto function = dyn_cast<FunctionOpInterface>(op);
+    auto count = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!function || !count || count.getInt() < 0 ||
+        count.getInt() > static_cast<int64_t>(function.getNumResults()))
+      return op->emitError("'")
+             << kModelResultsAttrName
+             << "' must count results of the function it is on";
+    return success();
+  }
+  if (attr.getName() == kPushesAttrName)
+    return verifyPushesAttr(op, attr.getValue());
   return op->emitError("unknown dtf attribute '")
          << attr.getName().getValue() << "'";
 }

@@ -4,11 +4,14 @@
 
 #include "Driver.h"
 
+#include "dtf/runtime/DeviceName.h"
+
 #include <cublas_v2.h>
 #include <cudnn.h>
 
 #include <algorithm>
-#include <cctype>
+#include <optional>
+#include <stdexcept>
 #include <vector>
 
 namespace dtf::cuda {
@@ -20,13 +23,6 @@ namespace {
 
 CUdeviceptr devicePointer(const void *pointer) {
   return reinterpret_cast<CUdeviceptr>(pointer);
-}
-
-std::string lowercase(std::string_view text) {
-  std::string result(text);
-  std::transform(result.begin(), result.end(), result.begin(),
-                 [](unsigned char c) { return std::tolower(c); });
-  return result;
 }
 
 } // namespace
@@ -48,28 +44,16 @@ std::string unavailableReason() {
 }
 
 int parseDeviceOrdinal(std::string_view name) {
-  std::string text = lowercase(name);
-  // The device part of a full name: after the last "/device:" or "/".
-  std::string_view device = text;
-  if (size_t at = device.rfind("/device:"); at != std::string_view::npos)
-    device = device.substr(at + 8);
-  else if (size_t slash = device.rfind('/'); slash != std::string_view::npos)
-    device = device.substr(slash + 1);
-  auto invalid = [&]() {
-    return std::invalid_argument(
-        "'" + std::string(name) +
-        "' is not a GPU device name; expected GPU:<n>, /device:GPU:<n> or "
+  std::string error;
+  std::optional<DeviceName> device = DeviceName::parseDevice(name, error);
+  if (device && !device->isGpu())
+    error = "it is a " + device->type + " device";
+  if (!device || !device->isGpu())
+    throw std::invalid_argument(
+        "'" + std::string(name) + "' is not a GPU device name (" + error +
+        "); expected GPU:<n>, /device:GPU:<n> or "
         "/job:<job>/task:<i>/device:GPU:<n>");
-  };
-  if (device.substr(0, 4) != "gpu:" || device.size() == 4)
-    throw invalid();
-  int ordinal = 0;
-  for (char c : device.substr(4)) {
-    if (!std::isdigit(static_cast<unsigned char>(c)) || ordinal > 100000)
-      throw invalid();
-    ordinal = ordinal * 10 + (c - '0');
-  }
-  return ordinal;
+  return static_cast<int>(device->index);
 }
 
 //===----------------------------------------------------------------------===//

@@ -12,6 +12,7 @@ using testing::uniform;
 
 TEST(DeviceNameTest, ParsesTensorFlowGPUNames) {
   EXPECT_EQ(parseDeviceOrdinal("GPU:0"), 0);
+  EXPECT_EQ(parseDeviceOrdinal("GPU"), 0);
   EXPECT_EQ(parseDeviceOrdinal("gpu:3"), 3);
   EXPECT_EQ(parseDeviceOrdinal("/device:GPU:1"), 1);
   EXPECT_EQ(parseDeviceOrdinal("/gpu:2"), 2);
@@ -20,7 +21,7 @@ TEST(DeviceNameTest, ParsesTensorFlowGPUNames) {
 }
 
 TEST(DeviceNameTest, RejectsOtherNames) {
-  for (const char *name : {"", "GPU", "GPU:", "GPU:-1", "GPU:1x", "CPU:0",
+  for (const char *name : {"", "GPU:", "GPU:-1", "GPU:1x", "CPU:0",
                            "/device:CPU:0", "/job:ps/task:0", "TPU:0"})
     EXPECT_THROW(parseDeviceOrdinal(name), std::invalid_argument) << name;
 }

@@ -220,10 +220,12 @@ TEST(CoordinationTest, TheChiefStopsEveryPsTaskAfterTraining) {
   TestModule module(kTwoPsModule);
   // PS task 0: its variables and the coordinator on one server.
   Server server0(ServerOptions{"127.0.0.1:0"});
-  ParameterServerService ps0(module.function("ps_0"), Replication::async(2),
-                             [&] { server0.requestStop(); });
+  ps::ParameterServer task0(
+      std::make_unique<exec::PsProgram>(module.function("ps_0")),
+      Replication::async(2));
+  ParameterServerService ps0(task0, [&] { server0.requestStop(); });
   CoordinationOptions options = cluster(2, 2);
-  options.globalStep = [&] { return ps0.currentStep(); };
+  options.globalStep = [&] { return task0.currentStep(); };
   CoordinationService coordination(options);
   server0.addService(ps0);
   server0.addService(coordination);
@@ -269,7 +271,7 @@ TEST(CoordinationTest, TheChiefStopsEveryPsTaskAfterTraining) {
   server0.wait();
   ps1.server.wait();
   EXPECT_TRUE(coordination.stopRequested());
-  EXPECT_EQ(ps0.currentStep(), 6);
+  EXPECT_EQ(task0.currentStep(), 6);
 }
 
 } // namespace

@@ -106,10 +106,11 @@ protected:
   void startPs(const char *function, Replication replication,
                ServerOptions serverOptions = {"127.0.0.1:0"},
                ClientOptions clientOptions = fastClientOptions(),
-               ParameterServerOptions psOptions = {}) {
+               ps::Options psOptions = {},
+               exec::OpObserver opObserver = {}) {
     ps = std::make_unique<RunningPs>(module.function(function), replication,
-                                     serverOptions, psOptions);
-    client = std::make_unique<PsClient>(ps->service.taskName(),
+                                     serverOptions, psOptions, opObserver);
+    client = std::make_unique<PsClient>(ps->task.taskName(),
                                         ps->server.address(), clientOptions);
   }
 
@@ -183,8 +184,8 @@ TEST_F(ParameterServerTest, AsyncAppliesEveryPushAtOnce) {
     EXPECT_EQ(pushWB(tag, 0.5f, 0.0f).outcome, PushResponse::APPLIED);
   EXPECT_EQ(client->step(), 3);
   EXPECT_EQ(pullOne("w"), std::vector<float>(6, 0.25f));
-  EXPECT_EQ(ps->service.stats().appliedUpdates, 3);
-  EXPECT_EQ(ps->service.stats().stalePushes, 0);
+  EXPECT_EQ(ps->task.stats().appliedUpdates, 3);
+  EXPECT_EQ(ps->task.stats().stalePushes, 0);
 }
 
 TEST_F(ParameterServerTest, ConcurrentAsyncPushesAreSerialized) {
@@ -248,7 +249,7 @@ TEST_F(ParameterServerTest, SyncDropsStalePushes) {
   // And it does not count towards step 1's aggregate.
   EXPECT_EQ(pushWB(1, 1.0f, 1.0f).outcome, PushResponse::ACCUMULATED);
 
-  UpdateStats stats = ps->service.stats();
+  UpdateStats stats = ps->task.stats();
   EXPECT_EQ(stats.appliedUpdates, 1);
   EXPECT_EQ(stats.appliedPushes, 2);
   EXPECT_EQ(stats.stalePushes, 1);
@@ -273,7 +274,7 @@ TEST_F(ParameterServerTest, SyncFuturePushesWaitForTheirStep) {
 }
 
 TEST_F(ParameterServerTest, SyncQueueOfFuturePushesIsBounded) {
-  ParameterServerOptions psOptions;
+  ps::Options psOptions;
   psOptions.maxQueuedPushes = 1;
   startPs("ps_0_sync", Replication::sync(2, 3), {"127.0.0.1:0"},
           fastClientOptions(), psOptions);
@@ -441,7 +442,7 @@ TEST_F(ParameterServerTest, OversizedMessageIsRejectedWithAStatus) {
   ClientOptions unlimited = fastClientOptions();
   unlimited.maxMessageBytes = 64 << 20;
   unlimited.chunkBytes = 32 << 20;
-  PsClient careless(ps->service.taskName(), ps->server.address(), unlimited);
+  PsClient careless(ps->task.taskName(), ps->server.address(), unlimited);
   Tensor gradient = Tensor::filled(DType::F32, {800, 1000}, 1.0);
   RpcError error =
       expectRpcError([&] { careless.push(0, {{"big", &gradient}}); });
@@ -476,8 +477,9 @@ TEST_F(ParameterServerTest, MalformedMessageIsRejectedWithAStatus) {
 
 TEST_F(ParameterServerTest, RejectsAFunctionThatDoesNotFitTheMode) {
   // ps_0 takes one group of gradients; sync with two replicas needs two.
-  EXPECT_THROW(ParameterServerService(module.function("ps_0"),
-                                      Replication::sync(2, 2), nullptr),
+  EXPECT_THROW(ps::ParameterServer(
+                   std::make_unique<exec::PsProgram>(module.function("ps_0")),
+                   Replication::sync(2, 2)),
                std::invalid_argument);
 }
 
@@ -485,11 +487,12 @@ TEST_F(ParameterServerTest, RefusesVariablesThatDoNotFitInMemory) {
   // ps_big's one variable is 3.2 MB; with 3 MB left the task is refused,
   // with a message that names the variable and its bytes, before it
   // allocates anything.
-  ParameterServerOptions options;
+  ps::Options options;
   options.availableMemory = 3'000'000;
   try {
-    ParameterServerService(module.function("ps_big"), Replication::async(),
-                           nullptr, options);
+    ps::ParameterServer(
+        std::make_unique<exec::PsProgram>(module.function("ps_big")),
+        Replication::async(), options);
     FAIL() << "no error";
   } catch (const std::invalid_argument &error) {
     EXPECT_EQ(std::string(error.what()),
@@ -498,9 +501,9 @@ TEST_F(ParameterServerTest, RefusesVariablesThatDoNotFitInMemory) {
               "in all, more than the 3.0 MB of memory this task can allocate");
   }
   options.availableMemory = 3'200'000;
-  EXPECT_NO_THROW(ParameterServerService(module.function("ps_big"),
-                                         Replication::async(), nullptr,
-                                         options));
+  EXPECT_NO_THROW(ps::ParameterServer(
+      std::make_unique<exec::PsProgram>(module.function("ps_big")),
+      Replication::async(), options));
 }
 
 TEST_F(ParameterServerTest, TwoTasksServeTheirOwnVariables) {
@@ -521,8 +524,8 @@ TEST_F(ParameterServerTest, TwoTasksServeTheirOwnVariables) {
 TEST_F(ParameterServerTest, ObserverHooksSeeEachUpdate) {
   std::vector<std::string> ops;
   std::vector<int64_t> appliedSteps;
-  ParameterServerOptions psOptions;
-  psOptions.opObserver = [&](mlir::Operation *op,
+  ps::Options psOptions;
+  exec::OpObserver opObserver = [&](mlir::Operation *op,
                              std::chrono::steady_clock::time_point begin,
                              std::chrono::steady_clock::time_point end) {
     EXPECT_LE(begin, end);
@@ -535,7 +538,7 @@ TEST_F(ParameterServerTest, ObserverHooksSeeEachUpdate) {
     appliedSteps.push_back(step);
   };
   startPs("ps_0", Replication::async(), {"127.0.0.1:0"}, fastClientOptions(),
-          psOptions);
+          psOptions, opObserver);
   client->initialize();
   pushWB(0, 1.0f, 1.0f);
   pushWB(1, 1.0f, 1.0f);

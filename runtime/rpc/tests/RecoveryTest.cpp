@@ -65,7 +65,7 @@ protected:
   RecoveryTest() : module(kModule) {}
 
   void startPs(const char *function, Replication replication) {
-    ParameterServerOptions options;
+    ps::Options options;
     options.loadCheckpoint = [this](int64_t step) {
       ++loads;
       if (step == 404)
@@ -79,7 +79,7 @@ protected:
     };
     ps = std::make_unique<RunningPs>(module.function(function), replication,
                                      ServerOptions{"127.0.0.1:0"}, options);
-    client = std::make_unique<PsClient>(ps->service.taskName(),
+    client = std::make_unique<PsClient>(ps->task.taskName(),
                                         ps->server.address(),
                                         fastClientOptions());
   }
@@ -121,8 +121,8 @@ TEST_F(RecoveryTest, SnapshotHoldsEveryVariableWithTheStep) {
 
 TEST_F(RecoveryTest, PreloadedValuesServeOnlyOnceTheChiefConfirms) {
   startPs("ps_0", Replication::async());
-  ps->service.preload(checkpointAt(40, 5.0f, 0.0f), 40);
-  PsTaskStatus status = client->status();
+  ps->task.preload(checkpointAt(40, 5.0f, 0.0f), 40);
+  ps::TaskStatus status = client->status();
   EXPECT_FALSE(status.initialized);
   EXPECT_TRUE(status.hasValues);
   EXPECT_EQ(status.restoredFrom, 40);
@@ -146,7 +146,7 @@ TEST_F(RecoveryTest, PreloadedValuesServeOnlyOnceTheChiefConfirms) {
 
 TEST_F(RecoveryTest, InitializeServesPreloadedValuesToo) {
   startPs("ps_0", Replication::async());
-  ps->service.preload(checkpointAt(8, 5.0f, 0.0f), 8);
+  ps->task.preload(checkpointAt(8, 5.0f, 0.0f), 8);
   EXPECT_FALSE(client->initialize()); // had values
   EXPECT_EQ(first("w"), 5.0f);
   EXPECT_EQ(client->step(), 8);
@@ -157,7 +157,7 @@ TEST_F(RecoveryTest, PreloadRejectsACheckpointOfAnotherModel) {
   ModelState state = checkpointAt(3, 0, 0);
   state.values.erase("v/Momentum");
   try {
-    ps->service.preload(std::move(state), 3);
+    ps->task.preload(std::move(state), 3);
     FAIL() << "no error";
   } catch (const std::invalid_argument &error) {
     EXPECT_TRUE(contains(error.what(), "no value of variable 'v/Momentum'"))
@@ -165,7 +165,7 @@ TEST_F(RecoveryTest, PreloadRejectsACheckpointOfAnotherModel) {
   }
   ModelState wrong = checkpointAt(3, 0, 0);
   wrong.values["v"] = Tensor::filled(DType::F32, {3}, 0.0);
-  EXPECT_THROW(ps->service.preload(std::move(wrong), 3), std::invalid_argument);
+  EXPECT_THROW(ps->task.preload(std::move(wrong), 3), std::invalid_argument);
   EXPECT_FALSE(client->status().hasValues);
 }
 
@@ -186,7 +186,7 @@ TEST_F(RecoveryTest, ASyncTaskWithoutGlobalStepCountsOnFromTheRestoredStep) {
   EXPECT_EQ(applied.outcome, PushResponse::APPLIED);
   EXPECT_EQ(applied.step, 8);
   EXPECT_EQ(first("v"), 25.0f);
-  PsTaskStatus status = client->status();
+  ps::TaskStatus status = client->status();
   EXPECT_EQ(status.restoredFrom, 7);
   EXPECT_EQ(status.epoch, 2);
 }
@@ -265,7 +265,7 @@ TEST_F(RecoveryTest, AFailedRestoreChangesNothing) {
 
 TEST_F(RecoveryTest, WithoutACheckpointDirectoryRestoreFails) {
   RunningPs bare(module.function("ps_0"), Replication::async());
-  PsClient bareClient(bare.service.taskName(), bare.server.address(),
+  PsClient bareClient(bare.task.taskName(), bare.server.address(),
                       fastClientOptions());
   RpcError error = expectRpcError(
       [&] { bareClient.restore(RestoreRequest::CHECKPOINT, 1, 1); });

@@ -4,6 +4,7 @@
 #define DTF_RUNTIME_RPC_TESTS_RPCTESTSUPPORT_H
 
 #include "runtime/rpc/Errors.h"
+#include "runtime/exec/PsProgram.h"
 #include "runtime/rpc/ParameterServerService.h"
 #include "runtime/rpc/PsClient.h"
 #include "runtime/rpc/Server.h"
@@ -22,6 +23,10 @@
 #include <string>
 
 namespace dtf::rpc::testing {
+
+using ps::ModelState;
+using ps::Replication;
+using ps::UpdateStats;
 
 /// A parsed module of hand-written PS functions.
 class TestModule {
@@ -51,19 +56,21 @@ private:
   mlir::OwningOpRef<mlir::ModuleOp> module;
 };
 
-/// A PS service on its own server at 127.0.0.1 and a port the OS picks; a
-/// Stop RPC stops the server.
+/// A PS task running `function`, served on its own server at 127.0.0.1 and
+/// a port the OS picks; a Stop RPC stops the server.
 struct RunningPs {
   RunningPs(mlir::func::FuncOp function, Replication replication,
             ServerOptions serverOptions = {"127.0.0.1:0"},
-            ParameterServerOptions psOptions = {})
-      : service(function, replication, [this] { server.requestStop(); },
-                psOptions),
+            ps::Options psOptions = {}, exec::OpObserver opObserver = {})
+      : task(std::make_unique<exec::PsProgram>(function, std::move(opObserver)),
+             replication, std::move(psOptions)),
+        service(task, [this] { server.requestStop(); }),
         server(serverOptions) {
     server.addService(service);
     server.start();
   }
 
+  ps::ParameterServer task;
   // The server goes first: it calls the service while stopping.
   ParameterServerService service;
   Server server;

@@ -52,8 +52,9 @@ constexpr const char *kToken = "correct horse battery staple";
 struct TokenCluster {
   explicit TokenCluster(mlir::func::FuncOp function, TlsSettings tls = {},
                         std::string token = kToken)
-      : ps(function, Replication::async(), [] {}),
-        coordinator(CoordinationOptions{}), server(options(tls, token)) {
+      : task(std::make_unique<exec::PsProgram>(function),
+             Replication::async()),
+        ps(task, [] {}), coordinator(CoordinationOptions{}), server(options(tls, token)) {
     server.addService(ps);
     server.addService(coordinator);
     server.start();
@@ -65,6 +66,7 @@ struct TokenCluster {
     options.tls = tls;
     return options;
   }
+  ps::ParameterServer task;
   ParameterServerService ps;
   CoordinationService coordinator;
   Server server;
@@ -121,10 +123,10 @@ TEST_F(SecurityTest, ClientsWithoutTheRightTokenAreRefusedAndNothingApplied) {
   // Nothing of it was applied: the values, the step, the epoch, the
   // coordinator's state and the server are as before.
   EXPECT_EQ(good.pull({"w"})[0].toVector<float>(), std::vector<float>(2, 1.0f));
-  PsTaskStatus status = good.status();
+  ps::TaskStatus status = good.status();
   EXPECT_EQ(status.step, 0);
   EXPECT_EQ(status.epoch, 0);
-  EXPECT_EQ(cluster.ps.stats().appliedPushes, 0);
+  EXPECT_EQ(cluster.task.stats().appliedPushes, 0);
   EXPECT_FALSE(cluster.coordinator.stopRequested());
   EXPECT_TRUE(cluster.coordinator.workerStates().done.empty());
   Tensor gradient = Tensor::filled(DType::F32, {2}, 0.5);
@@ -255,7 +257,7 @@ TEST_F(TlsTest, OnlyClientsWithACertificateOfTheClusterGetIn) {
   }
   EXPECT_EQ(client.pull({"w"})[0].toVector<float>(),
             std::vector<float>(2, 0.5f));
-  EXPECT_EQ(cluster.ps.stats().appliedPushes, 1);
+  EXPECT_EQ(cluster.task.stats().appliedPushes, 1);
 }
 
 TEST_F(TlsTest, AClientChecksTheServersCertificate) {

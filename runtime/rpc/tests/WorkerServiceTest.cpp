@@ -8,6 +8,7 @@
 
 #include "RpcTestSupport.h"
 
+#include "runtime/exec/ExecutorWorker.h"
 #include "runtime/exec/Interpreter.h"
 #include "runtime/exec/TestModules.h"
 #include "runtime/rpc/WorkerClient.h"
@@ -35,14 +36,24 @@ std::string taskName(int task) {
   return "/job:worker/task:" + std::to_string(task);
 }
 
-/// A worker service on its own server.
+/// A worker task's graphs, served on its own server.
 struct RunningWorker {
-  RunningWorker(WorkerServiceOptions options)
-      : service(std::move(options)), server(ServerOptions{"127.0.0.1:0"}) {
+  explicit RunningWorker(WorkerServiceOptions options)
+      : graphs(graphOptions(options.taskName)),
+        service(graphs, std::move(options)),
+        server(ServerOptions{"127.0.0.1:0"}) {
     server.addService(service, [this] { service.beginShutdown(); });
     server.start();
   }
 
+  static exec::ExecutorWorkerOptions graphOptions(const std::string &task) {
+    exec::ExecutorWorkerOptions options;
+    options.taskName = task;
+    options.numThreads = 2;
+    return options;
+  }
+
+  exec::ExecutorWorker graphs;
   // The server goes first: it calls the service while stopping.
   WorkerService service;
   Server server;
@@ -63,7 +74,6 @@ protected:
       WorkerServiceOptions options;
       options.taskName = task;
       options.client = fastClientOptions();
-      options.numThreads = 2;
       options.chunkBytes = chunkBytes;
       workers.push_back(std::make_unique<RunningWorker>(options));
     }
@@ -193,9 +203,9 @@ TEST_F(WorkerServiceTest, PartitionsAcrossTasksMatchTheWholeFunction) {
     EXPECT_TRUE(outcome.results[1].empty());
   }
   // The variable lives on task 1 and was updated there.
-  EXPECT_EQ(workers[1]->service.snapshotVariables().at("w").toVector<float>(),
+  EXPECT_EQ(workers[1]->graphs.snapshotVariables().at("w").toVector<float>(),
             store.at("w").toVector<float>());
-  EXPECT_TRUE(workers[0]->service.snapshotVariables().empty());
+  EXPECT_TRUE(workers[0]->graphs.snapshotVariables().empty());
   for (auto &worker : workers) {
     EXPECT_EQ(worker->service.localRendezvous().numBuffered(), 0u);
     EXPECT_EQ(worker->service.localRendezvous().numWaiting(), 0u);
@@ -439,7 +449,7 @@ TEST_F(WorkerServiceTest, ModelParallelMlpPartitionedByTheCompiler) {
   // Each PS task holds its variables, trained as the whole function's.
   size_t compared = 0;
   for (int ps = 0; ps < 2; ++ps)
-    for (auto &[name, value] : workers[ps]->service.snapshotVariables()) {
+    for (auto &[name, value] : workers[ps]->graphs.snapshotVariables()) {
       SCOPED_TRACE(name);
       ASSERT_TRUE(reference.count(name));
       const Tensor &want = reference.at(name);

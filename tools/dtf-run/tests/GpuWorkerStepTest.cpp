@@ -12,6 +12,7 @@
 
 #include "GpuTestUtil.h"
 #include "dialects/dtf/IR/DTFOps.h"
+#include "dialects/dtf/IR/WorkerStepAttrs.h"
 #include "passes/InitAll.h"
 #include "runtime/cuda/exec/GpuFunction.h"
 
@@ -118,7 +119,7 @@ TEST_F(GpuWorkerStepTest, TheReplicaProgramsLowerToHostCodeTheExecutorRuns) {
     for (unsigned i = 0; i < train.getNumArguments(); ++i) {
       auto feed = train.getArgAttrOfType<mlir::StringAttr>(i, "dtf.feed");
       ASSERT_TRUE(feed) << "argument " << i << " is not a feed";
-      EXPECT_NE(feed.getValue(), WorkerProgram::pullFeedName("global_step"));
+      EXPECT_NE(feed.getValue(), mlir::dtf::pulledPlaceholderName("global_step"));
     }
   }
 }

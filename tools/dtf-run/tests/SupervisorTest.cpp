@@ -38,7 +38,7 @@ module {
 class SupervisorTest : public ::testing::Test {
 protected:
   SupervisorTest()
-      : module(kModule), coordination(CoordinationOptions{1, 2}),
+      : module(kModule), coordination(twoWorkers()),
         coordinationServer(ServerOptions{"127.0.0.1:0"}) {
     coordinationServer.addService(coordination);
     coordinationServer.start();
@@ -47,13 +47,19 @@ protected:
     options.recoveryTimeoutMs = 5'000;
   }
 
+  static CoordinationOptions twoWorkers() {
+    CoordinationOptions options;
+    options.numWorkers = 2;
+    return options;
+  }
+
   /// Starts PS task 0 (again): a fresh process, which knows no epoch.
   void startPs() {
     ps.clear();
     running.reset();
     running = std::make_unique<RunningPs>(module.function("ps_0"),
                                           Replication::sync(2, 2));
-    ps.push_back(std::make_unique<PsClient>(running->service.taskName(),
+    ps.push_back(std::make_unique<PsClient>(running->task.taskName(),
                                             running->server.address(),
                                             fastClientOptions()));
   }

@@ -31,11 +31,14 @@ TEST(ComputeDeviceTest, ParsesTheWaysTensorFlowNamesADevice) {
 TEST(ComputeDeviceTest, RejectsWhatIsNoDeviceOfAWorker) {
   for (auto [text, why] :
        {std::pair<const char *, const char *>{
-            "TPU:0", "--device=TPU:0: expected CPU or GPU:K"},
-        {"GPU:-1", "--device=GPU:-1: expected CPU or GPU:K"},
-        {"GPU:0:1", "--device=GPU:0:1: expected CPU or GPU:K"},
-        {"/job:worker/device:GPU:0", "expected CPU or GPU:K"},
-        {"", "--device=: expected CPU or GPU:K"},
+            "TPU:0", "--device=TPU:0: unknown device type 'TPU'"},
+        {"GPU:-1", "--device=GPU:-1: device index '-1' is not a "
+                   "non-negative integer; expected CPU or GPU:K"},
+        {"GPU:0:1", "--device=GPU:0:1: device index '0:1'"},
+        {"/job:worker/device:GPU:0", "expected 'task:N' after the job"},
+        {"/job:worker/task:0/device:GPU:0",
+         "--device=/job:worker/task:0/device:GPU:0: name the device alone"},
+        {"", "--device=: unknown device type ''"},
         {"CPU:1", "--device=CPU:1: a host has one CPU device, CPU:0"}}) {
     try {
       ComputeDevice::parse(text);

@@ -25,6 +25,7 @@ enum class ErrorCode {
   Aborted,
   Cancelled,
   DeadlineExceeded,
+  ResourceExhausted,
   Unavailable,
   Internal,
 };

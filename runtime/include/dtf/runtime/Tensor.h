@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -160,5 +161,9 @@ template <typename T> Tensor Tensor::scalar(T value) {
   *result.data<T>() = value;
   return result;
 }
+
+/// The value of every variable, by name: the state a PS task or a worker
+/// holds.
+using VariableStore = std::map<std::string, Tensor>;
 
 } // namespace dtf

@@ -1,10 +1,10 @@
 //===- Crc32c.cpp - CRC-32C (Castagnoli) ----------------------------------===//
 
-#include "runtime/summary/Crc32c.h"
+#include "dtf/runtime/Crc32c.h"
 
 #include <array>
 
-namespace dtf::summary {
+namespace dtf {
 namespace {
 
 /// The byte-at-a-time table of the reflected polynomial 0x82F63B78.
@@ -31,4 +31,4 @@ uint32_t crc32c(const void *data, size_t size, uint32_t crc) {
   return ~crc;
 }
 
-} // namespace dtf::summary
+} // namespace dtf

@@ -1,0 +1,66 @@
+//===- PsProgram.cpp - A PS function as a PS task's update program --------===//
+
+#include "runtime/exec/PsProgram.h"
+
+#include "dialects/dtf/IR/DTFOps.h"
+
+#include <stdexcept>
+
+namespace dtf::exec {
+
+PsProgram::PsProgram(mlir::func::FuncOp function, OpObserver opObserver)
+    : function(function), opObserver(std::move(opObserver)) {
+  if (auto device = function->getAttrOfType<mlir::dtf::DeviceAttr>(
+          mlir::dtf::DTFDialect::getDeviceAttrName()))
+    signature_.taskName = device.getName();
+  else
+    signature_.taskName = "@" + function.getSymName().str();
+  std::string prefix = "PS task " + signature_.taskName + ": ";
+
+  const EvalOptions evalOptions;
+  auto typeOf = [&](mlir::Type type) {
+    return ps::TensorType{
+        toDType(mlir::cast<mlir::RankedTensorType>(type).getElementType(),
+                evalOptions),
+        toShape(type)};
+  };
+  try {
+    function.walk([&](mlir::dtf::VariableOp variable) {
+      signature_.variables[variable.getName().str()] =
+          typeOf(variable.getValueType());
+    });
+  } catch (const EvalError &error) {
+    throw std::invalid_argument(prefix + error.what());
+  }
+  // dtf.gradients: absent when the task holds no trainable variable.
+  if (auto names = function->getAttrOfType<mlir::ArrayAttr>("dtf.gradients")) {
+    for (mlir::Attribute name : names) {
+      auto string = mlir::dyn_cast<mlir::StringAttr>(name);
+      if (!string)
+        throw std::invalid_argument(prefix +
+                                    "dtf.gradients must list variable names");
+      signature_.gradientNames.push_back(string.str());
+    }
+  }
+  mlir::FunctionType type = function.getFunctionType();
+  for (unsigned i = 0; i < type.getNumInputs(); ++i) {
+    try {
+      signature_.argumentTypes.push_back(typeOf(type.getInput(i)));
+    } catch (const std::exception &error) {
+      throw std::invalid_argument(prefix + "argument " + std::to_string(i) +
+                                  ": " + error.what());
+    }
+  }
+}
+
+void PsProgram::initialize(VariableStore &values) {
+  initializeVariables(function, values, EvalOptions());
+}
+
+void PsProgram::apply(VariableStore &values, std::vector<Tensor> arguments) {
+  Interpreter interpreter(values);
+  interpreter.setOpObserver(opObserver);
+  interpreter.run(function, /*feeds=*/{}, std::move(arguments));
+}
+
+} // namespace dtf::exec

@@ -1,0 +1,335 @@
+//===- ParameterServer.h - The state machine of a PS task -------*- C++ -*-===//
+//
+// What a parameter-server task does, without a transport and without a
+// compiler: it holds the task's variables, applies the gradients workers
+// push (runtime/ABI.md, "Update semantics on a PS"), counts the global step,
+// and restores checkpoints. runtime/rpc/ParameterServerService.h serves it
+// over gRPC; the update itself is an UpdateProgram that the compiler-aware
+// layer implements (runtime/exec/PsProgram.h runs a PS function `@ps_<N>`
+// with the interpreter). So a test drives every rule below in-process, and
+// a PS task links neither MLIR nor gRPC into this code.
+//
+// - async: every push runs the program at once, one push at a time;
+// - sync: pushes tagged with the task's current step are accumulated until
+//   `replicasToAggregate` have arrived, then the program runs once with all
+//   of them (argument r*K+k is the r-th push's gradient of variable k) and
+//   the step advances; older pushes are stale and dropped; pushes for later
+//   steps wait in a queue until their step comes.
+//
+// A push is checked completely (names in gradient order, dtypes, shapes)
+// before any of it is applied. All state is guarded by one mutex, held while
+// the program runs, so that updates are serialized and a read never sees
+// half an update. Failures are dtf::Error with the code a client sees.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DTF_RUNTIME_PS_PARAMETERSERVER_H
+#define DTF_RUNTIME_PS_PARAMETERSERVER_H
+
+#include "dtf/runtime/Tensor.h"
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dtf::ps {
+
+/// A tensor's dtype and shape.
+struct TensorType {
+  DType dtype = DType::F32;
+  Shape shape;
+
+  bool operator==(const TensorType &other) const {
+    return dtype == other.dtype && shape == other.shape;
+  }
+  bool operator!=(const TensorType &other) const { return !(*this == other); }
+  /// "f32[784,100]"
+  std::string str() const;
+};
+
+/// What an update program declares, read once when the task starts.
+struct ProgramSignature {
+  /// The task's device name ("/job:ps/task:0"), for messages.
+  std::string taskName;
+  /// Every variable of the task, with its type.
+  std::map<std::string, TensorType> variables;
+  /// The variables whose gradients a push carries, in push order.
+  std::vector<std::string> gradientNames;
+  /// The program's arguments: `replicasToAggregate` groups of one gradient
+  /// per name, group after group.
+  std::vector<TensorType> argumentTypes;
+};
+
+/// How a PS task initializes and updates its variables. Called with the
+/// state machine's mutex held, one call at a time.
+class UpdateProgram {
+public:
+  virtual ~UpdateProgram() = default;
+  virtual const ProgramSignature &signature() const = 0;
+  /// Gives each variable of the task that `values` lacks its initial value.
+  virtual void initialize(VariableStore &values) = 0;
+  /// Applies one update: `arguments` as ProgramSignature::argumentTypes
+  /// lays them out. Throws std::exception on failure (the values may then
+  /// be partly updated).
+  virtual void apply(VariableStore &values, std::vector<Tensor> arguments) = 0;
+};
+
+/// How a PS task applies gradients: the module's dtf.replication.
+struct Replication {
+  enum class Mode { Async, Sync };
+  Mode mode = Mode::Async;
+  /// Pushes per aggregate (sync); 1 in async mode.
+  int64_t replicasToAggregate = 1;
+  /// Number of workers pushing.
+  int64_t totalReplicas = 1;
+
+  static Replication async(int64_t totalReplicas = 1) {
+    return {Mode::Async, 1, totalReplicas};
+  }
+  static Replication sync(int64_t replicasToAggregate, int64_t totalReplicas) {
+    return {Mode::Sync, replicasToAggregate, totalReplicas};
+  }
+};
+
+/// Variable values to restore, by name (may hold other tasks' variables
+/// too), and the global step they belong to.
+struct ModelState {
+  int64_t step = 0;
+  VariableStore values;
+};
+
+struct Options {
+  /// The variable whose value is the task's step when the task holds it.
+  std::string globalStepName = "global_step";
+  /// Sync mode: most pushes for future steps held at once; more are refused
+  /// with ResourceExhausted (a runaway worker must not exhaust memory).
+  size_t maxQueuedPushes = 256;
+  /// Longest a waitForStep call blocks, whatever its caller asks.
+  std::chrono::milliseconds maxWait{60'000};
+  /// Called after each successful update with its start and end and the
+  /// step reached, with the mutex held; must not call back into the task.
+  std::function<void(int64_t step, std::chrono::steady_clock::time_point begin,
+                     std::chrono::steady_clock::time_point end)>
+      onApplied;
+  /// Reads the checkpoint of a global step for a restore from a checkpoint
+  /// (e.g. from the task's --logdir); throws std::exception saying why it
+  /// cannot. Without it, such a restore fails.
+  std::function<ModelState(int64_t checkpointStep)> loadCheckpoint;
+  /// Bytes the task may still allocate (dtf/runtime/HostMemory.h); when
+  /// set, a task whose variables need more is refused at construction,
+  /// before any of them is allocated. nullopt: not checked.
+  std::optional<uint64_t> availableMemory;
+};
+
+/// What a PS task did with the pushes it received.
+struct UpdateStats {
+  /// Runs of the program: one per push in async mode, one per aggregate
+  /// in sync mode.
+  int64_t appliedUpdates = 0;
+  /// Pushes whose gradients were applied (alone or in an aggregate).
+  int64_t appliedPushes = 0;
+  /// Sync: pushes dropped because their step was already applied.
+  int64_t stalePushes = 0;
+};
+
+/// Where a PS task's values come from, as GetStep reports it.
+struct TaskStatus {
+  int64_t step = 0;
+  /// Serving: the chief initialized or restored the task.
+  bool initialized = false;
+  int64_t epoch = 0;
+  /// Holds values (restored from a checkpoint at start-up) though not
+  /// serving yet.
+  bool hasValues = false;
+  /// The checkpoint step of the values at the last restore; -1 for initial
+  /// values or none.
+  int64_t restoredFrom = -1;
+  bool holdsGlobalStep = false;
+};
+
+/// What became of a push.
+enum class PushOutcome {
+  /// Applied, alone or as the aggregate it completed.
+  Applied,
+  /// Sync: added to the current step's aggregate, which is not complete.
+  Accumulated,
+  /// Sync: held for a later step.
+  Queued,
+  /// Sync: its step was applied already; dropped.
+  Stale,
+};
+
+struct PushResult {
+  PushOutcome outcome;
+  /// The task's step after the push.
+  int64_t step;
+};
+
+/// Where a restore takes the values from.
+enum class RestoreSource {
+  InitialValues,
+  Checkpoint,
+  /// The values preload() took at start-up.
+  KeepRestored,
+};
+
+/// A consistent copy of the task's variables.
+struct Snapshot {
+  int64_t step = 0;
+  int64_t epoch = 0;
+  bool holdsGlobalStep = false;
+  std::vector<std::pair<std::string, Tensor>> values;
+};
+
+class ParameterServer {
+public:
+  /// Throws std::invalid_argument if the program's arguments do not fit its
+  /// gradients and `replication`, or its variables do not fit in
+  /// options.availableMemory (naming the largest and its bytes).
+  ParameterServer(std::unique_ptr<UpdateProgram> program,
+                  Replication replication, Options options = {});
+
+  const std::string &taskName() const { return signature.taskName; }
+  const Options &options() const { return options_; }
+  const Replication &replication() const { return replication_; }
+  /// The variables whose gradients a push carries, in order.
+  const std::vector<std::string> &gradientNames() const {
+    return signature.gradientNames;
+  }
+  /// "PS task <name>: ", the start of every message of this task.
+  std::string messagePrefix() const { return "PS task " + taskName() + ": "; }
+
+  /// Initializes the variables unless they have values and starts serving;
+  /// returns whether it initialized them (false when preloaded or already
+  /// serving).
+  bool initialize();
+  bool isInitialized() const;
+  int64_t currentStep() const;
+  UpdateStats stats() const;
+  TaskStatus status() const;
+
+  /// Takes the task's variables out of `state` (a checkpoint of global step
+  /// `checkpointStep`, restored at start-up) without serving them yet: the
+  /// chief's initialize() or restore(KeepRestored) starts serving them.
+  /// Throws std::invalid_argument naming a variable the state lacks or
+  /// holds with another dtype or shape.
+  void preload(ModelState state, int64_t checkpointStep);
+
+  /// Replaces the variables (from options().loadCheckpoint, the
+  /// initializers, or the preloaded values), sets the step to the restored
+  /// global step and the epoch to `epoch`, drops pending sync pushes, ends
+  /// waits with Aborted and serves. Returns the new step. Throws
+  /// Error(InvalidArgument) for a bad request, Error(FailedPrecondition)
+  /// when the values cannot be had.
+  int64_t restore(RestoreSource source, int64_t checkpointStep, int64_t epoch);
+
+  /// Throws the Error of a task that cannot answer at all: Unavailable
+  /// when shutting down, Internal after a failed update.
+  void checkServing() const;
+
+  /// Ends every waitForStep with Unavailable and refuses later calls.
+  void beginShutdown();
+
+  /// Calls `read` with the named variables (in order) and the epoch, under
+  /// the mutex: the values of one state between updates. Throws Error:
+  /// NotFound for a name the task does not hold, FailedPrecondition before
+  /// the task serves.
+  void read(const std::vector<std::string> &names,
+            const std::function<void(const std::vector<const Tensor *> &values,
+                                     int64_t epoch)> &read) const;
+
+  /// A copy of every variable (for Snapshot and diagnostics).
+  Snapshot snapshot() const;
+
+  /// Refuses a push early, before its gradients are received: throws the
+  /// Error push() would for a task that does not serve or a push of
+  /// another epoch (0: any).
+  void checkPushAccepted(int64_t epoch) const;
+  /// Checks the header of the index-th gradient of a push as it arrives;
+  /// throws std::invalid_argument naming the variable and both types.
+  void checkGradient(size_t index, const std::string &name, DType dtype,
+                     const Shape &shape) const;
+  /// Applies (or, in sync mode, accumulates, queues or drops) one worker's
+  /// gradients, in gradient order, computed at `step` from the values of
+  /// `epoch` (0: any). Throws Error: InvalidArgument when the gradients do
+  /// not fit (nothing applied), Aborted for another epoch,
+  /// ResourceExhausted when the sync queue is full, Internal when the
+  /// update failed.
+  PushResult push(int64_t step, int64_t epoch, std::vector<Tensor> gradients);
+
+  /// Blocks until the step passes `step` and returns it. Throws Error:
+  /// Aborted when the model was restored to an epoch other than `epoch`
+  /// (0: any), DeadlineExceeded after `timeout` (at most
+  /// options().maxWait), Cancelled when `isCancelled` says so (asked every
+  /// `pollInterval`), Unavailable when shutting down.
+  int64_t waitForStep(
+      int64_t step, int64_t epoch, std::chrono::milliseconds timeout,
+      const std::function<bool()> &isCancelled,
+      std::chrono::milliseconds pollInterval = std::chrono::milliseconds(100));
+
+private:
+  /// One worker's gradients, in gradient order.
+  using GradientGroup = std::vector<Tensor>;
+
+  void checkSignature();
+  void checkVariablesFitInMemory() const;
+  /// Throws the Error of a call that cannot proceed (shutting down, failed,
+  /// not serving when `needInitialized`). Requires the mutex.
+  void checkServingLocked(bool needInitialized) const;
+  void checkEpochLocked(int64_t pushEpoch) const;
+
+  PushOutcome applySyncLocked(int64_t step, GradientGroup gradients);
+  /// Adds a group to the current step's aggregate and applies the aggregate
+  /// when it is complete; returns whether it was applied.
+  bool accumulateLocked(GradientGroup gradients);
+  /// Runs the program with `arguments` and advances the step. On an error
+  /// the task is marked failed (see `failure`).
+  void applyLocked(std::vector<Tensor> arguments);
+  int64_t readGlobalStepLocked() const;
+
+  /// The task's own variables out of `state`, checked against their
+  /// types; throws std::invalid_argument naming `source`.
+  VariableStore ownVariables(ModelState &state,
+                             const std::string &source) const;
+  /// Installs restored values and serves them. Requires the mutex.
+  void installLocked(VariableStore values, int64_t stateStep,
+                     int64_t restoredFrom, int64_t newEpoch);
+  std::string describeHeldVariables() const;
+
+  std::unique_ptr<UpdateProgram> program;
+  const ProgramSignature &signature;
+  Replication replication_;
+  Options options_;
+  bool holdsGlobalStep = false;
+
+  mutable std::mutex mutex;
+  /// Signalled whenever the step advances, the task fails or shuts down.
+  std::condition_variable stepChanged;
+  VariableStore variables;
+  bool initialized = false;
+  bool shuttingDown = false;
+  /// Set by restore(); pushes and waits of another epoch are refused.
+  int64_t epoch = 0;
+  /// See TaskStatus::restoredFrom.
+  int64_t restoredFrom = -1;
+  /// Set when an update failed: the variables may be half updated, so the
+  /// task serves no more.
+  std::optional<std::string> failure;
+  int64_t step = 0;
+  UpdateStats stats_;
+  /// Sync: the groups accumulated for `step`.
+  std::vector<GradientGroup> aggregate;
+  /// Sync: groups pushed for steps after `step`.
+  std::multimap<int64_t, GradientGroup> queued;
+};
+
+} // namespace dtf::ps
+
+#endif // DTF_RUNTIME_PS_PARAMETERSERVER_H

@@ -1,0 +1,255 @@
+//===- ParameterServerTest.cpp - The PS state machine, without sockets ----===//
+//
+// Drives a PS task through its rules in-process with an update program
+// written in C++: no gRPC, no MLIR. The gRPC service over it is tested in
+// runtime/rpc/tests/ParameterServerTest.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/ps/ParameterServer.h"
+
+#include "dtf/runtime/Error.h"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+
+namespace dtf::ps {
+namespace {
+
+/// Variables w: f32[2] (trainable) and global_step: i64. An update
+/// subtracts the mean of its groups' gradients from w and adds one to the
+/// step, as the PS function of a sync replica does.
+class MeanSgdProgram final : public UpdateProgram {
+public:
+  explicit MeanSgdProgram(int64_t groups) {
+    signature_.taskName = "/job:ps/task:0";
+    signature_.variables = {{"w", {DType::F32, {2}}},
+                            {"global_step", {DType::I64, {}}}};
+    signature_.gradientNames = {"w"};
+    signature_.argumentTypes.assign(groups, TensorType{DType::F32, {2}});
+  }
+
+  const ProgramSignature &signature() const override { return signature_; }
+
+  void initialize(VariableStore &values) override {
+    ++initializations;
+    values.try_emplace("w", Tensor::fromVector<float>({2}, {1.0f, 1.0f}));
+    values.try_emplace("global_step", Tensor::scalar<int64_t>(0));
+  }
+
+  void apply(VariableStore &values, std::vector<Tensor> arguments) override {
+    float *w = values.at("w").data<float>();
+    for (const Tensor &gradient : arguments)
+      for (int i = 0; i < 2; ++i)
+        w[i] -= gradient.data<float>()[i] / arguments.size();
+    ++*values.at("global_step").data<int64_t>();
+  }
+
+  int initializations = 0;
+
+private:
+  ProgramSignature signature_;
+};
+
+std::vector<Tensor> gradient(float value) {
+  std::vector<Tensor> gradients;
+  gradients.push_back(Tensor::fromVector<float>({2}, {value, value}));
+  return gradients;
+}
+
+std::vector<float> valueOf(const ParameterServer &task,
+                           const std::string &name) {
+  std::vector<float> value;
+  task.read({name}, [&](const std::vector<const Tensor *> &values, int64_t) {
+    value = values[0]->toVector<float>();
+  });
+  return value;
+}
+
+/// The code of the Error `call` throws; fails the test if it throws none.
+ErrorCode errorCode(const std::function<void()> &call) {
+  try {
+    call();
+  } catch (const Error &error) {
+    return error.code();
+  }
+  ADD_FAILURE() << "expected a dtf::Error";
+  return ErrorCode::Unknown;
+}
+
+ParameterServer syncTask(Options options = {}) {
+  return ParameterServer(std::make_unique<MeanSgdProgram>(2),
+                         Replication::sync(2, 3), std::move(options));
+}
+
+TEST(PsStateMachine, ServesNothingBeforeTheChiefInitializes) {
+  ParameterServer task = syncTask();
+  EXPECT_EQ(errorCode([&] { valueOf(task, "w"); }),
+            ErrorCode::FailedPrecondition);
+  EXPECT_EQ(errorCode([&] { task.push(0, 0, gradient(1)); }),
+            ErrorCode::FailedPrecondition);
+  EXPECT_TRUE(task.initialize());
+  EXPECT_FALSE(task.initialize()); // the second chief call is a no-op
+  EXPECT_EQ(valueOf(task, "w"), (std::vector<float>{1, 1}));
+  EXPECT_EQ(errorCode([&] { valueOf(task, "v"); }), ErrorCode::NotFound);
+}
+
+TEST(PsStateMachine, SyncAppliesTheMeanOfAFullAggregateAndDropsStalePushes) {
+  ParameterServer task = syncTask();
+  task.initialize();
+  EXPECT_EQ(task.push(0, 0, gradient(1)).outcome, PushOutcome::Accumulated);
+  EXPECT_EQ(task.currentStep(), 0);
+  EXPECT_EQ(valueOf(task, "w"), (std::vector<float>{1, 1}));
+  PushResult second = task.push(0, 0, gradient(3));
+  EXPECT_EQ(second.outcome, PushOutcome::Applied);
+  EXPECT_EQ(second.step, 1);
+  EXPECT_EQ(valueOf(task, "w"), (std::vector<float>{-1, -1})); // 1 - (1+3)/2
+  // The third replica (a backup worker) is late: its step is applied.
+  PushResult late = task.push(0, 0, gradient(100));
+  EXPECT_EQ(late.outcome, PushOutcome::Stale);
+  EXPECT_EQ(late.step, 1);
+  EXPECT_EQ(valueOf(task, "w"), (std::vector<float>{-1, -1}));
+  UpdateStats stats = task.stats();
+  EXPECT_EQ(stats.appliedUpdates, 1);
+  EXPECT_EQ(stats.appliedPushes, 2);
+  EXPECT_EQ(stats.stalePushes, 1);
+}
+
+TEST(PsStateMachine, SyncQueuesPushesForLaterStepsUntilTheirStepComes) {
+  ParameterServer task = syncTask();
+  task.initialize();
+  EXPECT_EQ(task.push(1, 0, gradient(2)).outcome, PushOutcome::Queued);
+  EXPECT_EQ(task.push(1, 0, gradient(2)).outcome, PushOutcome::Queued);
+  EXPECT_EQ(task.push(0, 0, gradient(0)).outcome, PushOutcome::Accumulated);
+  // Completing step 0 lets the queued pair complete step 1 too.
+  PushResult result = task.push(0, 0, gradient(0));
+  EXPECT_EQ(result.outcome, PushOutcome::Applied);
+  EXPECT_EQ(result.step, 2);
+  EXPECT_EQ(valueOf(task, "w"), (std::vector<float>{-1, -1}));
+}
+
+TEST(PsStateMachine, RejectsAPushThatDoesNotFitBeforeApplyingAny) {
+  ParameterServer task = syncTask();
+  task.initialize();
+  std::vector<Tensor> wrongShape;
+  wrongShape.push_back(Tensor::filled(DType::F32, {3}, 1.0));
+  try {
+    task.push(0, 0, std::move(wrongShape));
+    FAIL() << "no error";
+  } catch (const Error &error) {
+    EXPECT_EQ(error.code(), ErrorCode::InvalidArgument);
+    EXPECT_STREQ(error.what(),
+                 "PS task /job:ps/task:0: push rejected, nothing applied: the "
+                 "gradient of 'w' is f32[3] but variable 'w' is f32[2]");
+  }
+  EXPECT_EQ(errorCode([&] { task.push(0, 0, {}); }),
+            ErrorCode::InvalidArgument);
+  EXPECT_EQ(task.stats().appliedPushes, 0);
+}
+
+TEST(PsStateMachine, RestoreFromACheckpointStartsANewEpoch) {
+  Options options;
+  options.loadCheckpoint = [](int64_t step) {
+    ModelState state;
+    state.step = step;
+    state.values.emplace("w", Tensor::fromVector<float>({2}, {5.0f, 6.0f}));
+    state.values.emplace("global_step", Tensor::scalar<int64_t>(step));
+    // Another task's variable in the same checkpoint is left alone.
+    state.values.emplace("v", Tensor::filled(DType::F32, {4}, 0.0));
+    return state;
+  };
+  ParameterServer task = syncTask(std::move(options));
+  task.initialize();
+  task.push(0, 0, gradient(1));
+  task.push(0, 0, gradient(1));
+  task.push(1, 0, gradient(1)); // pending in step 1's aggregate
+  EXPECT_EQ(task.restore(RestoreSource::Checkpoint, 40, /*epoch=*/1), 40);
+  TaskStatus status = task.status();
+  EXPECT_EQ(status.step, 40);
+  EXPECT_EQ(status.epoch, 1);
+  EXPECT_EQ(status.restoredFrom, 40);
+  EXPECT_EQ(valueOf(task, "w"), (std::vector<float>{5, 6}));
+  // Gradients computed from another epoch's values are refused.
+  EXPECT_EQ(errorCode([&] { task.push(40, 2, gradient(1)); }),
+            ErrorCode::Aborted);
+  // The pending push of step 1 was dropped: one push completes nothing.
+  EXPECT_EQ(task.push(40, 1, gradient(2)).outcome, PushOutcome::Accumulated);
+  EXPECT_EQ(task.push(40, 1, gradient(2)).step, 41);
+  EXPECT_EQ(valueOf(task, "w"), (std::vector<float>{3, 4}));
+  // An older epoch cannot come back.
+  EXPECT_EQ(
+      errorCode([&] { task.restore(RestoreSource::InitialValues, -1, 0); }),
+      ErrorCode::InvalidArgument);
+}
+
+TEST(PsStateMachine, APreloadedCheckpointIsServedOnceTheChiefKeepsIt) {
+  ParameterServer task = syncTask();
+  ModelState state;
+  state.step = 8;
+  state.values.emplace("w", Tensor::fromVector<float>({2}, {7.0f, 7.0f}));
+  state.values.emplace("global_step", Tensor::scalar<int64_t>(8));
+  task.preload(std::move(state), 8);
+  TaskStatus status = task.status();
+  EXPECT_FALSE(status.initialized);
+  EXPECT_TRUE(status.hasValues);
+  EXPECT_EQ(status.restoredFrom, 8);
+  EXPECT_EQ(errorCode([&] { valueOf(task, "w"); }),
+            ErrorCode::FailedPrecondition);
+  // Keeping another checkpoint's values is refused.
+  EXPECT_EQ(errorCode([&] { task.restore(RestoreSource::KeepRestored, 9, 1); }),
+            ErrorCode::FailedPrecondition);
+  EXPECT_EQ(task.restore(RestoreSource::KeepRestored, 8, 1), 8);
+  EXPECT_EQ(valueOf(task, "w"), (std::vector<float>{7, 7}));
+}
+
+TEST(PsStateMachine, ACheckpointOfAnotherModelIsRefusedByName) {
+  ParameterServer task = syncTask();
+  ModelState state;
+  state.values.emplace("w", Tensor::filled(DType::F32, {3}, 0.0));
+  state.values.emplace("global_step", Tensor::scalar<int64_t>(0));
+  try {
+    task.preload(std::move(state), 3);
+    FAIL() << "no error";
+  } catch (const std::invalid_argument &error) {
+    EXPECT_STREQ(error.what(),
+                 "PS task /job:ps/task:0: the checkpoint of step 3 holds "
+                 "variable 'w' as f32[3] but the model declares it f32[2]");
+  }
+}
+
+TEST(PsStateMachine, WaitForStepReturnsWhenTheStepPasses) {
+  ParameterServer task = syncTask();
+  task.initialize();
+  std::thread pusher([&] {
+    task.push(0, 0, gradient(1));
+    task.push(0, 0, gradient(1));
+  });
+  EXPECT_EQ(task.waitForStep(0, 0, std::chrono::seconds(30), {}), 1);
+  pusher.join();
+  EXPECT_EQ(errorCode([&] {
+              task.waitForStep(1, 0, std::chrono::milliseconds(1), {});
+            }),
+            ErrorCode::DeadlineExceeded);
+  EXPECT_EQ(errorCode([&] {
+              task.waitForStep(1, 0, std::chrono::seconds(30),
+                               [] { return true; });
+            }),
+            ErrorCode::Cancelled);
+  task.beginShutdown();
+  EXPECT_EQ(
+      errorCode([&] { task.waitForStep(1, 0, std::chrono::seconds(30), {}); }),
+      ErrorCode::Unavailable);
+}
+
+TEST(PsStateMachine, RefusesAProgramWhoseArgumentsDoNotFitTheMode) {
+  // Two groups of gradients per update cannot serve async pushes.
+  EXPECT_THROW(ParameterServer(std::make_unique<MeanSgdProgram>(2),
+                               Replication::async()),
+               std::invalid_argument);
+  EXPECT_NO_THROW(ParameterServer(std::make_unique<MeanSgdProgram>(1),
+                                  Replication::async()));
+}
+
+} // namespace
+} // namespace dtf::ps
