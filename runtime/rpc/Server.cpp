@@ -7,6 +7,7 @@
 #include "runtime/rpc/Errors.h"
 #include "runtime/rpc/ParameterServerService.h"
 #include "runtime/rpc/TensorCodec.h"
+#include "runtime/rpc/WorkerService.h"
 
 #include <grpc/grpc.h>
 #include <grpcpp/security/server_credentials.h>
@@ -98,6 +99,11 @@ void Server::addService(ParameterServerService &service) {
   checkChunkSize(service.chunkBytes(), options.maxMessageBytes);
   service.requireClusterToken(options.clusterToken);
   addService(service, [&service] { service.task().beginShutdown(); });
+}
+
+void Server::addService(WorkerService &service) {
+  service.requireClusterToken(options.clusterToken);
+  addService(service, [&service] { service.beginShutdown(); });
 }
 
 void Server::addService(CoordinationService &service) {

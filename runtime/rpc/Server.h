@@ -35,6 +35,7 @@ namespace dtf::rpc {
 
 class CoordinationService;
 class ParameterServerService;
+class WorkerService;
 
 struct ServerOptions {
   /// "host:port"; port 0 picks a free port.
@@ -73,6 +74,7 @@ public:
   /// in the server's messages.
   void addService(ParameterServerService &service);
   void addService(CoordinationService &service);
+  void addService(WorkerService &service);
 
   /// Binds the address and starts serving. Throws RpcError
   /// (UNAVAILABLE) when the address cannot be bound, saying why when it can

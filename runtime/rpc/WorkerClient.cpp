@@ -2,6 +2,7 @@
 
 #include "runtime/rpc/WorkerClient.h"
 
+#include "runtime/rpc/Auth.h"
 #include "runtime/rpc/Channel.h"
 #include "runtime/rpc/Errors.h"
 #include "runtime/rpc/StatusConversion.h"
@@ -45,11 +46,13 @@ public:
         }),
         canceller(std::make_shared<Canceller>()) {}
 
-  void start(Worker::Stub &stub, int64_t stepId, Deadline deadline,
+  void start(Worker::Stub &stub, const ClientOptions &options,
+             int64_t stepId, Deadline deadline,
              CancellationManager *cancellation) {
     request.set_key(key);
     request.set_step_id(stepId);
     context.set_deadline(toSystemClock(deadline));
+    addClusterToken(context, options);
     canceller->context = &context;
     if (cancellation) {
       this->cancellation = cancellation;
@@ -182,7 +185,7 @@ WorkerClient::runStep(const std::string &graph, int64_t stepId,
                       const std::vector<Tensor> &arguments,
                       std::optional<std::chrono::milliseconds> timeout) {
   grpc::ClientContext context;
-  setTimeout(context, timeout.value_or(options_.callTimeout));
+  prepareCall(context, options_, timeout.value_or(options_.callTimeout));
   std::unique_ptr<grpc::ClientReaderWriter<RunStepRequest, RunStepResponse>>
       stream = stub->RunStep(&context);
 
@@ -260,7 +263,7 @@ void WorkerClient::recvTensorAsync(const std::string &key, int64_t stepId,
                                    CancellationManager *cancellation,
                                    RecvCallback done) {
   auto *call = new RecvTensorCall(peer_, key, std::move(done));
-  call->start(*stub, stepId,
+  call->start(*stub, options_, stepId,
               deadline.value_or(Clock::now() + options_.callTimeout),
               cancellation);
 }

@@ -2,6 +2,7 @@
 
 #include "runtime/rpc/WorkerService.h"
 
+#include "runtime/rpc/Auth.h"
 #include "runtime/rpc/StatusConversion.h"
 #include "runtime/rpc/TensorCodec.h"
 
@@ -66,6 +67,10 @@ void WorkerService::beginShutdown() {
                             "worker " + options.taskName + " is shutting down"));
 }
 
+grpc::Status WorkerService::authorize(const grpc::ServerContext &context) const {
+  return checkClusterToken(context, clusterToken, "worker " + options.taskName);
+}
+
 Deadline WorkerService::deadlineOf(const grpc::ServerContext &call) const {
   auto remaining = std::chrono::duration_cast<Clock::duration>(
       call.deadline() - std::chrono::system_clock::now());
@@ -78,9 +83,11 @@ Deadline WorkerService::deadlineOf(const grpc::ServerContext &call) const {
   return Clock::now() + remaining - margin;
 }
 
-grpc::Status WorkerService::RegisterGraph(grpc::ServerContext *,
+grpc::Status WorkerService::RegisterGraph(grpc::ServerContext *call,
                                           const RegisterGraphRequest *request,
                                           RegisterGraphResponse *) {
+  if (grpc::Status denied = authorize(*call); !denied.ok())
+    return denied;
   try {
     worker.registerGraphs(request->module(),
                           std::vector<std::string>(request->functions().begin(),
@@ -94,6 +101,8 @@ grpc::Status WorkerService::RegisterGraph(grpc::ServerContext *,
 grpc::Status WorkerService::RunStep(
     grpc::ServerContext *call,
     grpc::ServerReaderWriter<RunStepResponse, RunStepRequest> *stream) {
+  if (grpc::Status denied = authorize(*call); !denied.ok())
+    return denied;
   int64_t stepId = 0;
   bool started = false;
   try {
@@ -173,6 +182,8 @@ grpc::Status
 WorkerService::RecvTensor(grpc::ServerContext *call,
                           const RecvTensorRequest *request,
                           grpc::ServerWriter<RecvTensorResponse> *writer) {
+  if (grpc::Status denied = authorize(*call); !denied.ok())
+    return denied;
   try {
     const std::string &key = request->key();
     std::string source = taskOfDevice(RendezvousKey::parse(key).sourceDevice);
@@ -199,9 +210,11 @@ WorkerService::RecvTensor(grpc::ServerContext *call,
   return grpc::Status::OK;
 }
 
-grpc::Status WorkerService::CleanupStep(grpc::ServerContext *,
+grpc::Status WorkerService::CleanupStep(grpc::ServerContext *call,
                                         const CleanupStepRequest *request,
                                         CleanupStepResponse *) {
+  if (grpc::Status denied = authorize(*call); !denied.ok())
+    return denied;
   local.cleanupStep(request->step_id());
   return grpc::Status::OK;
 }

@@ -18,7 +18,7 @@
 //   WorkerService worker(graphs, {.taskName = "/job:worker/task:1",
 //                                 .peers = {{"/job:worker/task:0", "h0:2222"}}});
 //   Server server({"0.0.0.0:2223"});
-//   server.addService(worker, [&] { worker.beginShutdown(); });
+//   server.addService(worker);
 //   server.start();
 //
 //===----------------------------------------------------------------------===//
@@ -62,6 +62,12 @@ public:
   WorkerService(dtf::Worker &worker, WorkerServiceOptions options);
   ~WorkerService() override;
 
+  /// Every call must carry `token` (empty: none needed); set before the
+  /// server starts (Server::addService does).
+  void requireClusterToken(std::string token) {
+    clusterToken = std::move(token);
+  }
+
   /// Sets (or replaces) the address of a peer task's worker service.
   void setPeerAddress(const std::string &task, const std::string &address);
 
@@ -88,12 +94,15 @@ public:
                            CleanupStepResponse *response) override;
 
 private:
+  /// OK unless the token check fails.
+  grpc::Status authorize(const grpc::ServerContext &context) const;
   /// The deadline of a call: its client's, bounded by options.maxWait.
   Deadline deadlineOf(const grpc::ServerContext &context) const;
   std::shared_ptr<WorkerClient> clientFor(const std::string &task);
 
   dtf::Worker &worker;
   WorkerServiceOptions options;
+  std::string clusterToken;
 
   LocalRendezvous local;
   WorkerRendezvous rendezvous;

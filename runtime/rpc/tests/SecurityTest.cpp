@@ -1,7 +1,7 @@
 //===- SecurityTest.cpp - Cluster token, mutual TLS, hostile messages -----===//
 //
 // A client without the cluster token, or with a wrong one, is refused with
-// UNAUTHENTICATED by every RPC of both services, before anything it sent is
+// UNAUTHENTICATED by every RPC of every service, before anything it sent is
 // applied. Mutual TLS: only clients with a certificate of the cluster's CA
 // get in (the certificates are made with openssl(1) at test time; the TLS
 // tests are skipped without it). Oversized and malformed messages are
@@ -15,6 +15,10 @@
 #include "runtime/rpc/Channel.h"
 #include "runtime/rpc/CoordinationClient.h"
 #include "runtime/rpc/CoordinationService.h"
+#include "runtime/rpc/WorkerClient.h"
+#include "runtime/rpc/WorkerService.h"
+
+#include "runtime/exec/ExecutorWorker.h"
 
 #include <grpcpp/create_channel.h>
 #include <grpcpp/generic/generic_stub.h>
@@ -133,6 +137,46 @@ TEST_F(SecurityTest, ClientsWithoutTheRightTokenAreRefusedAndNothingApplied) {
   EXPECT_EQ(good.push(0, {{"w", &gradient}}).step, 1);
   CoordinationClient coordinator(address, withToken(kToken));
   EXPECT_FALSE(coordinator.registerTask("worker", 0).stopRequested);
+}
+
+// The worker service (in-graph partitions) checks the token as the PS and
+// coordination services do, on every RPC; its own client sends it.
+TEST_F(SecurityTest, AWorkerServiceRefusesCallsWithoutTheToken) {
+  exec::ExecutorWorkerOptions graphOptions;
+  graphOptions.taskName = "/job:worker/task:0";
+  graphOptions.numThreads = 1;
+  exec::ExecutorWorker graphs(graphOptions);
+  WorkerServiceOptions options;
+  options.taskName = "/job:worker/task:0";
+  options.client = withToken(kToken);
+  WorkerService service(graphs, options);
+  ServerOptions serverOptions{"127.0.0.1:0"};
+  serverOptions.clusterToken = kToken;
+  Server server(serverOptions);
+  server.addService(service);
+  server.start();
+
+  for (const char *token : {"", "wrong"}) {
+    SCOPED_TRACE(std::string("token '") + token + "'");
+    WorkerClient rogue("/job:worker/task:0", server.address(),
+                       withToken(token));
+    RpcError refused =
+        expectRpcError([&] { rogue.registerGraph(kModule, {"ps_0"}); });
+    EXPECT_EQ(refused.code(), grpc::StatusCode::UNAUTHENTICATED)
+        << refused.what();
+    EXPECT_EQ(expectRpcError([&] { rogue.cleanupStep(1); }).code(),
+              grpc::StatusCode::UNAUTHENTICATED);
+    EXPECT_EQ(expectRpcError([&] { rogue.runStep("ps_0", 1, {}, {}); }).code(),
+              grpc::StatusCode::UNAUTHENTICATED);
+  }
+  EXPECT_TRUE(graphs.snapshotVariables().empty()); // nothing registered
+
+  WorkerClient member("/job:worker/task:0", server.address(),
+                      withToken(kToken));
+  member.registerGraph(kModule, {"ps_0"});
+  EXPECT_EQ(graphs.snapshotVariables().at("w").toVector<float>(),
+            std::vector<float>(2, 1.0f));
+  member.cleanupStep(1);
 }
 
 TEST_F(SecurityTest, WithoutATokenConfiguredAnyClientIsServed) {

@@ -42,7 +42,7 @@ struct RunningWorker {
       : graphs(graphOptions(options.taskName)),
         service(graphs, std::move(options)),
         server(ServerOptions{"127.0.0.1:0"}) {
-    server.addService(service, [this] { service.beginShutdown(); });
+    server.addService(service);
     server.start();
   }
 
