@@ -3,6 +3,7 @@
 #include "runtime/exec/ExecutorWorker.h"
 
 #include "dtf/runtime/Error.h"
+#include "dtf/runtime/Strings.h"
 
 #include "dialects/dtf/IR/DTFDialect.h"
 
@@ -21,18 +22,6 @@ struct ExecutorWorker::Graph {
   std::shared_ptr<mlir::OwningOpRef<mlir::ModuleOp>> module;
   std::unique_ptr<Executor> executor;
 };
-
-namespace {
-
-/// Joins names for messages: "a, b, c" or "none".
-std::string listNames(const std::vector<std::string> &names) {
-  std::string text;
-  for (const std::string &name : names)
-    text += (text.empty() ? "" : ", ") + name;
-  return text.empty() ? "none" : text;
-}
-
-} // namespace
 
 ExecutorWorker::ExecutorWorker(ExecutorWorkerOptions options)
     : options(std::move(options)),
@@ -64,7 +53,7 @@ ExecutorWorker::findGraph(const std::string &name) {
     registered.push_back(graph.first);
   throw Error(ErrorCode::NotFound,
               "task " + options.taskName + " has no graph '" + name +
-                  "' (registered: " + listNames(registered) + ")");
+                  "' (registered: " + joinNames(registered, "none") + ")");
 }
 
 void ExecutorWorker::registerGraphs(const std::string &text,
@@ -98,7 +87,7 @@ void ExecutorWorker::registerGraphs(const std::string &text,
       throw Error(ErrorCode::InvalidArgument,
                   "task " + options.taskName +
                       ": the module has no function @" + name + " (it has " +
-                      listNames(available) + ")");
+                      joinNames(available, "none") + ")");
     }
     {
       std::unique_lock<std::shared_mutex> lock(variablesMutex);

@@ -142,11 +142,10 @@ std::optional<DeviceName> DeviceName::parseFull(std::string_view name,
 
 std::optional<DeviceName> DeviceName::parseDevice(std::string_view name,
                                                   std::string &error) {
-  if (consumePrefix(name, "/job:")) {
-    std::string full = "/job:" + std::string(name);
-    std::optional<DeviceName> device = parseFull(full, error);
+  if (name.substr(0, 5) == "/job:") {
+    std::optional<DeviceName> device = parseFull(name, error);
     if (device && !device->hasDevice()) {
-      error = "'" + full + "' names a task, not a device on it";
+      error = "'" + std::string(name) + "' names a task, not a device on it";
       return std::nullopt;
     }
     return device;

@@ -4,23 +4,13 @@
 
 #include "dtf/runtime/Error.h"
 #include "dtf/runtime/HostMemory.h"
+#include "dtf/runtime/Strings.h"
 
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
 namespace dtf::ps {
-
-namespace {
-
-std::string join(const std::vector<std::string> &names) {
-  std::string text;
-  for (const std::string &name : names)
-    text += (text.empty() ? "" : ", ") + name;
-  return text;
-}
-
-} // namespace
 
 std::string TensorType::str() const {
   return dtypeName(dtype) + shapeToString(shape);
@@ -167,7 +157,7 @@ std::string ParameterServer::describeHeldVariables() const {
   std::vector<std::string> names;
   for (const auto &entry : signature.variables)
     names.push_back(entry.first);
-  return names.empty() ? "it holds none" : "it holds " + join(names);
+  return names.empty() ? "it holds none" : "it holds " + joinNames(names);
 }
 
 void ParameterServer::checkServingLocked(bool needInitialized) const {
@@ -389,7 +379,7 @@ void ParameterServer::checkGradient(size_t index, const std::string &name,
   if (index >= names.size())
     throw std::invalid_argument("the push carries more than the " +
                                 std::to_string(names.size()) +
-                                " gradient(s) the task takes (" + join(names) +
+                                " gradient(s) the task takes (" + joinNames(names) +
                                 "): '" + name + "' is extra");
   const std::string &expectedName = names[index];
   if (name != expectedName) {
@@ -397,11 +387,11 @@ void ParameterServer::checkGradient(size_t index, const std::string &name,
       throw std::invalid_argument(
           "the gradient of '" + name + "' comes at position " +
           std::to_string(index) + ", where '" + expectedName +
-          "' belongs (the order of dtf.gradients is " + join(names) + ")");
+          "' belongs (the order of dtf.gradients is " + joinNames(names) + ")");
     if (signature.variables.count(name))
       throw std::invalid_argument("variable '" + name +
                                   "' takes no gradients (dtf.gradients is " +
-                                  join(names) + ")");
+                                  joinNames(names) + ")");
     throw std::invalid_argument("'" + name +
                                 "' is not a variable of the task (expected "
                                 "the gradient of '" +

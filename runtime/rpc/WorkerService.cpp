@@ -7,23 +7,12 @@
 #include "runtime/rpc/TensorCodec.h"
 
 #include "dtf/runtime/Error.h"
+#include "dtf/runtime/Strings.h"
 
 #include <algorithm>
 #include <set>
 
 namespace dtf::rpc {
-
-namespace {
-
-/// Joins names for messages: "a, b, c" or "none".
-template <typename Range> std::string listNames(const Range &names) {
-  std::string text;
-  for (const std::string &name : names)
-    text += (text.empty() ? "" : ", ") + name;
-  return text.empty() ? "none" : text;
-}
-
-} // namespace
 
 WorkerService::WorkerService(dtf::Worker &worker, WorkerServiceOptions options)
     : worker(worker), options(std::move(options)),
@@ -54,7 +43,7 @@ WorkerService::clientFor(const std::string &task) {
       known.insert(peer.first);
     throw Error(ErrorCode::NotFound,
                 "task " + options.taskName + " has no address for task " +
-                    task + " (it knows " + listNames(known) + ")");
+                    task + " (it knows " + joinNames(known, "none") + ")");
   }
   auto created = std::make_shared<WorkerClient>(task, address->second,
                                                 options.client);
