@@ -38,7 +38,7 @@ cmake --build "$build" -- -j"$(nproc)" || fail "building"
 
 step "GPU unit tests"
 for test in dtf_cuda_tests dtf_cuda_exec_tests dtf_lowering_tests \
-            dtf_run_gpu_tests; do
+            dtf_train_gpu_tests; do
   binary="$build/bin/$test"
   if ! output="$("$binary" 2>&1)"; then
     echo "$output"

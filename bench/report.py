@@ -168,6 +168,41 @@ def main():
       "validation included, over its training steps: an upper bound, dominated by "
       "TensorFlow's start-up at short step counts.)\n")
 
+    # The same command on a baseline tree (baseline.json: a results.json
+    # of the commit before a change), for a change that must not slow DTF.
+    base_path = os.path.join(out, "baseline.json")
+    if os.path.exists(base_path):
+        base = json.load(open(base_path))
+        w("## Before and after\n")
+        w("The same command on DTF %s (`baseline.json`, %s to %s, load %s) "
+          "and on DTF %s (this run). Each figure is the median over the "
+          "repetitions; a ratio is DTF over TensorFlow paired per repetition, "
+          "which cancels the load both systems share.\n" % (
+              base["commit"], base["started"], base.get("finished", "?"),
+              " ".join(base["loadavg_start"]),
+              res["commit"]))
+        w("| mode | workers | DTF global steps/s before | after | DTF / TensorFlow before | after | DTF worker CPU per local step before | after |")
+        w("|---|---|---|---|---|---|---|---|")
+
+        def cpu_ms(rs):
+            vals = [t["cpu_s"] / r["local_steps"][n] * 1000
+                    for r in rs for n, t in r["tasks"].items()
+                    if n != "ps0" and t["cpu_s"] is not None and r["local_steps"].get(n)]
+            return med(vals)
+        for mode, workers in configs:
+            b = ok_runs(base["runs"], "dtf", mode, workers)
+            a = ok_runs(runs, "dtf", mode, workers)
+            if not a or not b:
+                continue
+            rb = med(paired_ratios(base["runs"], mode, workers, "global_steps_per_s"))
+            ra = med(paired_ratios(runs, mode, workers, "global_steps_per_s"))
+            w("| %s | %d | %.1f | %.1f | %s | %s | %.2f ms | %.2f ms |" % (
+                mode, workers, med([r["global_steps_per_s"] for r in b]),
+                med([r["global_steps_per_s"] for r in a]),
+                "%.2fx" % rb if rb else "–", "%.2fx" % ra if ra else "–",
+                cpu_ms(b), cpu_ms(a)))
+        w("")
+
     # Compute and network bounds.
     w("## Bounds\n")
     k = res.get("kernels", {})
@@ -308,15 +343,16 @@ def main():
 
     # Microbenchmarks.
     for name, title in (("micro-kernels.json", "Microbenchmark: CPU kernels (one core)"),
-                        ("micro-rpc.json", "Microbenchmark: tensor transfer over gRPC (loopback, in-process PS)")):
+                        ("micro-rpc.json", "Microbenchmark: tensor transfer over gRPC (loopback, in-process PS)"),
+                        ("micro-step.json", "Microbenchmark: the MLP's worker step and PS update, Executor and Interpreter (one thread)")):
         p = os.path.join(out, name)
         if not os.path.exists(p):
             continue
         data = json.load(open(p))
         w("## %s\n" % title)
-        w("`build/bin/%s` (Google Benchmark, median of %s repetitions).\n" % (
-            name.replace("micro-", "dtf-bench-").replace(".json", ""),
-            data["context"].get("library_build_type", "") and "3"))
+        reps = max([b.get("repetitions", 0) for b in data["benchmarks"]] or [0])
+        w("`build/bin/%s` (Google Benchmark, median of %d repetitions).\n" % (
+            name.replace("micro-", "dtf-bench-").replace(".json", ""), reps))
         w("| benchmark | wall time | rate per wall second |\n|---|---|---|")
         for b in data["benchmarks"]:
             if b.get("aggregate_name") != "median":
@@ -330,6 +366,18 @@ def main():
             elif b.get("bytes_per_second"):
                 rate = "%.0f MB/s" % (b["bytes_per_second"] * wall / 1e6)
             w("| `%s` | %.1f %s | %s |" % (b["run_name"], b["real_time"], b["time_unit"], rate))
+        w("")
+
+    step = os.path.join(out, "micro-step.json")
+    if os.path.exists(step):
+        medians = {b["run_name"]: b["real_time"]
+                   for b in json.load(open(step))["benchmarks"]
+                   if b.get("aggregate_name") == "median"}
+        for what in ("WorkerStep", "PsUpdate"):
+            ex, ip = medians.get("BM_%s_Executor" % what), medians.get("BM_%s_Interpreter" % what)
+            if ex and ip:
+                w("- %s: the Executor takes **%.2fx** the Interpreter's time." % (
+                    {"WorkerStep": "Worker step", "PsUpdate": "PS update"}[what], ex / ip))
         w("")
 
     w("## Plot\n\n![scaling](scaling.png)\n")

@@ -18,7 +18,7 @@ BUILD=${BUILD:-$ROOT/build}
 OUT=$ROOT/bench/results
 cd "$ROOT"
 cmake -G Ninja -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >/dev/null
-ninja -C "$BUILD" -j"$(nproc)" dtf-run dtf-bench-kernels dtf-bench-rpc
+ninja -C "$BUILD" -j"$(nproc)" dtf-run dtf-bench-kernels dtf-bench-rpc dtf-bench-step
 BENCH_VENV=$BUILD/bench-venv bash bench/setup_venv.sh
 PY=$BUILD/bench-venv/bin/python
 SKIP_TF=; SKIP_TORCH=
@@ -50,5 +50,10 @@ OPENBLAS_NUM_THREADS=1 "$BUILD/bin/dtf-bench-kernels" --benchmark_min_time=0.20 
   --benchmark_repetitions=3 --benchmark_format=json > "$OUT/micro-kernels.json"
 "$BUILD/bin/dtf-bench-rpc" --benchmark_min_time=0.20 --benchmark_repetitions=3 \
   --benchmark_format=json > "$OUT/micro-rpc.json"
+# A worker's step and a PS update per engine (Executor / Interpreter),
+# repetitions interleaved so that both engines see the same load.
+OPENBLAS_NUM_THREADS=1 "$BUILD/bin/dtf-bench-step" --benchmark_min_time=0.10 \
+  --benchmark_repetitions=9 --benchmark_enable_random_interleaving=true \
+  --benchmark_format=json > "$OUT/micro-step.json"
 "$PY" bench/report.py "$OUT"
 echo "wrote $OUT/REPORT.md and $OUT/scaling.png"

@@ -114,8 +114,10 @@ def run_cluster(system, workers, sync, steps, args, hosts=None, netns=None):
               "--log_every=1000"]
     if system == "dtf":
         exe = [args.dtf_run]
+        # One executor thread, as TensorFlow's inter-op pool of 1.
         common += ["--sync" if sync else "--async",
-                   "--rpc_deadline_ms=60000"]
+                   "--rpc_deadline_ms=60000",
+                   "--inter_op_parallelism_threads=1"]
         if not on_loopback:
             # Without TLS a PS task listens on loopback only; the namespaces'
             # bridge is private to this machine.
@@ -133,7 +135,8 @@ def run_cluster(system, workers, sync, steps, args, hosts=None, netns=None):
     for name, (job, index) in zip(names, jobs):
         ns = netns[len(tasks)] if netns else None
         # One compute thread per task for both systems: TensorFlow's
-        # intra/inter-op pools of 1 (tf_replica.py), OpenBLAS's pool of 1.
+        # intra/inter-op pools of 1 (tf_replica.py), DTF's executor pool and
+        # OpenBLAS's pool of 1.
         extra = {"OPENBLAS_NUM_THREADS": str(args.blas_threads)} if system == "dtf" else {}
         tasks.append(Task(name, exe + common + ["--job_name=" + job, "--task_index=%d" % index] + tail, ns, extra))
         if job == "ps":

@@ -25,13 +25,13 @@
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/TypeSwitch.h"
 
-namespace mlir::dtf {
+namespace dtf::ir {
 #define GEN_PASS_DEF_AUTODIFFPASS
 #include "passes/Passes.h.inc"
-} // namespace mlir::dtf
+} // namespace dtf::ir
 
 using namespace mlir;
-using namespace mlir::dtf;
+using namespace dtf::ir;
 
 //===----------------------------------------------------------------------===//
 // Helpers
@@ -535,7 +535,7 @@ void BackwardPass::differentiate(Operation *op, Value dy) {
 //===----------------------------------------------------------------------===//
 
 namespace {
-struct AutodiffPass : dtf::impl::AutodiffPassBase<AutodiffPass> {
+struct AutodiffPass : dtf::ir::impl::AutodiffPassBase<AutodiffPass> {
   using Base::Base;
 
   void runOnOperation() override {

@@ -26,13 +26,13 @@
 
 #include <cmath>
 
-namespace mlir::dtf {
+namespace dtf::ir {
 #define GEN_PASS_DEF_CONVERTDTFTOCUDACALLSPASS
 #include "passes/Passes.h.inc"
-} // namespace mlir::dtf
+} // namespace dtf::ir
 
 using namespace mlir;
-using namespace mlir::dtf;
+using namespace dtf::ir;
 
 namespace {
 
@@ -416,7 +416,7 @@ LogicalResult CallBuilder::rewrite(MaxPoolGradOp op) {
 
 namespace {
 struct ConvertDTFToCUDACallsPass
-    : public dtf::impl::ConvertDTFToCUDACallsPassBase<
+    : public dtf::ir::impl::ConvertDTFToCUDACallsPassBase<
           ConvertDTFToCUDACallsPass> {
   void runOnOperation() override {
     SmallVector<Operation *> ops;

@@ -29,13 +29,13 @@
 #include <cmath>
 #include <limits>
 
-namespace mlir::dtf {
+namespace dtf::ir {
 #define GEN_PASS_DEF_CONVERTDTFTOLINALGPASS
 #include "passes/Passes.h.inc"
-} // namespace mlir::dtf
+} // namespace dtf::ir
 
 using namespace mlir;
-using namespace mlir::dtf;
+using namespace dtf::ir;
 
 //===----------------------------------------------------------------------===//
 // Scalar helpers
@@ -803,7 +803,7 @@ LogicalResult checkLowerable(Operation *op) {
 }
 
 struct ConvertDTFToLinalgPass
-    : public dtf::impl::ConvertDTFToLinalgPassBase<ConvertDTFToLinalgPass> {
+    : public dtf::ir::impl::ConvertDTFToLinalgPassBase<ConvertDTFToLinalgPass> {
   void runOnOperation() override {
     func::FuncOp function = getOperation();
     WalkResult checked = function.walk([](Operation *op) {

@@ -20,13 +20,13 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
-namespace mlir::dtf {
+namespace dtf::ir {
 #define GEN_PASS_DEF_DUMPPARTITIONSPASS
 #include "passes/Passes.h.inc"
-} // namespace mlir::dtf
+} // namespace dtf::ir
 
 using namespace mlir;
-using namespace mlir::dtf;
+using namespace dtf::ir;
 
 namespace {
 
@@ -94,7 +94,7 @@ NodeStyle styleOf(Operation *op) {
 }
 
 struct DumpPartitionsPass
-    : public dtf::impl::DumpPartitionsPassBase<DumpPartitionsPass> {
+    : public dtf::ir::impl::DumpPartitionsPassBase<DumpPartitionsPass> {
   using Base::Base;
 
   /// `--dtf-dump-partitions=DIR` means `dir=DIR`.

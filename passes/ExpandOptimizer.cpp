@@ -19,13 +19,13 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSet.h"
 
-namespace mlir::dtf {
+namespace dtf::ir {
 #define GEN_PASS_DEF_EXPANDOPTIMIZERPASS
 #include "passes/Passes.h.inc"
-} // namespace mlir::dtf
+} // namespace dtf::ir
 
 using namespace mlir;
-using namespace mlir::dtf;
+using namespace dtf::ir;
 
 /// Copies the `dtf.device` of `from`, if any, to `to`. TensorFlow colocates
 /// slots with their variable and each update with the variable it writes; a
@@ -247,7 +247,7 @@ void OptimizerExpansion::expandAdam(AdamAttr adam) {
 
 namespace {
 struct ExpandOptimizerPass
-    : dtf::impl::ExpandOptimizerPassBase<ExpandOptimizerPass> {
+    : dtf::ir::impl::ExpandOptimizerPassBase<ExpandOptimizerPass> {
   void runOnOperation() override {
     FunctionState state;
     SmallVector<ApplyGradientsOp> applies;

@@ -13,10 +13,10 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/PatternMatch.h"
 
-namespace mlir::dtf {
+namespace dtf::ir {
 #define GEN_PASS_DEF_GPUDEVICEMEMORYPASS
 #include "passes/Passes.h.inc"
-} // namespace mlir::dtf
+} // namespace dtf::ir
 
 using namespace mlir;
 
@@ -33,7 +33,7 @@ static bool isHostBufferOp(Operation *op) {
 
 namespace {
 struct GPUDeviceMemoryPass
-    : public dtf::impl::GPUDeviceMemoryPassBase<GPUDeviceMemoryPass> {
+    : public dtf::ir::impl::GPUDeviceMemoryPassBase<GPUDeviceMemoryPass> {
   void runOnOperation() override {
     func::FuncOp function = getOperation();
     SmallVector<Operation *> ops;

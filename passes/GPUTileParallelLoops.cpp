@@ -19,10 +19,10 @@
 
 #include <numeric>
 
-namespace mlir::dtf {
+namespace dtf::ir {
 #define GEN_PASS_DEF_GPUTILEPARALLELLOOPSPASS
 #include "passes/Passes.h.inc"
-} // namespace mlir::dtf
+} // namespace dtf::ir
 
 using namespace mlir;
 
@@ -38,7 +38,7 @@ static SmallVector<scf::ParallelOp> outermostParallelLoops(Operation *root) {
 
 namespace {
 struct GPUTileParallelLoopsPass
-    : public dtf::impl::GPUTileParallelLoopsPassBase<
+    : public dtf::ir::impl::GPUTileParallelLoopsPassBase<
           GPUTileParallelLoopsPass> {
   using GPUTileParallelLoopsPassBase::GPUTileParallelLoopsPassBase;
 

@@ -48,7 +48,7 @@
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 #include "mlir/Transforms/Passes.h"
 
-void mlir::dtf::registerAllDialects(DialectRegistry &registry) {
+void dtf::ir::registerAllDialects(DialectRegistry &registry) {
   registry.insert<DTFDialect, func::FuncDialect, arith::ArithDialect,
                   tensor::TensorDialect, linalg::LinalgDialect,
                   bufferization::BufferizationDialect, memref::MemRefDialect,
@@ -80,7 +80,7 @@ void mlir::dtf::registerAllDialects(DialectRegistry &registry) {
   registerNVVMDialectTranslation(registry);
 }
 
-void mlir::dtf::registerAllPasses() {
+void dtf::ir::registerAllPasses() {
   registerDTFPasses();
   registerTrainingPipeline();
   registerLowerToGPUPipeline();

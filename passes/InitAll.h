@@ -5,12 +5,13 @@
 
 namespace mlir {
 class DialectRegistry;
-namespace dtf {
+} // namespace mlir
+
+namespace dtf::ir {
 /// The dtf dialect and the upstream dialects dtf graphs use or lower to.
-void registerAllDialects(DialectRegistry &registry);
+void registerAllDialects(mlir::DialectRegistry &registry);
 /// dtf's passes and pipelines, plus the upstream passes they compose with.
 void registerAllPasses();
-} // namespace dtf
-} // namespace mlir
+} // namespace dtf::ir
 
 #endif // DTF_PASSES_INITALL_H

@@ -17,13 +17,13 @@
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/StringMap.h"
 
-namespace mlir::dtf {
+namespace dtf::ir {
 #define GEN_PASS_DEF_LIFTGRAPHINPUTSPASS
 #include "passes/Passes.h.inc"
-} // namespace mlir::dtf
+} // namespace dtf::ir
 
 using namespace mlir;
-using namespace mlir::dtf;
+using namespace dtf::ir;
 
 static constexpr StringLiteral kFeedAttr = DTFDialect::getFeedAttrName();
 static constexpr StringLiteral kVariableAttr =
@@ -180,7 +180,7 @@ LogicalResult FunctionLifter::run() {
 
 namespace {
 struct LiftGraphInputsPass
-    : public dtf::impl::LiftGraphInputsPassBase<LiftGraphInputsPass> {
+    : public dtf::ir::impl::LiftGraphInputsPassBase<LiftGraphInputsPass> {
   void runOnOperation() override {
     for (auto function : getOperation().getOps<func::FuncOp>())
       if (failed(FunctionLifter(function).run()))

@@ -14,18 +14,18 @@
 
 #include "mlir/IR/Builders.h"
 
-namespace mlir::dtf {
+namespace dtf::ir {
 #define GEN_PASS_DEF_LIFTPSTRANSFERSPASS
 #include "passes/Passes.h.inc"
-} // namespace mlir::dtf
+} // namespace dtf::ir
 
 using namespace mlir;
-using namespace mlir::dtf;
+using namespace dtf::ir;
 
 namespace {
 
 struct LiftPsTransfersPass
-    : public dtf::impl::LiftPsTransfersPassBase<LiftPsTransfersPass> {
+    : public dtf::ir::impl::LiftPsTransfersPassBase<LiftPsTransfersPass> {
   using LiftPsTransfersPassBase::LiftPsTransfersPassBase;
 
   void runOnOperation() override {

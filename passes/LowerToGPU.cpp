@@ -45,7 +45,7 @@
 #include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
-using namespace mlir::dtf;
+using namespace dtf::ir;
 
 std::string LowerToGPUOptions::defaultCUDAToolkitPath() {
 #ifdef DTF_CUDA_TOOLKIT_DIR
@@ -77,7 +77,7 @@ static std::unique_ptr<Pass> createBufferizePass() {
   return bufferization::createOneShotBufferizePass(options);
 }
 
-void mlir::dtf::buildLowerToGPULoopsPipeline(
+void dtf::ir::buildLowerToGPULoopsPipeline(
     OpPassManager &pm, const LowerToGPUOptions &options) {
   // dtf -> library calls and linalg on tensors.
   pm.addPass(createLiftGraphInputsPass());
@@ -98,7 +98,7 @@ void mlir::dtf::buildLowerToGPULoopsPipeline(
       createGPUTileParallelLoopsPass({options.blockSize}));
 }
 
-void mlir::dtf::buildLowerToGPUPipeline(OpPassManager &pm,
+void dtf::ir::buildLowerToGPUPipeline(OpPassManager &pm,
                                         const LowerToGPUOptions &options) {
   buildLowerToGPULoopsPipeline(pm, options);
   pm.addNestedPass<func::FuncOp>(createGpuMapParallelLoopsPass());
@@ -132,7 +132,7 @@ void mlir::dtf::buildLowerToGPUPipeline(OpPassManager &pm,
   pm.addPass(createGpuModuleToBinaryPass(binary));
 }
 
-void mlir::dtf::registerLowerToGPUPipeline() {
+void dtf::ir::registerLowerToGPUPipeline() {
   PassPipelineRegistration<LowerToGPUOptions>(
       "dtf-lower-to-gpu",
       "Lower dtf functions to host code launching cubin kernels (MLIR gpu "

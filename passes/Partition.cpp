@@ -36,13 +36,13 @@
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringExtras.h"
 
-namespace mlir::dtf {
+namespace dtf::ir {
 #define GEN_PASS_DEF_PARTITIONPASS
 #include "passes/Passes.h.inc"
-} // namespace mlir::dtf
+} // namespace dtf::ir
 
 using namespace mlir;
-using namespace mlir::dtf;
+using namespace dtf::ir;
 
 /// The suffix of the partition of `device`: "_ps_0", "_worker_1_gpu_0".
 static std::string getPartitionSuffix(DeviceAttr device) {
@@ -326,7 +326,7 @@ LogicalResult FunctionPartitioner::run(SymbolTable &symbols) {
 
 namespace {
 
-struct PartitionPass : public dtf::impl::PartitionPassBase<PartitionPass> {
+struct PartitionPass : public dtf::ir::impl::PartitionPassBase<PartitionPass> {
   using Base::Base;
 
   void runOnOperation() override {

@@ -25,7 +25,7 @@
 #include <memory>
 #include <string>
 
-namespace mlir::dtf {
+namespace dtf::ir {
 
 #define GEN_PASS_DECL
 #include "passes/Passes.h.inc"
@@ -143,6 +143,6 @@ void buildLowerToGPULoopsPipeline(OpPassManager &pm,
 /// Registers `--dtf-lower-to-gpu` and `--dtf-lower-to-gpu-loops`.
 void registerLowerToGPUPipeline();
 
-} // namespace mlir::dtf
+} // namespace dtf::ir
 
 #endif // DTF_PASSES_PASSES_H

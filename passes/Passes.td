@@ -59,7 +59,7 @@ def AutodiffPass : Pass<"dtf-autodiff", "func::FuncOp"> {
            /*default=*/"false",
            "Place each op's gradient ops on the op's dtf.device">,
   ];
-  let dependentDialects = ["::mlir::dtf::DTFDialect"];
+  let dependentDialects = ["::dtf::ir::DTFDialect"];
 }
 
 def ExpandOptimizerPass : Pass<"dtf-expand-optimizer", "func::FuncOp"> {
@@ -86,7 +86,7 @@ def ExpandOptimizerPass : Pass<"dtf-expand-optimizer", "func::FuncOp"> {
     they are colocated with. The
     global step, when given, is incremented by one after all updates.
   }];
-  let dependentDialects = ["::mlir::dtf::DTFDialect"];
+  let dependentDialects = ["::dtf::ir::DTFDialect"];
 }
 
 //===----------------------------------------------------------------------===//
@@ -166,7 +166,7 @@ def PlaceVariablesPass : Pass<"dtf-place-variables", "ModuleOp"> {
     Statistic<"numShardedVariables", "sharded-variables",
               "Number of variables split into shards">,
   ];
-  let dependentDialects = ["::mlir::dtf::DTFDialect"];
+  let dependentDialects = ["::dtf::ir::DTFDialect"];
 }
 
 def PrintPlacementPass : Pass<"dtf-print-placement", "ModuleOp"> {
@@ -242,7 +242,7 @@ def PartitionPass : Pass<"dtf-partition", "ModuleOp"> {
     Statistic<"numTransfers", "transfers",
               "Number of send/recv pairs inserted">,
   ];
-  let dependentDialects = ["::mlir::dtf::DTFDialect",
+  let dependentDialects = ["::dtf::ir::DTFDialect",
                            "::mlir::func::FuncDialect"];
 }
 
@@ -357,13 +357,13 @@ def ReplicatePass : Pass<"dtf-replicate", "ModuleOp"> {
     path; replica counts out of range; sync mode without a global step.
   }];
   let options = [
-    Option<"mode", "mode", "::mlir::dtf::ReplicationMode",
-           /*default=*/"::mlir::dtf::ReplicationMode::Async",
+    Option<"mode", "mode", "::dtf::ir::ReplicationMode",
+           /*default=*/"::dtf::ir::ReplicationMode::Async",
            "How PS tasks apply pushed gradients (default: async)",
            [{::llvm::cl::values(
-             clEnumValN(::mlir::dtf::ReplicationMode::Async, "async",
+             clEnumValN(::dtf::ir::ReplicationMode::Async, "async",
                         "apply each push at once (Hogwild)"),
-             clEnumValN(::mlir::dtf::ReplicationMode::Sync, "sync",
+             clEnumValN(::dtf::ir::ReplicationMode::Sync, "sync",
                         "average replicas-to-aggregate pushes of a step, "
                         "apply them once (SyncReplicasOptimizer)"))}]>,
     Option<"replicasToAggregate", "replicas-to-aggregate", "int64_t",
@@ -381,7 +381,7 @@ def ReplicatePass : Pass<"dtf-replicate", "ModuleOp"> {
     Statistic<"numCopiedVariables", "copied-variables",
               "Number of variables copied to another PS task">,
   ];
-  let dependentDialects = ["::mlir::dtf::DTFDialect",
+  let dependentDialects = ["::dtf::ir::DTFDialect",
                            "::mlir::func::FuncDialect"];
 }
 
@@ -418,7 +418,7 @@ def LiftPsTransfersPass : Pass<"dtf-lift-ps-transfers", "ModuleOp"> {
     Option<"functionName", "function", "std::string", /*default=*/"\"worker\"",
            "The replica function to rewrite (default: worker)">,
   ];
-  let dependentDialects = ["::mlir::dtf::DTFDialect"];
+  let dependentDialects = ["::dtf::ir::DTFDialect"];
 }
 
 def LiftGraphInputsPass : Pass<"dtf-lift-graph-inputs", "ModuleOp"> {
@@ -446,7 +446,7 @@ def LiftGraphInputsPass : Pass<"dtf-lift-graph-inputs", "ModuleOp"> {
     `dtf.apply_adam`, ...) or asks for a `dtf.minimize` cannot run on a
     device: the pass fails naming the op.
   }];
-  let dependentDialects = ["::mlir::dtf::DTFDialect"];
+  let dependentDialects = ["::dtf::ir::DTFDialect"];
 }
 
 def ConvertDTFToCUDACallsPass : Pass<"dtf-convert-to-cuda-calls", "ModuleOp"> {

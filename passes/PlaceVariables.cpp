@@ -32,13 +32,13 @@
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/MathExtras.h"
 
-namespace mlir::dtf {
+namespace dtf::ir {
 #define GEN_PASS_DEF_PLACEVARIABLESPASS
 #include "passes/Passes.h.inc"
-} // namespace mlir::dtf
+} // namespace dtf::ir
 
 using namespace mlir;
-using namespace mlir::dtf;
+using namespace dtf::ir;
 
 namespace {
 
@@ -171,7 +171,7 @@ static RankedTensorType withRows(RankedTensorType type, int64_t rows) {
 namespace {
 
 struct PlaceVariablesPass
-    : public dtf::impl::PlaceVariablesPassBase<PlaceVariablesPass> {
+    : public dtf::ir::impl::PlaceVariablesPassBase<PlaceVariablesPass> {
   using Base::Base;
 
   void runOnOperation() override;

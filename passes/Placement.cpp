@@ -6,13 +6,13 @@
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
-using namespace mlir::dtf;
+using namespace dtf::ir;
 
-DeviceAttr mlir::dtf::getPSDevice(MLIRContext *context, int64_t task) {
+DeviceAttr dtf::ir::getPSDevice(MLIRContext *context, int64_t task) {
   return DeviceAttr::get(context, "ps", task, "", -1);
 }
 
-FailureOr<DeviceAttr> mlir::dtf::parseDeviceOption(ModuleOp module,
+FailureOr<DeviceAttr> dtf::ir::parseDeviceOption(ModuleOp module,
                                                    ClusterAttr cluster,
                                                    StringRef option,
                                                    StringRef name) {
@@ -33,7 +33,7 @@ FailureOr<DeviceAttr> mlir::dtf::parseDeviceOption(ModuleOp module,
   return device;
 }
 
-std::optional<int64_t> mlir::dtf::getElementBytes(Type type) {
+std::optional<int64_t> dtf::ir::getElementBytes(Type type) {
   if (type.isIntOrFloat())
     return llvm::divideCeil(type.getIntOrFloatBitWidth(), 8);
   if (type.isIndex())
@@ -44,7 +44,7 @@ std::optional<int64_t> mlir::dtf::getElementBytes(Type type) {
   return std::nullopt;
 }
 
-std::optional<int64_t> mlir::dtf::getTensorBytes(RankedTensorType type) {
+std::optional<int64_t> dtf::ir::getTensorBytes(RankedTensorType type) {
   std::optional<int64_t> element = getElementBytes(type.getElementType());
   if (!element || !type.hasStaticShape())
     return std::nullopt;

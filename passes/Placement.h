@@ -16,7 +16,7 @@
 
 #include <optional>
 
-namespace mlir::dtf {
+namespace dtf::ir {
 
 /// The `dtf.device` of `op`, or null when it has none.
 inline DeviceAttr getDevice(Operation *op) {
@@ -48,6 +48,6 @@ std::optional<int64_t> getElementBytes(Type type);
 /// Bytes of a tensor of static shape `type`, if its element size is known.
 std::optional<int64_t> getTensorBytes(RankedTensorType type);
 
-} // namespace mlir::dtf
+} // namespace dtf::ir
 
 #endif // DTF_PASSES_PLACEMENT_H

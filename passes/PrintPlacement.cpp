@@ -16,13 +16,13 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
-namespace mlir::dtf {
+namespace dtf::ir {
 #define GEN_PASS_DEF_PRINTPLACEMENTPASS
 #include "passes/Passes.h.inc"
-} // namespace mlir::dtf
+} // namespace dtf::ir
 
 using namespace mlir;
-using namespace mlir::dtf;
+using namespace dtf::ir;
 
 namespace {
 
@@ -40,7 +40,7 @@ struct DeviceRows {
 };
 
 struct PrintPlacementPass
-    : public dtf::impl::PrintPlacementPassBase<PrintPlacementPass> {
+    : public dtf::ir::impl::PrintPlacementPassBase<PrintPlacementPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     ClusterAttr cluster = getCluster(module);

@@ -39,13 +39,13 @@
 
 #include <map>
 
-namespace mlir::dtf {
+namespace dtf::ir {
 #define GEN_PASS_DEF_REPLICATEPASS
 #include "passes/Passes.h.inc"
-} // namespace mlir::dtf
+} // namespace dtf::ir
 
 using namespace mlir;
-using namespace mlir::dtf;
+using namespace dtf::ir;
 
 /// The gradient operand of a fused optimizer update, or null for any other
 /// op.
@@ -578,7 +578,7 @@ void Replication::rewrite() {
 //===----------------------------------------------------------------------===//
 
 namespace {
-struct ReplicatePass : dtf::impl::ReplicatePassBase<ReplicatePass> {
+struct ReplicatePass : dtf::ir::impl::ReplicatePassBase<ReplicatePass> {
   using ReplicatePassBase::ReplicatePassBase;
 
   void runOnOperation() override;

@@ -11,7 +11,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 
-void mlir::dtf::buildTrainingPipeline(OpPassManager &pm,
+void dtf::ir::buildTrainingPipeline(OpPassManager &pm,
                                       const TrainingPipelineOptions &options) {
   pm.addNestedPass<func::FuncOp>(createAutodiffPass());
   pm.addNestedPass<func::FuncOp>(createExpandOptimizerPass());
@@ -27,7 +27,7 @@ void mlir::dtf::buildTrainingPipeline(OpPassManager &pm,
   pm.addPass(createReplicatePass(replication));
 }
 
-void mlir::dtf::registerTrainingPipeline() {
+void dtf::ir::registerTrainingPipeline() {
   PassPipelineRegistration<TrainingPipelineOptions>(
       "dtf-training-pipeline",
       "Compile a model for between-graph replication: autodiff, optimizer "

@@ -17,13 +17,13 @@
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/STLExtras.h"
 
-namespace mlir::dtf {
+namespace dtf::ir {
 #define GEN_PASS_DEF_VERIFYPARTITIONSPASS
 #include "passes/Passes.h.inc"
-} // namespace mlir::dtf
+} // namespace dtf::ir
 
 using namespace mlir;
-using namespace mlir::dtf;
+using namespace dtf::ir;
 
 namespace {
 
@@ -200,7 +200,7 @@ checkDeadlockFreedom(ArrayRef<func::FuncOp> partitions,
 
 namespace {
 struct VerifyPartitionsPass
-    : public dtf::impl::VerifyPartitionsPassBase<VerifyPartitionsPass> {
+    : public dtf::ir::impl::VerifyPartitionsPassBase<VerifyPartitionsPass> {
   void runOnOperation() override {
     SmallVector<func::FuncOp> partitions;
     for (auto func : getOperation().getOps<func::FuncOp>()) {

@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "dtf/runtime/Kernels.h"
+#include "runtime/core/Kernels.h"
 
 #include <benchmark/benchmark.h>
 

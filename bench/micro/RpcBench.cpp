@@ -52,7 +52,7 @@ std::string psModule(int64_t floats) {
 struct Ps {
   explicit Ps(int64_t floats) {
     mlir::DialectRegistry registry;
-    mlir::dtf::registerAllDialects(registry);
+    dtf::ir::registerAllDialects(registry);
     context.appendDialectRegistry(registry);
     context.loadAllAvailableDialects();
     mlir::ParserConfig config(&context, /*verifyAfterParse=*/false);

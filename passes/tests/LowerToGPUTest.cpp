@@ -17,7 +17,7 @@
 #include "passes/Passes.h"
 #include "runtime/exec/Interpreter.h"
 
-#include "dtf/runtime/Kernels.h"
+#include "runtime/core/Kernels.h"
 
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -238,12 +238,12 @@ protected:
     static bool initialized = [] {
       llvm::InitializeNativeTarget();
       llvm::InitializeNativeTargetAsmPrinter();
-      mlir::dtf::registerAllPasses();
+      dtf::ir::registerAllPasses();
       return true;
     }();
     (void)initialized;
     mlir::DialectRegistry registry;
-    mlir::dtf::registerAllDialects(registry);
+    dtf::ir::registerAllDialects(registry);
     context.appendDialectRegistry(registry);
     context.loadAllAvailableDialects();
   }
@@ -263,7 +263,7 @@ std::vector<Tensor> LowerToGPUTest::runLowered(mlir::func::FuncOp function,
   module->push_back(function.clone());
 
   mlir::PassManager pm(&context);
-  mlir::dtf::buildLowerToGPULoopsPipeline(pm, mlir::dtf::LowerToGPUOptions());
+  dtf::ir::buildLowerToGPULoopsPipeline(pm, dtf::ir::LowerToGPUOptions());
   std::string errors;
   llvm::raw_string_ostream errorStream(errors);
   if (failed(mlir::parsePassPipeline(kLowerLoopsToLLVM, pm, errorStream))) {

@@ -13,7 +13,7 @@
 
 #include "runtime/checkpoint/Checkpoint.h"
 
-#include "dtf/runtime/Crc32c.h"
+#include "runtime/core/Crc32c.h"
 
 #include <algorithm>
 #include <cerrno>

@@ -20,7 +20,7 @@
 #ifndef DTF_RUNTIME_CHECKPOINT_CHECKPOINT_H
 #define DTF_RUNTIME_CHECKPOINT_CHECKPOINT_H
 
-#include "dtf/runtime/Tensor.h"
+#include "runtime/core/Tensor.h"
 
 #include <cstdint>
 #include <functional>

@@ -1,7 +1,7 @@
 //===- CheckpointTest.cpp - Checkpoint files: round trip, damage, rotation ===//
 
 #include "runtime/checkpoint/Checkpoint.h"
-#include "dtf/runtime/Crc32c.h"
+#include "runtime/core/Crc32c.h"
 
 #include <gtest/gtest.h>
 

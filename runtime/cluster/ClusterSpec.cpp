@@ -172,4 +172,20 @@ TfConfig parseTfConfig(const std::string &text) {
   return result;
 }
 
+TfConfig resolveTask(const TaskFlags &flags, const char *tfConfig) {
+  if (flags.psHosts.empty() && flags.workerHosts.empty()) {
+    if (!tfConfig)
+      throw ClusterError("no cluster: give --ps_hosts and --worker_hosts, set "
+                         "TF_CONFIG, or use --local");
+    return parseTfConfig(tfConfig);
+  }
+  ClusterSpec spec = ClusterSpec::fromHostLists(flags.psHosts,
+                                                flags.workerHosts);
+  if (flags.jobName.empty())
+    throw ClusterError("--job_name: required (ps or worker)");
+  TaskId task{parseJob(flags.jobName, "--job_name"), flags.taskIndex};
+  spec.checkTask(task, "--task_index");
+  return TfConfig{std::move(spec), task};
+}
+
 } // namespace dtf::cluster

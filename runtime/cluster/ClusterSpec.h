@@ -82,4 +82,20 @@ struct TfConfig {
 };
 TfConfig parseTfConfig(const std::string &json);
 
+/// How a task names its cluster and itself on the command line, as
+/// TensorFlow's examples do (--ps_hosts, --worker_hosts, --job_name,
+/// --task_index).
+struct TaskFlags {
+  std::string psHosts;
+  std::string workerHosts;
+  std::string jobName;
+  int taskIndex = 0;
+};
+
+/// This process's cluster and task: from `flags` when they name any host,
+/// else from the TF_CONFIG JSON `tfConfig` (null when the variable is not
+/// set), as TensorFlow's TFConfigClusterResolver reads it. Throws
+/// ClusterError naming the flag or the field at fault.
+TfConfig resolveTask(const TaskFlags &flags, const char *tfConfig);
+
 } // namespace dtf::cluster

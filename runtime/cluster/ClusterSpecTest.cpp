@@ -100,4 +100,29 @@ TEST(ClusterSpecTest, TfConfigErrorsNameTheField) {
             "has 1 task");
 }
 
+TEST(ClusterSpecTest, ResolvesTheTaskFromFlagsBeforeTfConfig) {
+  const char *tfConfig = R"({"cluster": {"ps": ["p:1"], "worker": ["w:1"]},
+                             "task": {"type": "ps", "index": 0}})";
+  TfConfig fromFlags =
+      resolveTask({"a:1", "b:1,c:1", "worker", 1}, tfConfig);
+  EXPECT_EQ(fromFlags.cluster.workers().size(), 2u);
+  EXPECT_EQ(fromFlags.task.job, Job::Worker);
+  EXPECT_EQ(fromFlags.task.index, 1);
+
+  TfConfig fromEnvironment = resolveTask({}, tfConfig);
+  EXPECT_EQ(fromEnvironment.task.job, Job::PS);
+  EXPECT_EQ(fromEnvironment.cluster.ps()[0].str(), "p:1");
+}
+
+TEST(ClusterSpecTest, ResolvingATaskNamesWhatIsMissing) {
+  EXPECT_EQ(errorOf([] { resolveTask({}, nullptr); }),
+            "no cluster: give --ps_hosts and --worker_hosts, set TF_CONFIG, "
+            "or use --local");
+  EXPECT_EQ(errorOf([] { resolveTask({"a:1", "b:1", "", 0}, nullptr); }),
+            "--job_name: required (ps or worker)");
+  EXPECT_NE(errorOf([] { resolveTask({"a:1", "b:1", "worker", 4}, nullptr); })
+                .find("--task_index"),
+            std::string::npos);
+}
+
 } // namespace

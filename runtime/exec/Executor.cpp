@@ -14,12 +14,14 @@
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <deque>
 #include <mutex>
 
 using namespace mlir;
-namespace ir = mlir::dtf;
 
 namespace dtf::exec {
+
+using Clock = std::chrono::steady_clock;
 
 //===----------------------------------------------------------------------===//
 // External ops
@@ -247,7 +249,7 @@ buildPlan(const Executor::Graph &graph, const std::vector<bool> &included,
 class Executor::Step : public std::enable_shared_from_this<Step> {
 public:
   Step(const Graph &graph, const Plan &plan, const ExecutorOptions &options,
-       ThreadPool &pool, VariableStore &store, const FeedMap &feeds,
+       ThreadPool *pool, VariableStore &store, const FeedMap &feeds,
        const RunOptions &runOptions)
       : graph(graph), plan(plan), options(options), pool(pool),
         runOptions(runOptions), slots(graph.numSlots),
@@ -265,6 +267,8 @@ public:
     }
     for (int32_t slot = 0; slot < graph.numSlots; ++slot)
       uses[slot].store(plan.uses[slot], std::memory_order_relaxed);
+    if (options.opObserver)
+      asyncStarts.reset(new Clock::time_point[graph.nodes.size()]);
     // Resolve the variables once: ops then reach them without touching the
     // store, which is not thread-safe.
     for (ir::VariableOp variable : graph.variables) {
@@ -282,9 +286,24 @@ public:
 private:
   enum NodeState : uint8_t { NotStarted, Running, Done };
 
+  /// Hands a ready node to the pool, or to the caller's loop when the
+  /// step runs in the caller's thread.
   void schedule(int32_t id) {
-    pool.schedule([self = shared_from_this(), id] { self->process(id); });
+    if (pool) {
+      pool->schedule([self = shared_from_this(), id] { self->process(id); });
+      return;
+    }
+    std::lock_guard<std::mutex> lock(mutex);
+    callerReady.push_back(id);
+    finishedChanged.notify_all();
   }
+  /// Runs the step on the pool and waits for it (and for the deadline).
+  void runOnPool();
+  /// Runs every op in the calling thread; the asynchronous ones complete
+  /// elsewhere and queue their successors for it.
+  void runInCaller();
+  /// Records the deadline's error and cancels the step.
+  void expire();
   /// Runs `id` and, on this thread, the ready nodes it unblocks.
   void process(int32_t id);
   /// Runs a synchronous node or starts an asynchronous one. Returns whether
@@ -320,7 +339,8 @@ private:
   const Graph &graph;
   const Plan &plan;
   const ExecutorOptions &options;
-  ThreadPool &pool;
+  /// Null when the step runs in the caller's thread.
+  ThreadPool *pool;
   const RunOptions &runOptions;
 
   std::vector<Tensor> slots;
@@ -328,14 +348,20 @@ private:
   std::unique_ptr<std::atomic<int32_t>[]> uses;
   std::unique_ptr<std::atomic<uint8_t>[]> states;
   std::vector<Tensor *> variables;
+  /// When each asynchronous node started, for the op observer; empty
+  /// without one.
+  std::unique_ptr<Clock::time_point[]> asyncStarts;
   std::atomic<size_t> outstanding;
   std::vector<Tensor> results;
   KernelContext context;
 
   CancellationManager cancellation;
   std::mutex mutex;
+  /// Signals `finished` and, in the caller's thread, `callerReady`.
   std::condition_variable finishedChanged;
   bool finished = false;
+  /// Ready nodes the caller's thread has yet to run.
+  std::deque<int32_t> callerReady;
   std::exception_ptr firstError;
 };
 
@@ -361,6 +387,71 @@ void Executor::Step::bindArguments(std::vector<Tensor> arguments) {
   }
 }
 
+void Executor::Step::expire() {
+  std::exception_ptr error = deadlineError();
+  {
+    std::lock_guard<std::mutex> guard(mutex);
+    if (!firstError)
+      firstError = error;
+  }
+  cancellation.cancel(error);
+}
+
+void Executor::Step::runOnPool() {
+  for (int32_t id : plan.nodes)
+    if (plan.numPredecessors[id] == 0)
+      schedule(id);
+
+  std::unique_lock<std::mutex> lock(mutex);
+  auto isFinished = [&] { return finished; };
+  if (runOptions.deadline &&
+      !finishedChanged.wait_until(lock, *runOptions.deadline, isFinished)) {
+    lock.unlock();
+    expire();
+    lock.lock();
+  }
+  // Wait for every op, even after an error: the ops still running use
+  // the step's state and the caller's feeds.
+  finishedChanged.wait(lock, isFinished);
+}
+
+void Executor::Step::runInCaller() {
+  for (int32_t id : plan.nodes)
+    if (plan.numPredecessors[id] == 0)
+      callerReady.push_back(id);
+
+  bool expired = false;
+  auto deadlinePassed = [&] {
+    return runOptions.deadline && !expired &&
+           Clock::now() >= *runOptions.deadline;
+  };
+  std::unique_lock<std::mutex> lock(mutex);
+  auto canProceed = [&] { return finished || !callerReady.empty(); };
+  while (true) {
+    if (deadlinePassed()) {
+      expired = true;
+      lock.unlock();
+      expire(); // The ops not started are skipped from now on.
+      lock.lock();
+    }
+    if (!callerReady.empty()) {
+      int32_t id = callerReady.front();
+      callerReady.pop_front();
+      lock.unlock();
+      process(id);
+      lock.lock();
+      continue;
+    }
+    // Nothing to run: every op is done, or some wait for a transfer.
+    if (finished)
+      return;
+    if (runOptions.deadline && !expired)
+      finishedChanged.wait_until(lock, *runOptions.deadline, canProceed);
+    else
+      finishedChanged.wait(lock, canProceed);
+  }
+}
+
 std::vector<Tensor> Executor::Step::run() {
   if (plan.nodes.empty()) {
     finished = true;
@@ -368,27 +459,10 @@ std::vector<Tensor> Executor::Step::run() {
     // Link to the caller's cancellation only now: cancelling before the
     // first op started is then seen by every op.
     CancellationLink link(runOptions.cancellation, cancellation);
-    for (int32_t id : plan.nodes)
-      if (plan.numPredecessors[id] == 0)
-        schedule(id);
-
-    std::unique_lock<std::mutex> lock(mutex);
-    auto isFinished = [&] { return finished; };
-    if (runOptions.deadline &&
-        !finishedChanged.wait_until(lock, *runOptions.deadline, isFinished)) {
-      lock.unlock();
-      std::exception_ptr error = deadlineError();
-      {
-        std::lock_guard<std::mutex> guard(mutex);
-        if (!firstError)
-          firstError = error;
-      }
-      cancellation.cancel(error);
-      lock.lock();
-    }
-    // Wait for every op, even after an error: the ops still running use
-    // the step's state and the caller's feeds.
-    finishedChanged.wait(lock, isFinished);
+    if (pool)
+      runOnPool();
+    else
+      runInCaller();
   }
 
   if (!firstError && cancellation.isCancelled())
@@ -503,6 +577,8 @@ void Executor::Step::completeAsync(int32_t id, std::exception_ptr error,
   }
   if (error)
     fail(id, error);
+  if (options.opObserver)
+    options.opObserver(node.op, asyncStarts[id], Clock::now());
   llvm::SmallVector<int32_t, 8> ready;
   complete(id, ready);
   for (int32_t successor : ready)
@@ -598,7 +674,14 @@ void Executor::Step::runKernel(int32_t id) {
   try {
     if (options.beforeOp)
       options.beforeOp(node.op);
+    if (!options.opObserver) {
+      evaluateOp(*node.kernel,
+                 KernelCall(node.op, operands, produced, context));
+      return;
+    }
+    Clock::time_point begin = Clock::now();
     evaluateOp(*node.kernel, KernelCall(node.op, operands, produced, context));
+    options.opObserver(node.op, begin, Clock::now());
   } catch (...) {
     fail(id, std::current_exception());
   }
@@ -614,8 +697,11 @@ void Executor::Step::runSend(int32_t id) {
   try {
     if (options.beforeOp)
       options.beforeOp(node.op);
+    Clock::time_point begin = Clock::now();
     runOptions.rendezvous->send(node.rendezvousKey, runOptions.stepId,
                                 takeOrCopy(node.operands[0]));
+    if (options.opObserver)
+      options.opObserver(node.op, begin, Clock::now());
   } catch (...) {
     fail(id, std::current_exception());
   }
@@ -639,6 +725,8 @@ void Executor::Step::startRecv(int32_t id) {
     done(std::current_exception(), Tensor());
     return;
   }
+  if (asyncStarts)
+    asyncStarts[id] = Clock::now();
   runOptions.rendezvous->recvAsync(
       node.rendezvousKey, runOptions.stepId,
       RecvArgs{&cancellation, runOptions.deadline}, std::move(done));
@@ -662,6 +750,8 @@ void Executor::Step::startExternal(int32_t id) {
   try {
     if (options.beforeOp)
       options.beforeOp(node.op);
+    if (asyncStarts)
+      asyncStarts[id] = Clock::now();
     node.handler->runAsync(call, done);
   } catch (...) {
     done(std::current_exception(), {});
@@ -676,7 +766,7 @@ Executor::Executor(func::FuncOp function, VariableStore &variables,
                    ExecutorOptions options)
     : graph_(std::make_unique<Graph>()), variables_(variables),
       options_(std::move(options)) {
-  if (!options_.threadPool)
+  if (!options_.threadPool && !options_.runInCallerThread)
     options_.threadPool = std::make_shared<ThreadPool>(options_.numThreads);
 
   Graph &graph = *graph_;
@@ -782,7 +872,7 @@ Executor::~Executor() = default;
 
 func::FuncOp Executor::function() const { return graph_->function; }
 
-ThreadPool &Executor::threadPool() const { return *options_.threadPool; }
+ThreadPool *Executor::threadPool() const { return options_.threadPool.get(); }
 
 std::shared_ptr<const Executor::Plan>
 Executor::planFor(ArrayRef<Value> fetches) {
@@ -834,7 +924,7 @@ Executor::planFor(ArrayRef<Value> fetches) {
 std::vector<Tensor> Executor::execute(const Plan &plan, const FeedMap &feeds,
                                       std::vector<Tensor> arguments,
                                       const RunOptions &options) {
-  if (options_.threadPool->currentWorkerIndex() >= 0)
+  if (options_.threadPool && options_.threadPool->currentWorkerIndex() >= 0)
     throw EvalError(ErrorCode::FailedPrecondition,
                     describeOp(graph_->function) +
                         ": a step cannot be run from a thread of its own "
@@ -845,7 +935,7 @@ std::vector<Tensor> Executor::execute(const Plan &plan, const FeedMap &feeds,
                         " sends or receives tensors: its steps need a "
                         "rendezvous (RunOptions::rendezvous)");
   auto step = std::make_shared<Step>(*graph_, plan, options_,
-                                     *options_.threadPool, variables_, feeds,
+                                     options_.threadPool.get(), variables_, feeds,
                                      options);
   step->bindArguments(std::move(arguments));
   return step->run();

@@ -28,12 +28,13 @@
 
 #include "runtime/exec/OpKernels.h"
 
-#include "dtf/runtime/Cancellation.h"
-#include "dtf/runtime/Rendezvous.h"
-#include "dtf/runtime/ThreadPool.h"
+#include "runtime/core/Cancellation.h"
+#include "runtime/core/Rendezvous.h"
+#include "runtime/core/ThreadPool.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
+#include <chrono>
 #include <cstdint>
 #include <exception>
 #include <functional>
@@ -82,6 +83,15 @@ public:
 std::shared_ptr<ExternalOpHandler> makeExternalOpHandler(
     std::function<std::vector<Tensor>(const ExternalOpCall &)> compute);
 
+/// Called after each op a step runs, on the thread that ran it, with the
+/// times the op started and ended (for an asynchronous op, a dtf.recv or an
+/// external op, when it was started and when its result arrived): the hook
+/// of dtf-run's --trace. Must be thread-safe.
+using OpObserver =
+    std::function<void(mlir::Operation *op,
+                       std::chrono::steady_clock::time_point begin,
+                       std::chrono::steady_clock::time_point end)>;
+
 struct ExecutorOptions {
   EvalOptions eval;
   /// The threads that run ops; several executors may share one pool.
@@ -89,11 +99,20 @@ struct ExecutorOptions {
   std::shared_ptr<ThreadPool> threadPool;
   /// 0 means one per hardware thread.
   size_t numThreads = 0;
+  /// Runs every op of a step in the thread that calls run(), with no pool,
+  /// as TensorFlow does for a negative inter_op_parallelism_threads: no
+  /// hand-off to another thread, for steps that are a chain of ops or that
+  /// are run one at a time (a PS task's updates). Asynchronous ops
+  /// (dtf.recv, external ops) still complete elsewhere; the caller runs
+  /// what they make ready. A deadline is checked between ops.
+  bool runInCallerThread = false;
   /// Handlers of the ops without a CPU kernel, by op name ("dtf.pull").
   std::map<std::string, std::shared_ptr<ExternalOpHandler>> externalOps;
-  /// Called on the thread about to run each op, before it runs: for tracing
-  /// and tests. Must be thread-safe.
+  /// Called on the thread about to run each op, before it runs: tests use
+  /// it to hold an op back. Must be thread-safe.
   std::function<void(mlir::Operation *op)> beforeOp;
+  /// Sees every op after it ran; empty (the default) costs nothing.
+  OpObserver opObserver;
 };
 
 /// One step's settings.
@@ -138,7 +157,8 @@ public:
                                   const RunOptions &options = {});
 
   mlir::func::FuncOp function() const;
-  ThreadPool &threadPool() const;
+  /// Null when the steps run in the caller's thread.
+  ThreadPool *threadPool() const;
 
   struct Graph;
   struct Plan;

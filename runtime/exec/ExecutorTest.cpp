@@ -41,7 +41,7 @@ class ExecutorTest : public ::testing::Test {
 protected:
   ExecutorTest() {
     mlir::DialectRegistry registry;
-    mlir::dtf::registerAllDialects(registry);
+    dtf::ir::registerAllDialects(registry);
     context.appendDialectRegistry(registry);
     context.loadAllAvailableDialects();
     // Stand-ins for ops that leave the process ("test.pull").
@@ -395,13 +395,13 @@ TEST_F(ExecutorTest, KernelErrorCancelsTheStep) {
   std::condition_variable changed;
   bool waitStarted = false;
   options.beforeOp = [&](mlir::Operation *op) {
-    if (mlir::isa<mlir::dtf::AddOp, mlir::dtf::ReluOp>(op))
+    if (mlir::isa<dtf::ir::AddOp, dtf::ir::ReluOp>(op))
       ++opsAfterwards;
     std::unique_lock<std::mutex> lock(mutex);
     if (op->getName().getStringRef() == "test.wait") {
       waitStarted = true;
       changed.notify_all();
-    } else if (mlir::isa<mlir::dtf::DivOp>(op)) {
+    } else if (mlir::isa<dtf::ir::DivOp>(op)) {
       changed.wait_for(lock, 20s, [&] { return waitStarted; });
       waitStarted = false;
     }
@@ -696,6 +696,105 @@ TEST_F(ExecutorTest, FailingPartitionEndsTheOthers) {
   EXPECT_LT(Clock::now() - start, 10s);
   EXPECT_TRUE(contains(error.what(), "'w' is not initialized")) << error.what();
   EXPECT_EQ(rendezvous.numWaiting(), 0u);
+}
+
+// runInCallerThread: every op in the thread that calls run(), as
+// TensorFlow runs a step for a negative inter_op_parallelism_threads.
+
+TEST_F(ExecutorTest, InTheCallersThreadTrainingMatchesTheInterpreter) {
+  mlir::func::FuncOp function = parse(kMlp);
+  VariableStore reference, store;
+  dtf::exec::initializeVariables(function, reference, {});
+  dtf::exec::initializeVariables(function, store, {});
+  Interpreter interpreter(reference);
+  std::atomic<int> opsElsewhere{0};
+  std::thread::id caller = std::this_thread::get_id();
+  ExecutorOptions options;
+  options.runInCallerThread = true;
+  options.beforeOp = [&](mlir::Operation *) {
+    if (std::this_thread::get_id() != caller)
+      ++opsElsewhere;
+  };
+  Executor executor(function, store, std::move(options));
+  EXPECT_EQ(executor.threadPool(), nullptr);
+  for (int step = 0; step < 3; ++step) {
+    std::vector<Tensor> expected = interpreter.run(function, mlpFeeds(step));
+    std::vector<Tensor> actual = executor.run(mlpFeeds(step));
+    ASSERT_EQ(actual.size(), expected.size());
+    for (size_t i = 0; i < actual.size(); ++i)
+      expectNear(actual[i], expected[i]);
+  }
+  EXPECT_EQ(opsElsewhere.load(), 0);
+}
+
+TEST_F(ExecutorTest, InTheCallersThreadOpsAfterAnAsynchronousOpRunThere) {
+  mlir::func::FuncOp function = parse(R"mlir(
+    func.func @main() -> tensor<2xf32> {
+      %w = "test.pull"() : () -> tensor<2xf32>
+      %r = dtf.relu %w : tensor<2xf32>
+      return %r : tensor<2xf32>
+    }
+  )mlir");
+  // The pull completes later, from a thread of its own, as an RPC does.
+  class LatePull : public ::dtf::exec::ExternalOpHandler {
+  public:
+    void runAsync(const ExternalOpCall &,
+                  ::dtf::exec::ExternalOpDone done) override {
+      std::thread([done] {
+        std::this_thread::sleep_for(5ms);
+        std::vector<Tensor> results;
+        results.push_back(Tensor::fromVector<float>({2}, {-1, 3}));
+        done(nullptr, std::move(results));
+      }).detach();
+    }
+  };
+  std::thread::id caller = std::this_thread::get_id();
+  std::thread::id reluThread;
+  ExecutorOptions options;
+  options.runInCallerThread = true;
+  options.externalOps["test.pull"] = std::make_shared<LatePull>();
+  options.beforeOp = [&](mlir::Operation *op) {
+    if (mlir::isa<dtf::ir::ReluOp>(op))
+      reluThread = std::this_thread::get_id();
+  };
+  VariableStore store;
+  Executor executor(function, store, std::move(options));
+  for (int step = 0; step < 3; ++step)
+    EXPECT_EQ(executor.run({})[0].toVector<float>(),
+              (std::vector<float>{0, 3}));
+  EXPECT_EQ(reluThread, caller);
+}
+
+TEST_F(ExecutorTest, InTheCallersThreadTheDeadlineEndsAHangingStep) {
+  mlir::func::FuncOp function = parse(R"mlir(
+    func.func @main() -> tensor<2xf32> {
+      %w = "test.hang"() : () -> tensor<2xf32>
+      return %w : tensor<2xf32>
+    }
+  )mlir");
+  // Completes only when cancelled, from the cancelling thread.
+  class Hang : public ::dtf::exec::ExternalOpHandler {
+  public:
+    void runAsync(const ExternalOpCall &call,
+                  ::dtf::exec::ExternalOpDone done) override {
+      auto token = call.cancellation->add(
+          [done](const std::exception_ptr &reason) { done(reason, {}); });
+      if (!token)
+        done(call.cancellation->reason(), {});
+    }
+  };
+  ExecutorOptions options;
+  options.runInCallerThread = true;
+  options.externalOps["test.hang"] = std::make_shared<Hang>();
+  VariableStore store;
+  Executor executor(function, store, std::move(options));
+  RunOptions run;
+  auto start = Clock::now();
+  run.deadline = start + 200ms;
+  EvalError error = expectEvalError([&] { executor.run({}, {}, run); });
+  EXPECT_EQ(error.code(), ErrorCode::DeadlineExceeded);
+  EXPECT_GE(Clock::now() - start, 200ms);
+  EXPECT_LT(Clock::now() - start, 10s);
 }
 
 } // namespace

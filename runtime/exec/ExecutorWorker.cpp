@@ -2,8 +2,8 @@
 
 #include "runtime/exec/ExecutorWorker.h"
 
-#include "dtf/runtime/Error.h"
-#include "dtf/runtime/Strings.h"
+#include "runtime/core/Error.h"
+#include "runtime/core/Strings.h"
 
 #include "dialects/dtf/IR/DTFDialect.h"
 
@@ -28,7 +28,7 @@ ExecutorWorker::ExecutorWorker(ExecutorWorkerOptions options)
       pool(std::make_shared<ThreadPool>(this->options.numThreads)) {
   // The dialects of a partition (passes/Partition.cpp) and no more: a
   // worker task needs no lowering.
-  context.loadDialect<mlir::dtf::DTFDialect, mlir::func::FuncDialect,
+  context.loadDialect<dtf::ir::DTFDialect, mlir::func::FuncDialect,
                       mlir::arith::ArithDialect>();
 }
 

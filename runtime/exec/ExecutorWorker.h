@@ -1,7 +1,7 @@
 //===- ExecutorWorker.h - A worker task's graphs on the Executor -*- C++
 //-*-===//
 //
-// The compiler-aware half of a worker task (dtf/runtime/Worker.h): parses
+// The compiler-aware half of a worker task (runtime/core/Worker.h): parses
 // the modules registered with it, prepares each registered function for the
 // concurrent Executor on one thread pool shared by all of them, and runs
 // their steps. Variables live here, shared by the task's graphs.
@@ -13,7 +13,7 @@
 
 #include "runtime/exec/Executor.h"
 
-#include "dtf/runtime/Worker.h"
+#include "runtime/core/Worker.h"
 
 #include "mlir/IR/MLIRContext.h"
 

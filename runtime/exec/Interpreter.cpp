@@ -59,13 +59,7 @@ void Interpreter::evaluate(func::FuncOp function, const FeedMap &feeds,
   for (Operation &op : body) {
     if (needed && !needed->contains(&op))
       continue;
-    if (!opObserver) {
-      evaluateOp(&op, feeds);
-      continue;
-    }
-    auto begin = std::chrono::steady_clock::now();
     evaluateOp(&op, feeds);
-    opObserver(&op, begin, std::chrono::steady_clock::now());
   }
 }
 

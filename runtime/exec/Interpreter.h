@@ -3,7 +3,7 @@
 // Runs a dtf function op by op, in program order, on the CPU kernels of
 // dtf_runtime (through OpKernels.h, which the concurrent Executor shares). It
 // is the reference the compiler's passes and the Executor are checked
-// against.
+// against; tasks run their steps on the Executor.
 //
 // Errors (a missing feed, a kernel rejecting its operands) are thrown as
 // EvalError with the op's location and name in the message.
@@ -21,18 +21,9 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 
-#include <chrono>
-#include <functional>
 #include <vector>
 
 namespace dtf::exec {
-
-/// Called after each op an Interpreter evaluates, with the times the op
-/// started and ended: a hook for tracing kernels (tools/dtf-run's --trace).
-using OpObserver =
-    std::function<void(mlir::Operation *op,
-                       std::chrono::steady_clock::time_point begin,
-                       std::chrono::steady_clock::time_point end)>;
 
 /// Evaluates a function op by op in program order.
 class Interpreter {
@@ -53,9 +44,6 @@ public:
                                   const FeedMap &feeds,
                                   llvm::ArrayRef<mlir::Value> fetches);
 
-  /// Calls `observer` after every op evaluated from now on; an empty one
-  /// (the default) turns observation off and costs nothing.
-  void setOpObserver(OpObserver observer) { opObserver = std::move(observer); }
 
 private:
   /// Evaluates the ops of `function` in program order; only those in
@@ -70,7 +58,6 @@ private:
   EvalOptions options;
   llvm::DenseMap<mlir::Value, Tensor> values;
   std::vector<Tensor> results;
-  OpObserver opObserver;
 };
 
 } // namespace dtf::exec

@@ -24,7 +24,7 @@ class InterpreterTest : public ::testing::Test {
 protected:
   InterpreterTest() {
     mlir::DialectRegistry registry;
-    mlir::dtf::registerAllDialects(registry);
+    dtf::ir::registerAllDialects(registry);
     context.appendDialectRegistry(registry);
     context.loadAllAvailableDialects();
   }

@@ -3,16 +3,15 @@
 #include "runtime/exec/OpKernels.h"
 
 #include "dialects/dtf/IR/DTFOps.h"
-#include "dtf/runtime/Initializers.h"
-#include "dtf/runtime/Kernels.h"
+#include "runtime/core/Initializers.h"
+#include "runtime/core/Kernels.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
-// The dialect lives in mlir::dtf, the runtime in ::dtf.
-namespace ir = mlir::dtf;
+// The dialect lives in dtf::ir, the runtime in ::dtf.
 using ::dtf::DType;
 using ::dtf::ErrorCode;
 using ::dtf::Shape;

@@ -16,8 +16,8 @@
 #ifndef DTF_RUNTIME_EXEC_OPKERNELS_H
 #define DTF_RUNTIME_EXEC_OPKERNELS_H
 
-#include "dtf/runtime/Error.h"
-#include "dtf/runtime/Tensor.h"
+#include "runtime/core/Error.h"
+#include "runtime/core/Tensor.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinAttributeInterfaces.h"
@@ -31,9 +31,9 @@
 #include <string>
 #include <vector>
 
-namespace mlir::dtf {
+namespace dtf::ir {
 class VariableOp;
-} // namespace mlir::dtf
+} // namespace dtf::ir
 
 namespace dtf::exec {
 
@@ -54,10 +54,8 @@ struct EvalOptions {
   bool promoteToF64 = false;
 };
 
+using ::dtf::FeedMap;
 using ::dtf::VariableStore;
-
-/// Tensors fed to placeholders, by placeholder name.
-using FeedMap = std::map<std::string, Tensor>;
 
 /// The runtime dtype of an MLIR element type (f32, f64, i1, i32, i64).
 DType toDType(mlir::Type elementType, const EvalOptions &options);
@@ -69,7 +67,7 @@ Shape toShape(mlir::Type tensorType);
 Tensor fromElementsAttr(mlir::ElementsAttr attr, const EvalOptions &options);
 
 /// A variable's initial value, from its initializer attribute.
-Tensor initialValue(mlir::dtf::VariableOp variable, const EvalOptions &options);
+Tensor initialValue(dtf::ir::VariableOp variable, const EvalOptions &options);
 
 /// Sets every variable of `function` that `store` does not hold yet to its
 /// initial value (what the chief worker does before training).
@@ -91,7 +89,7 @@ bool isResource(mlir::Value value);
 
 /// The dtf.variable op that defines `handle`. Throws EvalError when the
 /// resource comes from elsewhere (a function argument).
-mlir::dtf::VariableOp variableOf(mlir::Value handle);
+dtf::ir::VariableOp variableOf(mlir::Value handle);
 
 /// The tensor `store` holds for the variable `handle` names. Throws
 /// EvalError(FailedPrecondition) when the variable is not initialized.

@@ -8,10 +8,11 @@
 
 namespace dtf::exec {
 
-PsProgram::PsProgram(mlir::func::FuncOp function, OpObserver opObserver)
-    : function(function), opObserver(std::move(opObserver)) {
-  if (auto device = function->getAttrOfType<mlir::dtf::DeviceAttr>(
-          mlir::dtf::DTFDialect::getDeviceAttrName()))
+PsProgram::PsProgram(mlir::func::FuncOp function,
+                     ExecutorOptions executorOptions)
+    : function(function), executorOptions(std::move(executorOptions)) {
+  if (auto device = function->getAttrOfType<dtf::ir::DeviceAttr>(
+          dtf::ir::DTFDialect::getDeviceAttrName()))
     signature_.taskName = device.getName();
   else
     signature_.taskName = "@" + function.getSymName().str();
@@ -25,7 +26,7 @@ PsProgram::PsProgram(mlir::func::FuncOp function, OpObserver opObserver)
         toShape(type)};
   };
   try {
-    function.walk([&](mlir::dtf::VariableOp variable) {
+    function.walk([&](dtf::ir::VariableOp variable) {
       signature_.variables[variable.getName().str()] =
           typeOf(variable.getValueType());
     });
@@ -57,10 +58,14 @@ void PsProgram::initialize(VariableStore &values) {
   initializeVariables(function, values, EvalOptions());
 }
 
+PsProgram::~PsProgram() = default;
+
 void PsProgram::apply(VariableStore &values, std::vector<Tensor> arguments) {
-  Interpreter interpreter(values);
-  interpreter.setOpObserver(opObserver);
-  interpreter.run(function, /*feeds=*/{}, std::move(arguments));
+  if (executorStore != &values) {
+    executor = std::make_unique<Executor>(function, values, executorOptions);
+    executorStore = &values;
+  }
+  executor->run(/*feeds=*/{}, std::move(arguments));
 }
 
 } // namespace dtf::exec

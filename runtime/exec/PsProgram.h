@@ -1,10 +1,9 @@
-//===- PsProgram.h - A PS function as a PS task's update program -*- C++
-//-*-===//
+//===- PsProgram.h - A PS function as a PS task's update program -*- C++ -*-===//
 //
 // The compiler-aware half of a PS task: the PS function `@ps_<N>` of a
 // replicated module (passes/Replicate.cpp), read once for its signature
-// (variables, dtf.gradients, arguments) and run with the reference
-// interpreter for each update. runtime/ps/ParameterServer.h holds the state
+// (variables, dtf.gradients, arguments) and run by the Executor for each
+// update, as a worker runs its step. runtime/ps/ParameterServer.h holds the state
 // machine that calls it and knows no MLIR.
 //
 //===----------------------------------------------------------------------===//
@@ -12,20 +11,25 @@
 #ifndef DTF_RUNTIME_EXEC_PSPROGRAM_H
 #define DTF_RUNTIME_EXEC_PSPROGRAM_H
 
-#include "runtime/exec/Interpreter.h"
+#include "runtime/exec/Executor.h"
 #include "runtime/ps/ParameterServer.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+
+#include <memory>
 
 namespace dtf::exec {
 
 class PsProgram final : public ps::UpdateProgram {
 public:
   /// Reads the signature of `function`, which must outlive the program.
-  /// `opObserver` (optional; dtf-run's --trace) sees every op of every
-  /// update. Throws std::invalid_argument, naming the task, for a function
-  /// whose variables or dtf.gradients the runtime cannot hold.
-  explicit PsProgram(mlir::func::FuncOp function, OpObserver opObserver = {});
+  /// `executorOptions` runs the updates (threads; dtf-run's --trace
+  /// observes every op of every update). Throws std::invalid_argument,
+  /// naming the task, for a function whose variables or dtf.gradients the
+  /// runtime cannot hold.
+  explicit PsProgram(mlir::func::FuncOp function,
+                     ExecutorOptions executorOptions = {});
+  ~PsProgram() override;
 
   const ps::ProgramSignature &signature() const override { return signature_; }
   void initialize(VariableStore &values) override;
@@ -33,8 +37,12 @@ public:
 
 private:
   mlir::func::FuncOp function;
-  OpObserver opObserver;
+  ExecutorOptions executorOptions;
   ps::ProgramSignature signature_;
+  /// Prepared at the first update, for the store it updates (the task's
+  /// own, which it keeps across restores).
+  std::unique_ptr<Executor> executor;
+  VariableStore *executorStore = nullptr;
 };
 
 } // namespace dtf::exec

@@ -8,8 +8,8 @@
 
 A binary links a library when the dynamic loader would load it (ldd), or
 when it defines that library's symbols (nm: static libraries bring them in):
-namespaces mlir:: and llvm:: for MLIR (the dtf dialect and passes live in
-mlir::dtf), grpc:: and grpc_ for gRPC.
+namespaces mlir:: and llvm:: for MLIR, dtf::ir:: for the dtf dialect and
+passes, grpc:: and grpc_ for gRPC.
 """
 import argparse
 import re
@@ -18,7 +18,7 @@ import sys
 
 KINDS = {
     "mlir": (re.compile(r"\blib(MLIR|LLVM)[-.\w]*\.so"),
-             re.compile(r"\b(mlir|llvm)::")),
+             re.compile(r"\b(mlir|llvm|dtf::ir)::")),
     "grpc": (re.compile(r"\blibgrpc[-+.\w]*\.so"),
              re.compile(r"\bgrpc(::|_)")),
 }

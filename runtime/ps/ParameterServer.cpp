@@ -2,9 +2,9 @@
 
 #include "runtime/ps/ParameterServer.h"
 
-#include "dtf/runtime/Error.h"
-#include "dtf/runtime/HostMemory.h"
-#include "dtf/runtime/Strings.h"
+#include "runtime/core/Error.h"
+#include "runtime/core/HostMemory.h"
+#include "runtime/core/Strings.h"
 
 #include <algorithm>
 #include <cmath>

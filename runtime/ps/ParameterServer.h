@@ -26,7 +26,7 @@
 #ifndef DTF_RUNTIME_PS_PARAMETERSERVER_H
 #define DTF_RUNTIME_PS_PARAMETERSERVER_H
 
-#include "dtf/runtime/Tensor.h"
+#include "runtime/core/Tensor.h"
 
 #include <chrono>
 #include <condition_variable>
@@ -122,7 +122,7 @@ struct Options {
   /// (e.g. from the task's --logdir); throws std::exception saying why it
   /// cannot. Without it, such a restore fails.
   std::function<ModelState(int64_t checkpointStep)> loadCheckpoint;
-  /// Bytes the task may still allocate (dtf/runtime/HostMemory.h); when
+  /// Bytes the task may still allocate (runtime/core/HostMemory.h); when
   /// set, a task whose variables need more is refused at construction,
   /// before any of them is allocated. nullopt: not checked.
   std::optional<uint64_t> availableMemory;

@@ -8,7 +8,7 @@
 
 #include "runtime/ps/ParameterServer.h"
 
-#include "dtf/runtime/Error.h"
+#include "runtime/core/Error.h"
 
 #include <gtest/gtest.h>
 

@@ -9,7 +9,7 @@
 #ifndef DTF_RUNTIME_RPC_STATUSCONVERSION_H
 #define DTF_RUNTIME_RPC_STATUSCONVERSION_H
 
-#include "dtf/runtime/Error.h"
+#include "runtime/core/Error.h"
 
 #include <grpcpp/support/status.h>
 

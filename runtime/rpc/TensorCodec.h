@@ -11,7 +11,7 @@
 #ifndef DTF_RUNTIME_RPC_TENSORCODEC_H
 #define DTF_RUNTIME_RPC_TENSORCODEC_H
 
-#include "dtf/runtime/Tensor.h"
+#include "runtime/core/Tensor.h"
 #include "tensor.pb.h"
 
 #include <cstdint>

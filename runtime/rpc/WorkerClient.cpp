@@ -7,7 +7,7 @@
 #include "runtime/rpc/Errors.h"
 #include "runtime/rpc/StatusConversion.h"
 
-#include "dtf/runtime/Error.h"
+#include "runtime/core/Error.h"
 
 #include <condition_variable>
 #include <mutex>

@@ -13,7 +13,7 @@
 #include "runtime/rpc/Options.h"
 #include "runtime/rpc/TensorCodec.h"
 
-#include "dtf/runtime/Rendezvous.h"
+#include "runtime/core/Rendezvous.h"
 
 #include "worker_service.grpc.pb.h"
 

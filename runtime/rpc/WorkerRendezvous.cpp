@@ -2,8 +2,8 @@
 
 #include "runtime/rpc/WorkerRendezvous.h"
 
-#include "dtf/runtime/DeviceName.h"
-#include "dtf/runtime/Error.h"
+#include "runtime/core/DeviceName.h"
+#include "runtime/core/Error.h"
 
 #include <optional>
 

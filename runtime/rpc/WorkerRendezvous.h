@@ -12,7 +12,7 @@
 
 #include "runtime/rpc/WorkerClient.h"
 
-#include "dtf/runtime/Rendezvous.h"
+#include "runtime/core/Rendezvous.h"
 
 #include <functional>
 #include <memory>

@@ -6,8 +6,8 @@
 #include "runtime/rpc/StatusConversion.h"
 #include "runtime/rpc/TensorCodec.h"
 
-#include "dtf/runtime/Error.h"
-#include "dtf/runtime/Strings.h"
+#include "runtime/core/Error.h"
+#include "runtime/core/Strings.h"
 
 #include <algorithm>
 #include <set>

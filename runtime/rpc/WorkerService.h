@@ -2,7 +2,7 @@
 //
 // The gRPC face of a worker task (worker_service.proto): RegisterGraph and
 // RunStep decode their requests and call the task's Worker
-// (dtf/runtime/Worker.h; runtime/exec/ExecutorWorker.h runs the graphs), and
+// (runtime/core/Worker.h; runtime/exec/ExecutorWorker.h runs the graphs), and
 // RecvTensor serves the tensors the task's steps send. The task's
 // partitions exchange tensors with the other tasks' through a
 // WorkerRendezvous: a dtf.send buffers the tensor here, a dtf.recv of a
@@ -30,7 +30,7 @@
 #include "runtime/rpc/WorkerClient.h"
 #include "runtime/rpc/WorkerRendezvous.h"
 
-#include "dtf/runtime/Worker.h"
+#include "runtime/core/Worker.h"
 
 #include "worker_service.grpc.pb.h"
 

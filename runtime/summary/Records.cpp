@@ -2,7 +2,7 @@
 
 #include "runtime/summary/Records.h"
 
-#include "dtf/runtime/Crc32c.h"
+#include "runtime/core/Crc32c.h"
 
 #include <cerrno>
 #include <cstring>

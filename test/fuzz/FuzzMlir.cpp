@@ -37,7 +37,7 @@
 
 namespace {
 
-/// dtf-run's pipeline (tools/dtf-run/Compile.cpp) for 2 PS and 2 workers.
+/// dtf-run's pipeline (runtime/train/Compile.cpp) for 2 PS and 2 workers.
 constexpr const char *kPipeline =
     "func.func(dtf-autodiff,dtf-expand-optimizer),"
     "dtf-place-variables{strategy=round-robin},"
@@ -50,8 +50,8 @@ struct State {
   bool pipeline = false;
 
   State() {
-    mlir::dtf::registerAllDialects(registry);
-    mlir::dtf::registerAllPasses();
+    dtf::ir::registerAllDialects(registry);
+    dtf::ir::registerAllPasses();
     const char *flag = std::getenv("DTF_FUZZ_PIPELINE");
     pipeline = flag && *flag && *flag != '0';
   }
@@ -112,8 +112,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
           builder.getStringAttr("localhost:" + std::to_string(base + i)));
     return builder.getArrayAttr(names);
   };
-  (*module)->setAttr(mlir::dtf::DTFDialect::getClusterAttrName(),
-                     mlir::dtf::ClusterAttr::get(&context, hosts(2, 2222),
+  (*module)->setAttr(dtf::ir::DTFDialect::getClusterAttrName(),
+                     dtf::ir::ClusterAttr::get(&context, hosts(2, 2222),
                                                  hosts(2, 3333)));
   mlir::PassManager passManager(&context);
   std::string errors;

@@ -20,7 +20,7 @@
 #include "runtime/checkpoint/Checkpoint.h"
 #include "runtime/exec/Interpreter.h"
 
-#include "dtf/runtime/IdxReader.h"
+#include "runtime/data/IdxReader.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -87,8 +87,8 @@ mergeShards(std::map<std::string, dtf::Tensor> tensors) {
 
 int run() {
   mlir::DialectRegistry registry;
-  mlir::dtf::registerAllDialects(registry);
-  mlir::dtf::registerAllPasses();
+  dtf::ir::registerAllDialects(registry);
+  dtf::ir::registerAllPasses();
   mlir::MLIRContext context(registry);
   context.loadAllAvailableDialects();
   llvm::SourceMgr sourceMgr;

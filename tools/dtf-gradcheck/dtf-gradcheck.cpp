@@ -17,7 +17,7 @@
 
 #include "dialects/dtf/IR/DTFOps.h"
 #include "passes/InitAll.h"
-#include "dtf/runtime/IdxReader.h"
+#include "runtime/data/IdxReader.h"
 #include "runtime/exec/Interpreter.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -38,8 +38,7 @@
 
 using namespace mlir;
 namespace cl = llvm::cl;
-// The dialect lives in mlir::dtf, the runtime in ::dtf.
-namespace ir = mlir::dtf;
+namespace ir = dtf::ir;
 
 static cl::opt<std::string> inputFilename(cl::Positional,
                                           cl::desc("<model.mlir>"),

@@ -11,8 +11,8 @@
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
-  mlir::dtf::registerAllDialects(registry);
-  mlir::dtf::registerAllPasses();
+  dtf::ir::registerAllDialects(registry);
+  dtf::ir::registerAllPasses();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "DTF optimizer driver\n", registry));
 }

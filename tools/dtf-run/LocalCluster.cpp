@@ -3,7 +3,7 @@
 #include "tools/dtf-run/LocalCluster.h"
 
 #include "tools/dtf-run/Progress.h"
-#include "tools/dtf-run/Telemetry.h"
+#include "runtime/train/Telemetry.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -91,12 +91,13 @@ void forwardOutput(int fd, const std::string &prefix) {
   std::fclose(stream);
 }
 
-/// OpenBLAS threads per task: the machine's cores shared by the cluster's
-/// tasks. OpenBLAS otherwise starts a thread per core in every task, and on a
-/// machine with fewer cores than tasks their spinning threads take the CPU
-/// from each other (1.5x slower steps on 2 cores, bench/results/REPORT.md).
-/// The MLP's GEMMs are too small to gain from more.
-std::string blasThreadsPerTask(int tasks) {
+/// OpenBLAS threads (and executor threads) per task: the machine's cores
+/// shared by the cluster's tasks. OpenBLAS otherwise starts a thread per
+/// core in every task, and on a machine with fewer cores than tasks their
+/// spinning threads take the CPU from each other (1.5x slower steps on 2
+/// cores, bench/results/REPORT.md). The MLP's GEMMs are too small to gain
+/// from more.
+std::string threadsPerTask(int tasks) {
   unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   return std::to_string(std::max(1u, cores / std::max(1, tasks)));
 }
@@ -179,11 +180,17 @@ int runLocalCluster(const LocalClusterOptions &options) {
 
   std::string traceParts;
   if (!options.traceFile.empty())
-    traceParts = makeTracePartsDir(options.traceFile);
+    traceParts = train::makeTracePartsDir(options.traceFile);
 
   std::vector<Task> tasks(options.numPs + options.numWorkers);
-  std::vector<std::string> environment =
-      taskEnvironment(blasThreadsPerTask(static_cast<int>(tasks.size())));
+  std::string threads = threadsPerTask(static_cast<int>(tasks.size()));
+  std::vector<std::string> environment = taskEnvironment(threads);
+  bool interOpThreadsGiven = std::any_of(
+      options.taskArguments.begin(), options.taskArguments.end(),
+      [](const std::string &argument) {
+        return argument.find("inter_op_parallelism_threads") !=
+               std::string::npos;
+      });
   for (size_t i = 0; i < tasks.size(); ++i) {
     Task &task = tasks[i];
     task.isPs = static_cast<int>(i) < options.numPs;
@@ -193,6 +200,8 @@ int runLocalCluster(const LocalClusterOptions &options) {
         "--ps_hosts=" + psHosts, "--worker_hosts=" + workerHosts,
         std::string("--job_name=") + (task.isPs ? "ps" : "worker"),
         "--task_index=" + std::to_string(index)};
+    if (!interOpThreadsGiven)
+      arguments.push_back("--inter_op_parallelism_threads=" + threads);
     arguments.insert(arguments.end(), options.taskArguments.begin(),
                      options.taskArguments.end());
     // Last, so that it wins over the --trace given to the launcher.
@@ -277,7 +286,7 @@ int runLocalCluster(const LocalClusterOptions &options) {
     std::vector<std::string> names;
     for (const Task &task : tasks)
       names.push_back(task.name);
-    mergeTaskTraces(options.traceFile, traceParts, names);
+    train::mergeTaskTraces(options.traceFile, traceParts, names);
   }
   return result;
 }

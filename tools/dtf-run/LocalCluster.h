@@ -50,7 +50,6 @@ struct LocalClusterOptions {
   std::string traceFile;
 };
 
-/// Picks `count` distinct free TCP ports on 127.0.0.1.
 /// Runs the cluster to completion; returns the process exit status.
 int runLocalCluster(const LocalClusterOptions &options);
 

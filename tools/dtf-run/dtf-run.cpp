@@ -11,12 +11,15 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tools/dtf-run/Compile.h"
 #include "tools/dtf-run/LocalCluster.h"
-#include "tools/dtf-run/Tasks.h"
 
 #include "passes/InitAll.h"
 #include "runtime/cluster/ClusterSpec.h"
+#include "runtime/data/IdxReader.h"
+#include "runtime/data/TensorSlices.h"
+#include "runtime/rpc/Auth.h"
+#include "runtime/train/Compile.h"
+#include "runtime/train/Tasks.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
@@ -24,9 +27,12 @@
 #include <gflags/gflags.h>
 #include <grpc/support/log.h>
 
+#include <cctype>
 #include <cstdlib>
-#include <malloc.h>
 #include <iostream>
+#include <malloc.h>
+#include <memory>
+#include <stdexcept>
 #include <unistd.h>
 
 DEFINE_string(ps_hosts, "", "Comma-separated host:port list of the PS tasks");
@@ -61,11 +67,17 @@ DEFINE_int32(batch_size, 0,
              "Examples per step; must match the model's placeholders "
              "(0 = the model's)");
 DEFINE_string(data, "/usr/share/datasets/fashion-mnist",
-              "Directory of the MNIST-format IDX files");
+              "Directory of the MNIST-format IDX files: images feed placeholder "
+              "x, one-hot labels y_");
 DEFINE_string(device, "CPU",
               "Where a worker computes its steps: CPU, or GPU:K (the K-th "
               "visible GPU of its host; the step is lowered with "
               "--dtf-lower-to-gpu for it). PS tasks apply updates on the CPU");
+DEFINE_int32(inter_op_parallelism_threads, 0,
+             "Threads that run independent ops of a worker's step "
+             "concurrently, as TensorFlow's ConfigProto option: 0 = one per "
+             "hardware thread, 1 or negative = the step's own thread alone. "
+             "PS tasks apply each update in the thread of its push");
 DEFINE_int32(log_every, 100, "Print a line every N local steps (0 = never)");
 DEFINE_int32(rpc_deadline_ms, 10000, "Deadline of every RPC");
 DEFINE_int32(connect_timeout_ms, 60000,
@@ -81,7 +93,7 @@ DEFINE_int32(ps, 1, "--local: number of PS tasks");
 DEFINE_int32(workers, 2, "--local: number of workers");
 // Observability (Telemetry.h, Progress.h).
 // One directory for summaries and checkpoints, as TensorFlow's Supervisor
-// uses: --logdir is read by Telemetry and by ReliabilityFlags.cpp.
+// uses: --logdir is read by Telemetry and by reliabilityOptionsFromFlags().
 DEFINE_string(logdir, "",
               "Training directory (empty: none): worker N writes TensorBoard "
               "event files (loss, accuracy, global_step/sec, examples/sec, "
@@ -104,7 +116,7 @@ DEFINE_bool(progress, true,
             "terminal and as a line per tenth otherwise");
 
 // [reliability] Checkpoints, recovery, security; read by
-// reliabilityOptionsFromFlags() (ReliabilityFlags.cpp). Checkpoints, as
+// reliabilityOptionsFromFlags(). Checkpoints, as
 // tf.train.MonitoredTrainingSession's.
 DEFINE_int64(save_checkpoint_steps, 0,
              "With --logdir: save a checkpoint every N global steps (0 = not "
@@ -160,31 +172,12 @@ bool isLauncherFlag(const std::string &argument) {
   return false;
 }
 
-/// This process's cluster and task, from the flags or TF_CONFIG.
-dtf::cluster::TfConfig resolveCluster() {
-  using namespace dtf::cluster;
-  if (FLAGS_ps_hosts.empty() && FLAGS_worker_hosts.empty()) {
-    const char *config = std::getenv("TF_CONFIG");
-    if (!config)
-      throw ClusterError("no cluster: give --ps_hosts and --worker_hosts, set "
-                         "TF_CONFIG, or use --local");
-    return parseTfConfig(config);
-  }
-  ClusterSpec spec = ClusterSpec::fromHostLists(FLAGS_ps_hosts,
-                                                FLAGS_worker_hosts);
-  if (FLAGS_job_name.empty())
-    throw ClusterError("--job_name: required (ps or worker)");
-  TaskId task{parseJob(FLAGS_job_name, "--job_name"), FLAGS_task_index};
-  spec.checkTask(task, "--task_index");
-  return TfConfig{std::move(spec), task};
-}
-
 /// The replication the flags ask for on `cluster`; throws ClusterError for
 /// flags that do not fit it.
-dtf::run::ReplicationOptions
+dtf::train::ReplicationOptions
 replicationFromFlags(const dtf::cluster::ClusterSpec &cluster) {
   int numWorkers = static_cast<int>(cluster.workers().size());
-  dtf::run::ReplicationOptions replication;
+  dtf::train::ReplicationOptions replication;
   replication.sync = FLAGS_sync;
   replication.totalReplicas = numWorkers;
   replication.replicasToAggregate =
@@ -202,8 +195,96 @@ replicationFromFlags(const dtf::cluster::ClusterSpec &cluster) {
   return replication;
 }
 
+/// Checkpoints, recovery and security (runtime/train/Reliability.h) as the
+/// flags ask; throws std::invalid_argument for inconsistent flags and
+/// std::runtime_error for unreadable files.
+dtf::train::ReliabilityOptions reliabilityOptionsFromFlags() {
+  dtf::train::ReliabilityOptions options;
+  options.logdir = FLAGS_logdir;
+  if (FLAGS_save_checkpoint_steps < 0)
+    throw std::invalid_argument("--save_checkpoint_steps: must be >= 0");
+  if (FLAGS_save_checkpoint_secs < 0)
+    throw std::invalid_argument("--save_checkpoint_secs: must be >= 0");
+  if (FLAGS_keep_checkpoints < 0)
+    throw std::invalid_argument("--keep_checkpoints: must be >= 0");
+  if (FLAGS_recovery_timeout_ms < 0)
+    throw std::invalid_argument("--recovery_timeout_ms: must be >= 0");
+  if (FLAGS_debug_step_delay_ms < 0)
+    throw std::invalid_argument("--debug_step_delay_ms: must be >= 0");
+  options.saveCheckpointSteps = FLAGS_save_checkpoint_steps;
+  options.saveCheckpointSecs = FLAGS_save_checkpoint_secs;
+  options.keepCheckpoints = FLAGS_keep_checkpoints;
+  options.recoveryTimeoutMs = FLAGS_recovery_timeout_ms;
+  options.debugStepDelayMs = FLAGS_debug_step_delay_ms;
+  if (FLAGS_debug_crash_at_step < 0)
+    throw std::invalid_argument("--debug_crash_at_step: must be >= 0");
+  options.debugCrashAtStep = FLAGS_debug_crash_at_step;
+
+  int tlsFlags = !FLAGS_tls_cert.empty() + !FLAGS_tls_key.empty() +
+                 !FLAGS_tls_ca.empty();
+  if (tlsFlags != 0 && tlsFlags != 3)
+    throw std::invalid_argument(
+        "--tls_cert, --tls_key and --tls_ca: give all three (mutual TLS) or "
+        "none");
+  if (tlsFlags == 3) {
+    options.tls.certificateChain = dtf::rpc::readSecretFile(FLAGS_tls_cert,
+                                                       "--tls_cert");
+    options.tls.privateKey = dtf::rpc::readSecretFile(FLAGS_tls_key, "--tls_key");
+    options.tls.caCertificates = dtf::rpc::readSecretFile(FLAGS_tls_ca, "--tls_ca");
+  }
+  if (!FLAGS_tls_server_name.empty() && tlsFlags == 0)
+    throw std::invalid_argument("--tls_server_name: needs --tls_cert, "
+                                "--tls_key and --tls_ca");
+  options.tls.serverNameOverride = FLAGS_tls_server_name;
+
+  if (!FLAGS_cluster_token.empty() && !FLAGS_cluster_token_file.empty())
+    throw std::invalid_argument(
+        "--cluster_token and --cluster_token_file exclude each other");
+  options.clusterToken = FLAGS_cluster_token;
+  if (!FLAGS_cluster_token_file.empty()) {
+    std::string token = dtf::rpc::readSecretFile(FLAGS_cluster_token_file,
+                                            "--cluster_token_file");
+    while (!token.empty() && std::isspace(static_cast<unsigned char>(
+                                 token.back())))
+      token.pop_back();
+    if (token.empty())
+      throw std::invalid_argument("--cluster_token_file: " +
+                                  FLAGS_cluster_token_file +
+                                  " holds only whitespace");
+    options.clusterToken = token;
+  }
+  for (char c : options.clusterToken)
+    if (c < 0x20 || c > 0x7e)
+      throw std::invalid_argument(
+          "the cluster token must be printable ASCII (it travels as gRPC "
+          "metadata)");
+  options.insecureBindAll = FLAGS_insecure_bind_all;
+  return options;
+}
+
+/// --data: the Fashion-MNIST IDX files, images fed to placeholder `x` and
+/// one-hot labels to `y_`. Worker `index` of `count` trains on its shard of
+/// the train split, shuffled with a seed of its own; every worker validates
+/// on the whole test split.
+dtf::train::WorkerInputs mnistInputs(int index, int count) {
+  using dtf::data::TensorSlices;
+  auto columns = [](dtf::data::MnistSplit split) {
+    std::vector<std::pair<std::string, dtf::Tensor>> columns;
+    columns.emplace_back("x", std::move(split.images));
+    columns.emplace_back("y_", std::move(split.oneHotLabels));
+    return columns;
+  };
+  dtf::train::WorkerInputs inputs;
+  inputs.train = std::make_unique<TensorSlices>(
+      columns(dtf::data::loadMnistSplit(FLAGS_data, "train")),
+      dtf::data::Shard{index, count}, /*shuffleSeed=*/1000 + index);
+  inputs.validation = std::make_unique<TensorSlices>(
+      columns(dtf::data::loadMnistSplit(FLAGS_data, "t10k")));
+  return inputs;
+}
+
 /// The placement the flags ask for.
-dtf::run::PlacementOptions placementFromFlags() {
+dtf::train::PlacementOptions placementFromFlags() {
   if (FLAGS_ps_strategy != "round-robin" && FLAGS_ps_strategy != "greedy-bytes")
     throw std::invalid_argument("--ps_strategy: '" + FLAGS_ps_strategy +
                                 "' is neither round-robin nor greedy-bytes");
@@ -211,7 +292,7 @@ dtf::run::PlacementOptions placementFromFlags() {
     throw std::invalid_argument("--min_slice_size: must be >= 0");
   if (FLAGS_max_partitions < 0)
     throw std::invalid_argument("--max_partitions: must be >= 0");
-  dtf::run::PlacementOptions placement;
+  dtf::train::PlacementOptions placement;
   placement.strategy = FLAGS_ps_strategy;
   placement.minSliceBytes = FLAGS_min_slice_size;
   placement.maxPartitions = FLAGS_max_partitions;
@@ -261,18 +342,18 @@ int main(int argc, char **argv) {
   }
 
   try {
-    dtf::run::TelemetryOptions telemetry;
+    dtf::train::TelemetryOptions telemetry;
     telemetry.logdir = FLAGS_logdir;
     telemetry.saveSummariesSteps = FLAGS_save_summaries_steps;
     telemetry.traceFile = FLAGS_trace;
     telemetry.traceSteps = FLAGS_trace_steps;
-    dtf::run::checkTelemetryOptions(telemetry);
-    dtf::run::ComputeDevice device =
-        dtf::run::ComputeDevice::parse(FLAGS_device);
+    dtf::train::checkTelemetryOptions(telemetry);
+    dtf::train::ComputeDevice device =
+        dtf::train::ComputeDevice::parse(FLAGS_device);
 
     mlir::DialectRegistry registry;
-    mlir::dtf::registerAllDialects(registry);
-    mlir::dtf::registerAllPasses();
+    dtf::ir::registerAllDialects(registry);
+    dtf::ir::registerAllPasses();
     mlir::MLIRContext context(registry);
     context.loadAllAvailableDialects();
 
@@ -285,7 +366,7 @@ int main(int argc, char **argv) {
       // that does not compile is reported once, and no task starts.
       dtf::cluster::ClusterSpec spec = dtf::cluster::ClusterSpec::fromHostLists(
           options.addresses.psHosts, options.addresses.workerHosts);
-      if (!dtf::run::compileModel(context, modelPath, spec,
+      if (!dtf::train::compileModel(context, modelPath, spec,
                                   replicationFromFlags(spec),
                                   placementFromFlags()))
         return 1;
@@ -301,22 +382,24 @@ int main(int argc, char **argv) {
       return dtf::run::runLocalCluster(options);
     }
 
-    dtf::cluster::TfConfig config = resolveCluster();
-    dtf::run::ReplicationOptions replication =
+    dtf::cluster::TfConfig config = dtf::cluster::resolveTask(
+        {FLAGS_ps_hosts, FLAGS_worker_hosts, FLAGS_job_name, FLAGS_task_index},
+        std::getenv("TF_CONFIG"));
+    dtf::train::ReplicationOptions replication =
         replicationFromFlags(config.cluster);
-    mlir::OwningOpRef<mlir::ModuleOp> program = dtf::run::compileModel(
+    mlir::OwningOpRef<mlir::ModuleOp> program = dtf::train::compileModel(
         context, modelPath, config.cluster, replication, placementFromFlags());
     if (!program)
       return 1;
 
-    dtf::run::TaskOptions options;
+    dtf::train::TaskOptions options;
     options.cluster = &config.cluster;
     options.task = config.task;
     options.replication = replication;
     options.trainSteps = FLAGS_train_steps;
     options.batchSize = FLAGS_batch_size;
-    options.dataDir = FLAGS_data;
     options.device = device;
+    options.interOpThreads = FLAGS_inter_op_parallelism_threads;
     options.logEvery = FLAGS_log_every;
     options.rpcDeadlineMs = FLAGS_rpc_deadline_ms;
     if (FLAGS_connect_timeout_ms <= 0)
@@ -324,12 +407,14 @@ int main(int argc, char **argv) {
     options.connectTimeoutMs = FLAGS_connect_timeout_ms;
     options.workerTimeoutMs = FLAGS_worker_timeout_ms;
     options.telemetry = telemetry;
-    // [reliability] --logdir, --recovery_timeout_ms, --tls_*, ... (flags in
-    // ReliabilityFlags.cpp)
-    options.reliability = dtf::run::reliabilityOptionsFromFlags();
-    return config.task.job == dtf::cluster::Job::PS
-               ? dtf::run::runPsTask(*program, options)
-               : dtf::run::runWorkerTask(*program, options);
+    // [reliability] --logdir, --recovery_timeout_ms, --tls_*, ...
+    options.reliability = reliabilityOptionsFromFlags();
+    if (config.task.job == dtf::cluster::Job::PS)
+      return dtf::train::runPsTask(*program, options);
+    return dtf::train::runWorkerTask(
+        *program, options,
+        mnistInputs(config.task.index,
+                    static_cast<int>(config.cluster.workers().size())));
   } catch (const std::exception &error) {
     std::cerr << "dtf-run: " << error.what() << "\n";
     return 1;

@@ -2,7 +2,7 @@
 
 #include "dialects/dtf/IR/DTFDialect.h"
 
-#include "dtf/runtime/DeviceName.h"
+#include "runtime/core/DeviceName.h"
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/StringExtras.h"
@@ -15,7 +15,7 @@
 #include <cstring>
 
 using namespace mlir;
-using namespace mlir::dtf;
+using namespace dtf::ir;
 
 #include "dialects/dtf/IR/DTFEnums.cpp.inc"
 
@@ -33,14 +33,14 @@ void DTFDialect::registerAttributes() {
 // Parameter parsers and printers
 //===----------------------------------------------------------------------===//
 
-FailureOr<APFloat> mlir::dtf::parseF64Parameter(AsmParser &parser) {
+FailureOr<APFloat> dtf::ir::parseF64Parameter(AsmParser &parser) {
   double value;
   if (parser.parseFloat(value))
     return failure();
   return APFloat(value);
 }
 
-void mlir::dtf::printF64Parameter(AsmPrinter &printer,
+void dtf::ir::printF64Parameter(AsmPrinter &printer,
                                   const APFloat &parameter) {
   double value = parameter.convertToDouble();
   // Infinities and NaNs have no decimal literal; print their bits in hex, as
@@ -77,7 +77,7 @@ void mlir::dtf::printF64Parameter(AsmPrinter &printer,
   printer << text;
 }
 
-FailureOr<bool> mlir::dtf::parseBoolParameter(AsmParser &parser) {
+FailureOr<bool> dtf::ir::parseBoolParameter(AsmParser &parser) {
   if (succeeded(parser.parseOptionalKeyword("true")))
     return true;
   if (succeeded(parser.parseOptionalKeyword("false")))
@@ -99,7 +99,7 @@ static bool isKnownDeviceType(StringRef type) {
 FailureOr<DeviceAttr> DeviceAttr::parseDeviceName(MLIRContext *context,
                                                   StringRef name,
                                                   std::string &error) {
-  // One grammar for device names in DTF (dtf/runtime/DeviceName.h).
+  // One grammar for device names in DTF (runtime/core/DeviceName.h).
   std::optional<::dtf::DeviceName> device =
       ::dtf::DeviceName::parseFull(name, error);
   if (!device)

@@ -17,15 +17,15 @@ class DTF_Attr<string name, string attrMnemonic, list<Trait> traits = []>
 // parses back to the same double, so that 0.01 stays 0.01.
 class DTF_F64Parameter<string desc, string default = "">
     : AttrOrTypeParameter<"::llvm::APFloat", desc> {
-  let parser = "::mlir::dtf::parseF64Parameter($_parser)";
-  let printer = "::mlir::dtf::printF64Parameter($_printer, $_self)";
+  let parser = "::dtf::ir::parseF64Parameter($_parser)";
+  let printer = "::dtf::ir::printF64Parameter($_printer, $_self)";
   let comparator = "$_lhs.bitwiseIsEqual($_rhs)";
   let defaultValue = !if(!empty(default), "", "::llvm::APFloat(" # default # ")");
 }
 
 class DTF_BoolParameter<string desc, string default>
     : AttrOrTypeParameter<"bool", desc> {
-  let parser = "::mlir::dtf::parseBoolParameter($_parser)";
+  let parser = "::dtf::ir::parseBoolParameter($_parser)";
   let printer = "$_printer << ($_self ? \"true\" : \"false\")";
   let defaultValue = default;
 }
@@ -94,7 +94,7 @@ def DTF_ReplicationMode : I32EnumAttr<"ReplicationMode",
     I32EnumAttrCase<"Async", 0, "async">,
     I32EnumAttrCase<"Sync", 1, "sync">]> {
   let genSpecializedAttr = 0;
-  let cppNamespace = "::mlir::dtf";
+  let cppNamespace = "::dtf::ir";
 }
 
 def DTF_ReplicationAttr : DTF_Attr<"Replication", "replication"> {
@@ -209,7 +209,7 @@ def DTF_Padding : I32EnumAttr<"Padding", "TensorFlow window padding", [
     I32EnumAttrCase<"SAME", 0>,
     I32EnumAttrCase<"VALID", 1>]> {
   let genSpecializedAttr = 0;
-  let cppNamespace = "::mlir::dtf";
+  let cppNamespace = "::dtf::ir";
 }
 
 def DTF_PaddingAttr : EnumAttr<DTF_Dialect, DTF_Padding, "padding">;

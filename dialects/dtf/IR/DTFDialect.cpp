@@ -11,7 +11,7 @@
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
-using namespace mlir::dtf;
+using namespace dtf::ir;
 
 #include "dialects/dtf/IR/DTFDialect.cpp.inc"
 
@@ -51,7 +51,7 @@ ResourceType::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
-LogicalResult mlir::dtf::verifyDeviceInCluster(Operation *op,
+LogicalResult dtf::ir::verifyDeviceInCluster(Operation *op,
                                                DeviceAttr device) {
   auto module = op->getParentOfType<ModuleOp>();
   if (isa<ModuleOp>(op))

@@ -13,7 +13,7 @@ include "mlir/IR/OpBase.td"
 
 def DTF_Dialect : Dialect {
   let name = "dtf";
-  let cppNamespace = "::mlir::dtf";
+  let cppNamespace = "::dtf::ir";
   let summary = "Distributed TensorFlow-style training graphs";
   let description = [{
     Ops of a TensorFlow 1.x training graph on ranked tensors. Variables are

@@ -19,7 +19,7 @@
 #include "llvm/ADT/StringSet.h"
 
 using namespace mlir;
-using namespace mlir::dtf;
+using namespace dtf::ir;
 
 /// Whether two dimension sizes can describe the same tensor.
 static bool dimsCompatible(int64_t lhs, int64_t rhs) {

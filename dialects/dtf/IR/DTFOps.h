@@ -9,7 +9,7 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
-namespace mlir::dtf {
+namespace dtf::ir {
 /// The rendezvous through which `dtf.send` hands tensors to `dtf.recv`:
 /// modelled as a side-effect resource so that transfers are neither erased
 /// as dead nor merged or reordered across each other.
@@ -25,7 +25,7 @@ struct ParameterServerResource
     : public SideEffects::Resource::Base<ParameterServerResource> {
   StringRef getName() final { return "dtf.parameter_server"; }
 };
-} // namespace mlir::dtf
+} // namespace dtf::ir
 
 #define GET_OP_CLASSES
 #include "dialects/dtf/IR/DTFOps.h.inc"

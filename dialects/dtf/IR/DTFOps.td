@@ -119,7 +119,7 @@ def DTF_ReadOp : DTF_Op<"read", [InferTypeOpAdaptor]> {
 class DTF_UpdateOp<string mnemonic, string doc>
     : DTF_Op<mnemonic, [TypesMatchWith<
         "value has the variable's type", "resource", "value",
-        "::llvm::cast<::mlir::dtf::ResourceType>($_self).getValueType()">]> {
+        "::llvm::cast<::dtf::ir::ResourceType>($_self).getValueType()">]> {
   let summary = doc;
   let arguments = (ins DTF_ResourceArg<[MemRead, MemWrite]>:$resource,
                        DTF_Tensor:$value);
@@ -520,7 +520,7 @@ def DTF_MaxPoolGradOp : DTF_Op<"max_pool_grad",
 
 class DTF_GradMatchesVariable<string resource>
     : TypesMatchWith<"gradient has the variable's type", resource, "grad",
-        "::llvm::cast<::mlir::dtf::ResourceType>($_self).getValueType()">;
+        "::llvm::cast<::dtf::ir::ResourceType>($_self).getValueType()">;
 
 class DTF_SlotMatchesVariable<string slot>
     : TypesMatchWith<"slot has the variable's type", "var", slot, "$_self">;
@@ -590,7 +590,7 @@ def DTF_ApplyAdamOp : DTF_Op<"apply_adam",
 // that the key of one transfer is unique per step.
 //===----------------------------------------------------------------------===//
 
-def DTF_Rendezvous : Resource<"::mlir::dtf::RendezvousResource">;
+def DTF_Rendezvous : Resource<"::dtf::ir::RendezvousResource">;
 
 class DTF_TransferOp<string mnemonic, list<Trait> traits = []>
     : DTF_Op<mnemonic, traits> {
@@ -662,7 +662,7 @@ def DTF_RecvOp : DTF_TransferOp<"recv",
 // RPCs to the PS task (runtime/ABI.md).
 //===----------------------------------------------------------------------===//
 
-def DTF_ParameterServer : Resource<"::mlir::dtf::ParameterServerResource">;
+def DTF_ParameterServer : Resource<"::dtf::ir::ParameterServerResource">;
 
 def DTF_PullOp : DTF_Op<"pull",
     [MemoryEffects<[MemRead<DTF_ParameterServer>]>]> {

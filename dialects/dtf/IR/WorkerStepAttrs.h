@@ -14,7 +14,7 @@
 
 #include <string>
 
-namespace mlir::dtf {
+namespace dtf::ir {
 
 /// On a dtf.placeholder: the #dtf.device of the PS task it is pulled from.
 inline constexpr llvm::StringLiteral kPulledFromAttrName = "dtf.pulled_from";
@@ -31,6 +31,6 @@ inline std::string pulledPlaceholderName(llvm::StringRef variable) {
   return ("^pull/" + variable).str();
 }
 
-} // namespace mlir::dtf
+} // namespace dtf::ir
 
 #endif // DTF_IR_WORKERSTEPATTRS_H

@@ -1,8 +1,8 @@
 //===- GpuFunction.cpp - Runs functions lowered for a GPU -----------------===//
 
-#include "GpuFunction.h"
+#include "runtime/cuda/exec/GpuFunction.h"
 
-#include "dtf/cuda/Library.h"
+#include "runtime/cuda/Library.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"

@@ -17,8 +17,8 @@
 #ifndef DTF_RUNTIME_CUDA_EXEC_GPUFUNCTION_H
 #define DTF_RUNTIME_CUDA_EXEC_GPUFUNCTION_H
 
-#include "dtf/cuda/Device.h"
-#include "dtf/runtime/Tensor.h"
+#include "runtime/cuda/Device.h"
+#include "runtime/core/Tensor.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 

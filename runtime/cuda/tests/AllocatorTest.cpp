@@ -1,6 +1,6 @@
 //===- AllocatorTest.cpp - The caching allocator, on host memory ----------===//
 
-#include "dtf/cuda/Allocator.h"
+#include "runtime/cuda/Allocator.h"
 
 #include <gtest/gtest.h>
 

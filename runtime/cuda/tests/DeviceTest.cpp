@@ -1,6 +1,6 @@
 //===- DeviceTest.cpp - Devices, memory, transfers and kernel launches ----===//
 
-#include "GpuTestUtil.h"
+#include "runtime/cuda/tests/GpuTestUtil.h"
 
 #include <cstring>
 #include <vector>

@@ -2,9 +2,9 @@
 
 #pragma once
 
-#include "dtf/cuda/Device.h"
-#include "dtf/runtime/Kernels.h"
-#include "dtf/runtime/Tensor.h"
+#include "runtime/cuda/Device.h"
+#include "runtime/core/Kernels.h"
+#include "runtime/core/Tensor.h"
 
 #include <gtest/gtest.h>
 

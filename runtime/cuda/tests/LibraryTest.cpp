@@ -6,9 +6,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "GpuTestUtil.h"
+#include "runtime/cuda/tests/GpuTestUtil.h"
 
-#include "dtf/cuda/Library.h"
+#include "runtime/cuda/Library.h"
 
 namespace dtf::cuda {
 namespace {

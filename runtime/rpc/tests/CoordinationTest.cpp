@@ -1,6 +1,6 @@
 //===- CoordinationTest.cpp - Start-up rendezvous and end of training -----===//
 
-#include "RpcTestSupport.h"
+#include "runtime/rpc/tests/RpcTestSupport.h"
 
 #include "runtime/rpc/CoordinationClient.h"
 #include "runtime/rpc/CoordinationService.h"

@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "RpcTestSupport.h"
+#include "runtime/rpc/tests/RpcTestSupport.h"
 
 #include <future>
 #include <thread>

@@ -33,7 +33,7 @@ class TestModule {
 public:
   explicit TestModule(const char *source) {
     mlir::DialectRegistry registry;
-    mlir::dtf::registerAllDialects(registry);
+    dtf::ir::registerAllDialects(registry);
     context.appendDialectRegistry(registry);
     context.loadAllAvailableDialects();
     // Not verified: the dialect does not know the dtf.gradients attribute of
@@ -59,10 +59,17 @@ private:
 /// A PS task running `function`, served on its own server at 127.0.0.1 and
 /// a port the OS picks; a Stop RPC stops the server.
 struct RunningPs {
+  static exec::ExecutorOptions observing(exec::OpObserver opObserver) {
+    exec::ExecutorOptions options;
+    options.opObserver = std::move(opObserver);
+    return options;
+  }
+
   RunningPs(mlir::func::FuncOp function, Replication replication,
             ServerOptions serverOptions = {"127.0.0.1:0"},
             ps::Options psOptions = {}, exec::OpObserver opObserver = {})
-      : task(std::make_unique<exec::PsProgram>(function, std::move(opObserver)),
+      : task(std::make_unique<exec::PsProgram>(
+                 function, observing(std::move(opObserver))),
              replication, std::move(psOptions)),
         service(task, [this] { server.requestStop(); }),
         server(serverOptions) {

@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "RpcTestSupport.h"
+#include "runtime/rpc/tests/RpcTestSupport.h"
 
 #include "runtime/rpc/Auth.h"
 #include "runtime/rpc/Channel.h"

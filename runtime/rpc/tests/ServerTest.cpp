@@ -1,6 +1,6 @@
 //===- ServerTest.cpp - Binding, stopping and dead peers ------------------===//
 
-#include "RpcTestSupport.h"
+#include "runtime/rpc/tests/RpcTestSupport.h"
 
 #include <future>
 #include <netinet/in.h>

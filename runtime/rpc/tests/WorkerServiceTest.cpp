@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "RpcTestSupport.h"
+#include "runtime/rpc/tests/RpcTestSupport.h"
 
 #include "runtime/exec/ExecutorWorker.h"
 #include "runtime/exec/Interpreter.h"
@@ -368,8 +368,8 @@ TEST_F(WorkerServiceTest, RegistrationAndStepErrorsAreClear) {
 // equal three steps of the placed but unpartitioned function.
 TEST_F(WorkerServiceTest, ModelParallelMlpPartitionedByTheCompiler) {
   mlir::DialectRegistry registry;
-  mlir::dtf::registerAllDialects(registry);
-  mlir::dtf::registerAllPasses();
+  dtf::ir::registerAllDialects(registry);
+  dtf::ir::registerAllPasses();
   mlir::MLIRContext context(registry);
   context.loadAllAvailableDialects();
 

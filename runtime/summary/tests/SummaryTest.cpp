@@ -1,6 +1,6 @@
 //===- SummaryTest.cpp - Event files: CRC-32C, records, events ------------===//
 
-#include "dtf/runtime/Crc32c.h"
+#include "runtime/core/Crc32c.h"
 #include "runtime/summary/Records.h"
 #include "runtime/summary/SummaryWriter.h"
 

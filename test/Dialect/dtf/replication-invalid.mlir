@@ -12,7 +12,7 @@ module attributes {dtf.replication = #dtf.replication<mode = sync, replicas_to_a
 
 // -----
 
-// expected-error @+2 {{expected ::mlir::dtf::ReplicationMode to be one of: async, sync}}
+// expected-error @+2 {{expected ::dtf::ir::ReplicationMode to be one of: async, sync}}
 // expected-error @+1 {{failed to parse DTF_ReplicationAttr parameter 'mode'}}
 module attributes {dtf.replication = #dtf.replication<mode = hogwild, replicas_to_aggregate = 1, total_replicas = 1>} {
 }

@@ -11,7 +11,7 @@
 
 #include "runtime/cuda/exec/GpuFunction.h"
 
-#include "GpuTestUtil.h"
+#include "runtime/cuda/tests/GpuTestUtil.h"
 
 #include "dialects/dtf/IR/DTFOps.h"
 #include "passes/InitAll.h"
@@ -34,7 +34,7 @@ class CompiledTest : public ::testing::Test {
 protected:
   CompiledTest() {
     mlir::DialectRegistry registry;
-    mlir::dtf::registerAllDialects(registry);
+    dtf::ir::registerAllDialects(registry);
     context.appendDialectRegistry(registry);
     context.loadAllAvailableDialects();
   }

@@ -1,0 +1,278 @@
+//===- Elementwise.cpp - Element-wise and broadcasting kernels ------------===//
+
+#include "runtime/core/Kernels.h"
+
+#include "runtime/core/KernelSupport.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace dtf::kernels {
+
+namespace {
+
+Shape broadcastShapesFor(const char *op, const Tensor &a, const Tensor &b) {
+  try {
+    return broadcastShapes(a.shape(), b.shape());
+  } catch (const std::invalid_argument &) {
+    throw std::invalid_argument(opError(
+        op, "shapes " + shapeToString(a.shape()) + " and " +
+                shapeToString(b.shape()) + " are not broadcast-compatible"));
+  }
+}
+
+/// out = fn(a, b) with NumPy broadcasting. Equal shapes and scalar operands
+/// take flat loops; otherwise rows of the output are produced with the
+/// operands' inner strides (each 0 or 1) specialised so the row loops stay
+/// simple enough to vectorise.
+template <typename Out, typename In, typename Fn>
+Tensor broadcastBinary(const char *op, const Tensor &a, const Tensor &b,
+                       Fn fn) {
+  requireSameDType(op, a, "lhs", b, "rhs");
+  Shape outShape = broadcastShapesFor(op, a, b);
+  Tensor out(dtypeOf<Out>, outShape);
+  const int64_t n = out.numElements();
+  if (n == 0)
+    return out;
+  const In *pa = a.data<In>();
+  const In *pb = b.data<In>();
+  Out *po = out.data<Out>();
+
+  if (a.numElements() == n && b.numElements() == n) {
+    // Same element count and broadcast-compatible means identical layout.
+    for (int64_t i = 0; i < n; ++i)
+      po[i] = fn(pa[i], pb[i]);
+    return out;
+  }
+  if (b.numElements() == 1 && a.numElements() == n) {
+    const In rhs = pb[0];
+    for (int64_t i = 0; i < n; ++i)
+      po[i] = fn(pa[i], rhs);
+    return out;
+  }
+  if (a.numElements() == 1 && b.numElements() == n) {
+    const In lhs = pa[0];
+    for (int64_t i = 0; i < n; ++i)
+      po[i] = fn(lhs, pb[i]);
+    return out;
+  }
+
+  const std::vector<int64_t> strides[2] = {
+      broadcastStrides(a.shape(), outShape),
+      broadcastStrides(b.shape(), outShape)};
+  const bool aContiguous = strides[0].back() == 1;
+  const bool bContiguous = strides[1].back() == 1;
+  const int64_t length = outShape.back();
+  forEachBroadcastRow(outShape, strides,
+                      [&](int64_t outOffset, const int64_t *offsets) {
+                        const In *ra = pa + offsets[0];
+                        const In *rb = pb + offsets[1];
+                        Out *ro = po + outOffset;
+                        if (aContiguous && bContiguous) {
+                          for (int64_t i = 0; i < length; ++i)
+                            ro[i] = fn(ra[i], rb[i]);
+                        } else if (aContiguous) {
+                          const In rhs = rb[0];
+                          for (int64_t i = 0; i < length; ++i)
+                            ro[i] = fn(ra[i], rhs);
+                        } else if (bContiguous) {
+                          const In lhs = ra[0];
+                          for (int64_t i = 0; i < length; ++i)
+                            ro[i] = fn(lhs, rb[i]);
+                        } else {
+                          std::fill(ro, ro + length, fn(ra[0], rb[0]));
+                        }
+                      });
+  return out;
+}
+
+template <typename Fn>
+Tensor numericBinary(const char *op, const Tensor &a, const Tensor &b, Fn fn) {
+  return dispatchNumeric(op, a.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return broadcastBinary<T, T>(op, a, b, [&](T x, T y) { return fn(x, y); });
+  });
+}
+
+template <typename T, typename Fn> Tensor mapUnary(const Tensor &x, Fn fn) {
+  Tensor out(x.dtype(), x.shape());
+  const T *in = x.data<T>();
+  T *po = out.data<T>();
+  for (int64_t i = 0, n = x.numElements(); i < n; ++i)
+    po[i] = fn(in[i]);
+  return out;
+}
+
+template <typename Fn>
+Tensor floatUnary(const char *op, const Tensor &x, Fn fn) {
+  return dispatchFloat(op, x.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return mapUnary<T>(x, [&](T v) { return static_cast<T>(fn(v)); });
+  });
+}
+
+/// out = fn(dy, x) for two operands of identical type, as gradient kernels
+/// need.
+template <typename T, typename Fn>
+Tensor zipSameShape(const Tensor &dy, const Tensor &x, Fn fn) {
+  Tensor out(dy.dtype(), dy.shape());
+  const T *pdy = dy.data<T>();
+  const T *px = x.data<T>();
+  T *po = out.data<T>();
+  for (int64_t i = 0, n = dy.numElements(); i < n; ++i)
+    po[i] = fn(pdy[i], px[i]);
+  return out;
+}
+
+void checkClipRange(const char *op, double clipMin, double clipMax) {
+  if (!(clipMin <= clipMax))
+    throw std::invalid_argument(
+        opError(op, "clip_value_min " + std::to_string(clipMin) +
+                        " exceeds clip_value_max " + std::to_string(clipMax)));
+}
+
+} // namespace
+
+Tensor add(const Tensor &a, const Tensor &b) {
+  return numericBinary("add", a, b, [](auto x, auto y) { return x + y; });
+}
+
+Tensor sub(const Tensor &a, const Tensor &b) {
+  return numericBinary("sub", a, b, [](auto x, auto y) { return x - y; });
+}
+
+Tensor mul(const Tensor &a, const Tensor &b) {
+  return numericBinary("mul", a, b, [](auto x, auto y) { return x * y; });
+}
+
+Tensor div(const Tensor &a, const Tensor &b) {
+  return numericBinary("div", a, b, [](auto x, auto y) {
+    if constexpr (std::is_integral_v<decltype(y)>) {
+      if (y == 0)
+        throw std::domain_error(opError("div", "integer division by zero"));
+    }
+    return x / y;
+  });
+}
+
+Tensor equal(const Tensor &a, const Tensor &b) {
+  return dispatchAny("equal", a.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return broadcastBinary<bool, T>("equal", a, b,
+                                    [](T x, T y) { return x == y; });
+  });
+}
+
+Tensor relu(const Tensor &x) {
+  return dispatchNumeric("relu", x.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return mapUnary<T>(x, [](T v) { return v > T(0) ? v : T(0); });
+  });
+}
+
+Tensor relu_grad(const Tensor &dy, const Tensor &x) {
+  requireSameType("relu_grad", dy, "dy", x, "x");
+  return dispatchNumeric("relu_grad", x.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return zipSameShape<T>(dy, x, [](T g, T v) { return v > T(0) ? g : T(0); });
+  });
+}
+
+Tensor neg(const Tensor &x) {
+  return dispatchNumeric("neg", x.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return mapUnary<T>(x, [](T v) { return static_cast<T>(-v); });
+  });
+}
+
+Tensor log(const Tensor &x) {
+  return floatUnary("log", x, [](auto v) { return std::log(v); });
+}
+
+Tensor exp(const Tensor &x) {
+  return floatUnary("exp", x, [](auto v) { return std::exp(v); });
+}
+
+Tensor sqrt(const Tensor &x) {
+  return floatUnary("sqrt", x, [](auto v) { return std::sqrt(v); });
+}
+
+Tensor bias_add(const Tensor &x, const Tensor &b) {
+  requireMinRank("bias_add", x, "x", 2);
+  requireRank("bias_add", b, "bias", 1);
+  requireSameDType("bias_add", x, "x", b, "bias");
+  if (b.dim(0) != x.dim(-1))
+    throw std::invalid_argument(
+        opError("bias_add", "bias " + b.typeString() +
+                                " must match the last dimension of x " +
+                                x.typeString()));
+  return dispatchNumeric("bias_add", x.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    Tensor out(x.dtype(), x.shape());
+    const int64_t channels = b.numElements();
+    const T *px = x.data<T>();
+    const T *pb = b.data<T>();
+    T *po = out.data<T>();
+    for (int64_t base = 0, n = x.numElements(); base < n; base += channels)
+      for (int64_t c = 0; c < channels; ++c)
+        po[base + c] = px[base + c] + pb[c];
+    return out;
+  });
+}
+
+Tensor bias_add_grad(const Tensor &dy) {
+  requireMinRank("bias_add_grad", dy, "dy", 2);
+  return dispatchNumeric("bias_add_grad", dy.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using Acc = AccumulatorT<T>;
+    const int64_t channels = dy.dim(-1);
+    std::vector<Acc> sums(channels, Acc(0));
+    const T *pdy = dy.data<T>();
+    for (int64_t base = 0, n = dy.numElements(); base < n; base += channels)
+      for (int64_t c = 0; c < channels; ++c)
+        sums[c] += pdy[base + c];
+    Tensor out(dy.dtype(), {channels});
+    std::copy(sums.begin(), sums.end(), out.data<T>());
+    return out;
+  });
+}
+
+Tensor clip_by_value(const Tensor &x, double clip_min, double clip_max) {
+  checkClipRange("clip_by_value", clip_min, clip_max);
+  return dispatchNumeric("clip_by_value", x.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T lo = static_cast<T>(clip_min);
+    const T hi = static_cast<T>(clip_max);
+    return mapUnary<T>(x, [=](T v) { return std::min(std::max(v, lo), hi); });
+  });
+}
+
+Tensor clip_by_value_grad(const Tensor &dy, const Tensor &x, double clip_min,
+                          double clip_max) {
+  checkClipRange("clip_by_value_grad", clip_min, clip_max);
+  requireSameType("clip_by_value_grad", dy, "dy", x, "x");
+  return dispatchNumeric("clip_by_value_grad", x.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T lo = static_cast<T>(clip_min);
+    const T hi = static_cast<T>(clip_max);
+    return zipSameShape<T>(
+        dy, x, [=](T g, T v) { return lo <= v && v <= hi ? g : T(0); });
+  });
+}
+
+Tensor cast(const Tensor &x, DType dtype) {
+  return dispatchAny("cast", x.dtype(), [&](auto fromTag) {
+    using From = typename decltype(fromTag)::type;
+    return dispatchAny("cast", dtype, [&](auto toTag) {
+      using To = typename decltype(toTag)::type;
+      Tensor out(dtype, x.shape());
+      const From *in = x.data<From>();
+      To *po = out.data<To>();
+      for (int64_t i = 0, n = x.numElements(); i < n; ++i)
+        po[i] = static_cast<To>(in[i]);
+      return out;
+    });
+  });
+}
+
+} // namespace dtf::kernels

@@ -1,0 +1,177 @@
+//===- Kernels.h - CPU kernels with TensorFlow semantics ------------------===//
+//
+// Every kernel takes and returns dtf::Tensor, checks its operands and throws
+// std::invalid_argument with the offending shapes/dtypes on a mismatch, and
+// dispatches on the run-time dtype. Operands of one kernel must share a dtype
+// (no implicit promotion, as in TensorFlow). Supported dtypes are listed per
+// kernel; "float" means f32 and f64.
+//
+// Names follow the TensorFlow ops they implement so that an interpreter can
+// map ops to kernels one to one.
+//
+//===----------------------------------------------------------------------===//
+
+#pragma once
+
+#include "runtime/core/Tensor.h"
+
+#include <string_view>
+#include <vector>
+
+namespace dtf::kernels {
+
+//===----------------------------------------------------------------------===//
+// Linear algebra
+//===----------------------------------------------------------------------===//
+
+/// op(a) x op(b) for 2-D float tensors, op = transpose when requested.
+Tensor matmul(const Tensor &a, const Tensor &b, bool transpose_a = false,
+              bool transpose_b = false);
+
+//===----------------------------------------------------------------------===//
+// Element-wise (NumPy broadcasting for binary ops)
+//===----------------------------------------------------------------------===//
+
+/// f32, f64, i32, i64. Integer div truncates toward zero and throws
+/// std::domain_error on division by zero.
+Tensor add(const Tensor &a, const Tensor &b);
+Tensor sub(const Tensor &a, const Tensor &b);
+Tensor mul(const Tensor &a, const Tensor &b);
+Tensor div(const Tensor &a, const Tensor &b);
+/// a == b element-wise as a Bool tensor; every dtype.
+Tensor equal(const Tensor &a, const Tensor &b);
+
+/// max(x, 0); f32, f64, i32, i64.
+Tensor relu(const Tensor &x);
+/// dy where x > 0, else 0 (TF ReluGrad); dy and x have the same shape.
+Tensor relu_grad(const Tensor &dy, const Tensor &x);
+/// -x; f32, f64, i32, i64.
+Tensor neg(const Tensor &x);
+/// Float only.
+Tensor log(const Tensor &x);
+Tensor exp(const Tensor &x);
+Tensor sqrt(const Tensor &x);
+
+/// x + b with the 1-D `b` added along the last dimension of x (rank >= 2,
+/// as TF's BiasAdd requires); f32, f64, i32, i64.
+Tensor bias_add(const Tensor &x, const Tensor &b);
+/// Sum of dy over all but the last dimension (TF BiasAddGrad).
+Tensor bias_add_grad(const Tensor &dy);
+
+/// min(max(x, clip_min), clip_max); f32, f64, i32, i64. Throws if
+/// clip_min > clip_max.
+Tensor clip_by_value(const Tensor &x, double clip_min, double clip_max);
+/// dy where clip_min <= x <= clip_max, else 0.
+Tensor clip_by_value_grad(const Tensor &dy, const Tensor &x, double clip_min,
+                          double clip_max);
+
+/// Element-wise conversion between any two dtypes (C++ static_cast
+/// semantics: float -> int truncates, Bool <-> number is 0/1, number -> Bool
+/// is != 0). Casting to the same dtype copies.
+Tensor cast(const Tensor &x, DType dtype);
+
+//===----------------------------------------------------------------------===//
+// Softmax and losses (float only)
+//===----------------------------------------------------------------------===//
+
+/// Softmax along the last axis (rank >= 1), computed as exp(x - max).
+Tensor softmax(const Tensor &x);
+/// (dy - sum(dy * y, last axis, keepdims)) * y, y being softmax's output.
+Tensor softmax_grad(const Tensor &dy, const Tensor &y);
+
+/// Per-example loss[N] = -sum_c labels * log_softmax(logits) for
+/// logits/labels [N, C], via log-sum-exp so large logits do not overflow.
+Tensor softmax_cross_entropy_with_logits(const Tensor &logits,
+                                         const Tensor &labels);
+/// Gradient w.r.t. logits: dloss[:, None] * (softmax(logits) - labels).
+Tensor softmax_cross_entropy_with_logits_grad(const Tensor &dloss,
+                                              const Tensor &logits,
+                                              const Tensor &labels);
+
+//===----------------------------------------------------------------------===//
+// Reductions and shape manipulation
+//===----------------------------------------------------------------------===//
+
+/// Sums over `axes` (empty = all axes; negative axes count from the back;
+/// duplicates are an error). keep_dims keeps reduced axes as size 1.
+/// f32, f64, i32, i64; float sums accumulate in double.
+Tensor reduce_sum(const Tensor &x, const std::vector<int64_t> &axes,
+                  bool keep_dims = false);
+/// Mean over `axes`, same conventions as reduce_sum; float only.
+Tensor reduce_mean(const Tensor &x, const std::vector<int64_t> &axes,
+                   bool keep_dims = false);
+/// Index of the largest element along `axis` (first one on ties) as i64;
+/// the axis is removed. f32, f64, i32, i64.
+Tensor argmax(const Tensor &x, int64_t axis);
+
+/// Replicates x to `shape` by NumPy broadcasting (x's shape must broadcast to
+/// exactly `shape`); every dtype.
+Tensor broadcast_to(const Tensor &x, const Shape &shape);
+/// Joins `inputs` along `axis` (negative counts from the back): one dtype
+/// and rank (>= 1), equal sizes except along `axis`; every dtype.
+Tensor concat(const std::vector<const Tensor *> &inputs, int64_t axis);
+/// The box of x starting at `offsets` with `sizes` (one per dimension; -1
+/// extends to the end of the dimension), as TF's Slice; every dtype.
+Tensor slice(const Tensor &x, const std::vector<int64_t> &offsets,
+             const std::vector<int64_t> &sizes);
+/// Reinterprets x's buffer with a new shape; at most one dimension may be -1
+/// and is then inferred. Takes x by value: pass std::move(t) to reuse the
+/// buffer without copying, or t.clone() to keep t.
+Tensor reshape(Tensor x, const Shape &shape);
+
+//===----------------------------------------------------------------------===//
+// Convolution and pooling (NHWC, float only)
+//===----------------------------------------------------------------------===//
+
+enum class Padding { Same, Valid };
+/// Parses TF's padding attribute, "SAME" or "VALID".
+Padding parse_padding(std::string_view padding);
+
+/// input [N,H,W,Cin] conv filter [KH,KW,Cin,Cout] -> [N,OH,OW,Cout], strides
+/// {1,sh,sw,1}. Output size and SAME padding as TensorFlow: OH = ceil(H/sh)
+/// for SAME with the odd padding row/column at the bottom/right, OH =
+/// ceil((H-KH+1)/sh) for VALID. Implemented as im2col + GEMM.
+Tensor conv2d(const Tensor &input, const Tensor &filter,
+              const std::vector<int64_t> &strides, Padding padding);
+/// Gradient of conv2d w.r.t. its input (shape `input_shape`), given dy.
+Tensor conv2d_backprop_input(const Shape &input_shape, const Tensor &filter,
+                             const Tensor &dy,
+                             const std::vector<int64_t> &strides,
+                             Padding padding);
+/// Gradient of conv2d w.r.t. its filter (shape `filter_shape`), given dy.
+Tensor conv2d_backprop_filter(const Tensor &input, const Shape &filter_shape,
+                              const Tensor &dy,
+                              const std::vector<int64_t> &strides,
+                              Padding padding);
+
+/// Max over windows ksize {1,kh,kw,1} moved by strides {1,sh,sw,1}; padding
+/// cells never win. Output size as for conv2d.
+Tensor max_pool(const Tensor &x, const std::vector<int64_t> &ksize,
+                const std::vector<int64_t> &strides, Padding padding);
+/// Routes each dy element to the position of its window's maximum in x (the
+/// first in row-major window order on ties), summing where windows overlap.
+/// y is max_pool's output; only its shape is checked.
+Tensor max_pool_grad(const Tensor &x, const Tensor &y, const Tensor &dy,
+                     const std::vector<int64_t> &ksize,
+                     const std::vector<int64_t> &strides, Padding padding);
+
+//===----------------------------------------------------------------------===//
+// Variable updates (in place, float only unless noted)
+//===----------------------------------------------------------------------===//
+
+/// var -= lr * grad.
+void apply_gradient_descent(Tensor &var, double lr, const Tensor &grad);
+/// accum = accum * momentum + grad; then var -= lr * accum, or with Nesterov
+/// var -= lr * grad + lr * momentum * accum.
+void apply_momentum(Tensor &var, Tensor &accum, double lr, const Tensor &grad,
+                    double momentum, bool use_nesterov = false);
+/// lr_t = lr * sqrt(1 - beta2_power) / (1 - beta1_power);
+/// m = beta1 * m + (1 - beta1) * g; v = beta2 * v + (1 - beta2) * g * g;
+/// var -= lr_t * m / (sqrt(v) + epsilon).
+void apply_adam(Tensor &var, Tensor &m, Tensor &v, double beta1_power,
+                double beta2_power, double lr, double beta1, double beta2,
+                double epsilon, const Tensor &grad);
+/// var += delta; f32, f64, i32, i64.
+void assign_add(Tensor &var, const Tensor &delta);
+
+} // namespace dtf::kernels

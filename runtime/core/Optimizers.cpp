@@ -1,0 +1,94 @@
+//===- Optimizers.cpp - In-place variable updates -------------------------===//
+//
+// Each update computes in the variable's own precision, like TensorFlow's
+// Apply* kernels: scalar hyper-parameters are converted to T once up front.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/core/Kernels.h"
+
+#include "runtime/core/KernelSupport.h"
+
+#include <cmath>
+
+namespace dtf::kernels {
+
+void apply_gradient_descent(Tensor &var, double lr, const Tensor &grad) {
+  const char *op = "apply_gradient_descent";
+  requireSameType(op, var, "var", grad, "grad");
+  dispatchFloat(op, var.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T alpha = static_cast<T>(lr);
+    T *w = var.data<T>();
+    const T *g = grad.data<T>();
+    for (int64_t i = 0, n = var.numElements(); i < n; ++i)
+      w[i] -= alpha * g[i];
+  });
+}
+
+void apply_momentum(Tensor &var, Tensor &accum, double lr, const Tensor &grad,
+                    double momentum, bool use_nesterov) {
+  const char *op = "apply_momentum";
+  requireSameType(op, var, "var", accum, "accum");
+  requireSameType(op, var, "var", grad, "grad");
+  dispatchFloat(op, var.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T alpha = static_cast<T>(lr);
+    const T mu = static_cast<T>(momentum);
+    T *w = var.data<T>();
+    T *a = accum.data<T>();
+    const T *g = grad.data<T>();
+    const int64_t n = var.numElements();
+    if (use_nesterov) {
+      for (int64_t i = 0; i < n; ++i) {
+        a[i] = a[i] * mu + g[i];
+        w[i] -= g[i] * alpha + a[i] * mu * alpha;
+      }
+    } else {
+      for (int64_t i = 0; i < n; ++i) {
+        a[i] = a[i] * mu + g[i];
+        w[i] -= a[i] * alpha;
+      }
+    }
+  });
+}
+
+void apply_adam(Tensor &var, Tensor &m, Tensor &v, double beta1_power,
+                double beta2_power, double lr, double beta1, double beta2,
+                double epsilon, const Tensor &grad) {
+  const char *op = "apply_adam";
+  requireSameType(op, var, "var", m, "m");
+  requireSameType(op, var, "var", v, "v");
+  requireSameType(op, var, "var", grad, "grad");
+  dispatchFloat(op, var.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T b1 = static_cast<T>(beta1);
+    const T b2 = static_cast<T>(beta2);
+    const T eps = static_cast<T>(epsilon);
+    const T lrT = static_cast<T>(lr) *
+                  std::sqrt(T(1) - static_cast<T>(beta2_power)) /
+                  (T(1) - static_cast<T>(beta1_power));
+    T *w = var.data<T>();
+    T *pm = m.data<T>();
+    T *pv = v.data<T>();
+    const T *g = grad.data<T>();
+    for (int64_t i = 0, n = var.numElements(); i < n; ++i) {
+      pm[i] = b1 * pm[i] + (T(1) - b1) * g[i];
+      pv[i] = b2 * pv[i] + (T(1) - b2) * g[i] * g[i];
+      w[i] -= lrT * pm[i] / (std::sqrt(pv[i]) + eps);
+    }
+  });
+}
+
+void assign_add(Tensor &var, const Tensor &delta) {
+  requireSameType("assign_add", var, "var", delta, "delta");
+  dispatchNumeric("assign_add", var.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T *w = var.data<T>();
+    const T *d = delta.data<T>();
+    for (int64_t i = 0, n = var.numElements(); i < n; ++i)
+      w[i] += d[i];
+  });
+}
+
+} // namespace dtf::kernels

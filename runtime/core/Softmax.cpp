@@ -1,0 +1,134 @@
+//===- Softmax.cpp - Softmax and cross-entropy kernels --------------------===//
+
+#include "runtime/core/Kernels.h"
+
+#include "runtime/core/KernelSupport.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace dtf::kernels {
+
+namespace {
+
+/// Writes softmax(row) to `out` and returns log(sum(exp(row - max))) + max,
+/// i.e. log-sum-exp of the row, which cross-entropy needs as well.
+template <typename T> T softmaxRow(const T *row, int64_t length, T *out) {
+  const T maxValue = *std::max_element(row, row + length);
+  T sum = 0;
+  for (int64_t i = 0; i < length; ++i) {
+    out[i] = std::exp(row[i] - maxValue);
+    sum += out[i];
+  }
+  const T inverse = T(1) / sum;
+  for (int64_t i = 0; i < length; ++i)
+    out[i] *= inverse;
+  return maxValue + std::log(sum);
+}
+
+void checkLogitsAndLabels(const char *op, const Tensor &logits,
+                          const Tensor &labels) {
+  requireRank(op, logits, "logits", 2);
+  requireSameType(op, logits, "logits", labels, "labels");
+}
+
+} // namespace
+
+Tensor softmax(const Tensor &x) {
+  requireMinRank("softmax", x, "logits", 1);
+  return dispatchFloat("softmax", x.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    Tensor out(x.dtype(), x.shape());
+    const int64_t length = x.dim(-1);
+    const T *px = x.data<T>();
+    T *po = out.data<T>();
+    if (length > 0)
+      for (int64_t base = 0, n = x.numElements(); base < n; base += length)
+        softmaxRow(px + base, length, po + base);
+    return out;
+  });
+}
+
+Tensor softmax_grad(const Tensor &dy, const Tensor &y) {
+  requireMinRank("softmax_grad", y, "softmax output", 1);
+  requireSameType("softmax_grad", dy, "dy", y, "softmax output");
+  return dispatchFloat("softmax_grad", y.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    Tensor out(y.dtype(), y.shape());
+    const int64_t length = y.dim(-1);
+    const T *pdy = dy.data<T>();
+    const T *py = y.data<T>();
+    T *po = out.data<T>();
+    if (length > 0)
+      for (int64_t base = 0, n = y.numElements(); base < n; base += length) {
+        T dot = 0;
+        for (int64_t i = 0; i < length; ++i)
+          dot += pdy[base + i] * py[base + i];
+        for (int64_t i = 0; i < length; ++i)
+          po[base + i] = (pdy[base + i] - dot) * py[base + i];
+      }
+    return out;
+  });
+}
+
+Tensor softmax_cross_entropy_with_logits(const Tensor &logits,
+                                         const Tensor &labels) {
+  const char *op = "softmax_cross_entropy_with_logits";
+  checkLogitsAndLabels(op, logits, labels);
+  return dispatchFloat(op, logits.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const int64_t batch = logits.dim(0);
+    const int64_t classes = logits.dim(1);
+    Tensor loss(logits.dtype(), {batch});
+    const T *pl = logits.data<T>();
+    const T *py = labels.data<T>();
+    T *out = loss.data<T>();
+    std::vector<T> probabilities(classes);
+    if (classes > 0)
+      for (int64_t n = 0; n < batch; ++n) {
+        const T *row = pl + n * classes;
+        const T *target = py + n * classes;
+        // -sum(labels * (logits - logsumexp)), never forming log(softmax)
+        // from a softmax that may have underflowed to zero.
+        const T logSumExp = softmaxRow(row, classes, probabilities.data());
+        T sum = 0;
+        for (int64_t c = 0; c < classes; ++c)
+          sum += target[c] * (logSumExp - row[c]);
+        out[n] = sum;
+      }
+    return loss;
+  });
+}
+
+Tensor softmax_cross_entropy_with_logits_grad(const Tensor &dloss,
+                                              const Tensor &logits,
+                                              const Tensor &labels) {
+  const char *op = "softmax_cross_entropy_with_logits_grad";
+  checkLogitsAndLabels(op, logits, labels);
+  requireSameDType(op, dloss, "dloss", logits, "logits");
+  if (dloss.shape() != Shape{logits.dim(0)})
+    throw std::invalid_argument(
+        opError(op, "dloss " + dloss.typeString() +
+                        " must be 1-D with one entry per row of logits " +
+                        logits.typeString()));
+  return dispatchFloat(op, logits.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const int64_t batch = logits.dim(0);
+    const int64_t classes = logits.dim(1);
+    Tensor grad(logits.dtype(), logits.shape());
+    const T *pd = dloss.data<T>();
+    const T *pl = logits.data<T>();
+    const T *py = labels.data<T>();
+    T *po = grad.data<T>();
+    if (classes > 0)
+      for (int64_t n = 0; n < batch; ++n) {
+        T *row = po + n * classes;
+        softmaxRow(pl + n * classes, classes, row);
+        for (int64_t c = 0; c < classes; ++c)
+          row[c] = pd[n] * (row[c] - py[n * classes + c]);
+      }
+    return grad;
+  });
+}
+
+} // namespace dtf::kernels

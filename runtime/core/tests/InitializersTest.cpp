@@ -1,0 +1,108 @@
+//===- InitializersTest.cpp - Variable initial values ---------------------===//
+
+#include "runtime/core/Initializers.h"
+
+#include "runtime/core/tests/TestUtil.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+using namespace dtf;
+using namespace dtf::initializers;
+using dtf::testing::expectInvalidArgument;
+
+namespace {
+struct Moments {
+  double mean, stddev, maxAbsDeviation;
+};
+
+Moments moments(const Tensor &t, double center) {
+  std::vector<double> v = t.toVector<double>();
+  double sum = 0, sumSq = 0, maxDev = 0;
+  for (double x : v) {
+    sum += x;
+    maxDev = std::max(maxDev, std::fabs(x - center));
+  }
+  double mean = sum / v.size();
+  for (double x : v)
+    sumSq += (x - mean) * (x - mean);
+  return {mean, std::sqrt(sumSq / v.size()), maxDev};
+}
+} // namespace
+
+TEST(Initializers, ZerosAndConstantForEveryDType) {
+  Tensor f = Tensor::filled(DType::F32, {3}, 7);
+  zeros(f);
+  EXPECT_EQ(f.toVector<float>(), (std::vector<float>{0, 0, 0}));
+  constant(f, 2.5);
+  EXPECT_EQ(f.toVector<float>(), (std::vector<float>{2.5, 2.5, 2.5}));
+  Tensor i(DType::I64, {2});
+  constant(i, -3);
+  EXPECT_EQ(i.toVector<int64_t>(), (std::vector<int64_t>{-3, -3}));
+  Tensor b(DType::Bool, {2});
+  constant(b, 1);
+  EXPECT_EQ(b.toVector<bool>(), (std::vector<bool>{true, true}));
+  EXPECT_EQ(b.shape(), Shape{2});
+}
+
+TEST(Initializers, RandomNormalIsBoxMullerOverMt19937_64) {
+  // The first pair of samples, derived from the engine by hand: u1 in (0,1]
+  // from the first 53-bit draw, u2 in [0,1) from the second.
+  std::mt19937_64 engine(42);
+  double u1 = (static_cast<double>(engine() >> 11) + 1.0) / 9007199254740992.0;
+  double u2 = static_cast<double>(engine() >> 11) / 9007199254740992.0;
+  double r = std::sqrt(-2.0 * std::log(u1));
+  Tensor t(DType::F64, {2});
+  random_normal(t, 1.0, 3.0, 42);
+  EXPECT_DOUBLE_EQ(t.data<double>()[0],
+                   1.0 + 3.0 * r * std::cos(2 * M_PI * u2));
+  EXPECT_DOUBLE_EQ(t.data<double>()[1],
+                   1.0 + 3.0 * r * std::sin(2 * M_PI * u2));
+}
+
+TEST(Initializers, RandomNormalIsDeterministicPerSeed) {
+  Tensor a(DType::F64, {1001}), b(DType::F64, {1001}), c(DType::F64, {1001});
+  random_normal(a, 0, 1, 7);
+  random_normal(b, 0, 1, 7);
+  random_normal(c, 0, 1, 8);
+  EXPECT_EQ(a.toVector<double>(), b.toVector<double>());
+  EXPECT_NE(a.toVector<double>(), c.toVector<double>());
+  // f32 draws the same sequence, rounded.
+  Tensor f(DType::F32, {1001});
+  random_normal(f, 0, 1, 7);
+  for (int i = 0; i < 1001; ++i)
+    ASSERT_EQ(f.data<float>()[i], static_cast<float>(a.data<double>()[i]));
+}
+
+TEST(Initializers, RandomNormalMoments) {
+  Tensor t(DType::F64, {200000});
+  random_normal(t, 2.0, 0.5, 1);
+  Moments m = moments(t, 2.0);
+  EXPECT_NEAR(m.mean, 2.0, 0.01);
+  EXPECT_NEAR(m.stddev, 0.5, 0.01);
+  EXPECT_GT(m.maxAbsDeviation, 2 * 0.5); // Tails exist beyond 2 stddev.
+}
+
+TEST(Initializers, TruncatedNormalStaysWithinTwoStddev) {
+  Tensor t(DType::F64, {200000});
+  truncated_normal(t, -1.0, 0.1, 3);
+  Moments m = moments(t, -1.0);
+  EXPECT_LE(m.maxAbsDeviation, 2 * 0.1 + 1e-12);
+  EXPECT_NEAR(m.mean, -1.0, 0.002);
+  // The standard normal truncated to [-2, 2] has stddev 0.87962.
+  EXPECT_NEAR(m.stddev, 0.1 * 0.87962, 0.002);
+  Tensor again(DType::F64, {200000});
+  truncated_normal(again, -1.0, 0.1, 3);
+  EXPECT_EQ(t.toVector<double>(), again.toVector<double>());
+}
+
+TEST(Initializers, RandomRejectsNonFloatAndNegativeStddev) {
+  Tensor i(DType::I32, {2});
+  expectInvalidArgument([&] { random_normal(i, 0, 1, 0); },
+                        {"random_normal", "unsupported dtype i32"});
+  Tensor f(DType::F32, {2});
+  expectInvalidArgument([&] { truncated_normal(f, 0, -1, 0); },
+                        {"truncated_normal", "stddev"});
+}

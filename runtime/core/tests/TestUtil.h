@@ -1,0 +1,60 @@
+//===- TestUtil.h - Helpers shared by the runtime tests -------------------===//
+
+#pragma once
+
+#include "runtime/core/Initializers.h"
+#include "runtime/core/Tensor.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+namespace dtf::testing {
+
+/// Same dtype and shape, elements within `tolerance` (absolute).
+template <typename T>
+void expectTensorNear(const Tensor &actual, const Tensor &expected,
+                      double tolerance) {
+  ASSERT_EQ(actual.dtype(), expected.dtype());
+  ASSERT_EQ(actual.shape(), expected.shape())
+      << actual.typeString() << " vs " << expected.typeString();
+  const T *a = actual.data<T>();
+  const T *e = expected.data<T>();
+  for (int64_t i = 0; i < actual.numElements(); ++i)
+    EXPECT_NEAR(a[i], e[i], tolerance) << "at flat index " << i;
+}
+
+/// Same dtype, shape and exactly equal elements.
+template <typename T>
+void expectTensorEq(const Tensor &actual, const Tensor &expected) {
+  ASSERT_EQ(actual.dtype(), expected.dtype());
+  ASSERT_EQ(actual.shape(), expected.shape())
+      << actual.typeString() << " vs " << expected.typeString();
+  EXPECT_EQ(actual.toVector<T>(), expected.toVector<T>());
+}
+
+/// A tensor of N(0, 1) samples.
+inline Tensor randomTensor(DType dtype, const Shape &shape, uint64_t seed) {
+  Tensor t(dtype, shape);
+  initializers::random_normal(t, 0.0, 1.0, seed);
+  return t;
+}
+
+/// Runs `statement` expecting std::invalid_argument whose message contains
+/// every string in `fragments`.
+template <typename Fn>
+void expectInvalidArgument(Fn statement,
+                           const std::vector<std::string> &fragments) {
+  try {
+    statement();
+    ADD_FAILURE() << "expected std::invalid_argument";
+  } catch (const std::invalid_argument &e) {
+    for (const std::string &fragment : fragments)
+      EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos)
+          << "message \"" << e.what() << "\" lacks \"" << fragment << "\"";
+  }
+}
+
+} // namespace dtf::testing

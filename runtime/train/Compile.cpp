@@ -1,0 +1,130 @@
+//===- Compile.cpp - From a model file to the replicated program ----------===//
+
+#include "runtime/train/Compile.h"
+
+#include "dialects/dtf/IR/DTFDialect.h"
+#include "dialects/dtf/IR/DTFOps.h"
+#include "passes/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace dtf::train {
+
+/// dtf-run's flags as options of --dtf-training-pipeline.
+static void setPipelineOptions(dtf::ir::TrainingPipelineOptions &pipeline,
+                               const ReplicationOptions &options,
+                               const PlacementOptions &placement) {
+  pipeline.mode = options.sync ? dtf::ir::ReplicationMode::Sync
+                               : dtf::ir::ReplicationMode::Async;
+  pipeline.replicasToAggregate = options.replicasToAggregate;
+  pipeline.totalReplicas = options.totalReplicas;
+  pipeline.psStrategy = placement.strategy;
+  pipeline.minShardBytes = placement.minSliceBytes;
+  pipeline.maxShards = placement.maxPartitions;
+}
+
+/// The module's cluster attribute for `cluster`.
+static mlir::Attribute clusterAttr(mlir::MLIRContext &context,
+                                   const cluster::ClusterSpec &cluster) {
+  mlir::Builder builder(&context);
+  auto addresses = [&](const std::vector<cluster::HostPort> &tasks) {
+    llvm::SmallVector<mlir::Attribute> names;
+    for (const cluster::HostPort &task : tasks)
+      names.push_back(builder.getStringAttr(task.str()));
+    return builder.getArrayAttr(names);
+  };
+  return dtf::ir::ClusterAttr::get(&context, addresses(cluster.ps()),
+                                     addresses(cluster.workers()));
+}
+
+/// "file:line:col" of a diagnostic, or its location as MLIR prints it.
+static std::string describeLocation(mlir::Location location) {
+  if (auto file = llvm::dyn_cast<mlir::FileLineColLoc>(location))
+    return (file.getFilename().str() + ":" + llvm::Twine(file.getLine()) +
+            ":" + llvm::Twine(file.getColumn()))
+        .str();
+  std::string text;
+  llvm::raw_string_ostream(text) << location;
+  return text;
+}
+
+/// dtf-run trains until the global step reaches --train_steps, so an update
+/// without a global step would train forever (the replicas would tag every
+/// push with step 0). TensorFlow's StopAtStepHook refuses such a graph too.
+static mlir::LogicalResult checkGlobalStep(mlir::ModuleOp module) {
+  mlir::WalkResult result = module.walk([](mlir::Operation *op) {
+    bool missing = false;
+    if (auto minimize = llvm::dyn_cast<dtf::ir::MinimizeOp>(op))
+      missing = !minimize.getGlobalStep();
+    else if (auto apply = llvm::dyn_cast<dtf::ir::ApplyGradientsOp>(op))
+      missing = !apply.getGlobalStep();
+    if (!missing)
+      return mlir::WalkResult::advance();
+    op->emitError() << "'" << op->getName()
+                    << "' has no global_step: dtf-run trains until the "
+                       "global step reaches --train_steps; give it "
+                       "`global_step %step` (a dtf.variable of "
+                       "tensor<i64>, {trainable = false})";
+    return mlir::WalkResult::interrupt();
+  });
+  return mlir::failure(result.wasInterrupted());
+}
+
+mlir::OwningOpRef<mlir::ModuleOp>
+compileModel(mlir::MLIRContext &context, const std::string &path,
+             const cluster::ClusterSpec &cluster,
+             const ReplicationOptions &options,
+             const PlacementOptions &placement) {
+  // A diagnostic names its location and notes; the operation it is about
+  // would be printed with it ("see current operation:"), pages of IR for a
+  // function that fails to verify.
+  context.printOpOnDiagnostic(false);
+  // One line per diagnostic, "model.mlir:4:8: error: ...": a task's log is
+  // read by people and by scripts, not by an IDE.
+  mlir::ScopedDiagnosticHandler diagnostics(
+      &context, [](mlir::Diagnostic &diagnostic) {
+        llvm::errs() << describeLocation(diagnostic.getLocation()) << ": "
+                     << (diagnostic.getSeverity() ==
+                                 mlir::DiagnosticSeverity::Error
+                             ? "error: "
+                             : "note: ")
+                     << diagnostic << "\n";
+        for (mlir::Diagnostic &note : diagnostic.getNotes())
+          llvm::errs() << describeLocation(note.getLocation())
+                       << ": note: " << note << "\n";
+        return mlir::success();
+      });
+  auto sourceMgr = std::make_shared<llvm::SourceMgr>();
+  std::string error;
+  std::unique_ptr<llvm::MemoryBuffer> file =
+      mlir::openInputFile(path, &error);
+  if (!file) {
+    llvm::errs() << "dtf-run: cannot read model " << path << ": " << error
+                 << "\n";
+    return nullptr;
+  }
+  sourceMgr->AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
+  if (!module || failed(checkGlobalStep(*module)))
+    return nullptr;
+  // The flags' cluster replaces whatever the model file declared.
+  (*module)->setAttr(dtf::ir::DTFDialect::getClusterAttrName(),
+                     clusterAttr(context, cluster));
+
+  mlir::PassManager passManager(&context);
+  dtf::ir::TrainingPipelineOptions pipeline;
+  setPipelineOptions(pipeline, options, placement);
+  dtf::ir::buildTrainingPipeline(passManager, pipeline);
+  if (failed(passManager.run(*module)))
+    return nullptr;
+  return module;
+}
+
+} // namespace dtf::train

@@ -1,0 +1,119 @@
+//===- Reliability.h - Checkpoints, recovery and security of a task -------===//
+//
+// What the training tasks add for reliability and security, kept apart from
+// Tasks.cpp, which calls it through a few hooks:
+//
+// - checkpoints (Checkpointing.cpp): PS tasks restore the newest valid
+//   checkpoint of --logdir at start-up; the chief saves every variable every
+//   --save_checkpoint_steps steps or --save_checkpoint_secs seconds, at the
+//   start and at the end, keeping --keep_checkpoints of them;
+// - recovery (Supervisor.cpp): the chief (re-)establishes one consistent
+//   model on every PS task; with --recovery_timeout_ms, a worker whose RPC
+//   fails waits for the cluster with backoff and resumes;
+// - security (Security.cpp): mutual TLS (--tls_cert/--tls_key/--tls_ca), a
+//   cluster token on every call (--cluster_token, --cluster_token_file), and
+//   without TLS a PS task listens on loopback only unless
+//   --insecure_bind_all.
+//
+// dtf-run's flags set these options (tools/dtf-run/dtf-run.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#pragma once
+
+#include "runtime/rpc/Options.h"
+
+#include <cstdint>
+#include <memory>
+#include <ostream>
+#include <string>
+
+namespace dtf::ps {
+class ParameterServer;
+struct Options;
+} // namespace dtf::ps
+namespace dtf::rpc {
+struct ServerOptions;
+} // namespace dtf::rpc
+
+namespace dtf::train {
+
+struct ReliabilityOptions {
+  /// Checkpoint directory; empty: no checkpoints.
+  std::string logdir;
+  /// The chief saves when the global step has advanced this much since the
+  /// last checkpoint (0: not by steps) ...
+  int64_t saveCheckpointSteps = 0;
+  /// ... or this many seconds have passed (0: not by time).
+  double saveCheckpointSecs = 0;
+  /// Checkpoint files kept (0: all).
+  int keepCheckpoints = 5;
+  /// How long a worker retries a failed RPC (waiting for a restarted task)
+  /// before it gives up; 0: no recovery, a failed RPC ends the worker.
+  int64_t recoveryTimeoutMs = 0;
+  /// Test only: a pause after each training step, to make a slow worker.
+  int64_t debugStepDelayMs = 0;
+  /// Test only: a PS task crashes (SIGKILL) once its step reaches this
+  /// (0: never).
+  int64_t debugCrashAtStep = 0;
+
+  std::string clusterToken;
+  rpc::TlsSettings tls;
+  /// Without TLS, listen on every interface rather than loopback only.
+  bool insecureBindAll = false;
+};
+
+//===--- Security.cpp ---===//
+
+/// The server options of a PS task whose cluster address is `address`
+/// ("host:port"): mutual TLS and the token if configured, and the address
+/// to bind: every interface with TLS or --insecure_bind_all, else loopback.
+/// `notice` receives the line that says which, to print once listening.
+rpc::ServerOptions psServerOptions(const std::string &address,
+                                   const ReliabilityOptions &options,
+                                   const std::string &taskLabel,
+                                   std::string &notice);
+
+/// Adds the token and TLS credentials to a client's options.
+void applySecurity(rpc::ClientOptions &client,
+                   const ReliabilityOptions &options);
+
+//===--- Checkpointing.cpp (PS side) ---===//
+
+/// Lets a PS task's restore read checkpoints of --logdir.
+void configureCheckpointRestore(ps::Options &task,
+                                const ReliabilityOptions &options);
+
+/// Preloads the newest valid checkpoint of --logdir into a PS task that
+/// starts, warning about newer ones that are corrupt or truncated. The
+/// task serves the values once the chief confirms them.
+void restoreAtStart(ps::ParameterServer &task,
+                    const ReliabilityOptions &options,
+                    const std::string &taskLabel, std::ostream &log);
+
+//===--- Supervisor.cpp (PS side) ---===//
+
+/// --debug_crash_at_step: the PS task kills its process with SIGKILL
+/// right after the update that takes its step there, before any client
+/// hears of it, so that a test knows the step a crash lost exactly.
+void configureCrashAtStep(ps::Options &task,
+                          const ReliabilityOptions &options,
+                          const std::string &taskLabel);
+
+/// A PS task other than 0 registers with the coordinator (on PS task 0)
+/// from a background thread, retrying until it is reachable: a restarted
+/// PS task rejoins the cluster. Best effort; stops trying when destroyed.
+class PsRegistration {
+public:
+  PsRegistration(const std::string &coordinatorAddress, int psIndex,
+                 rpc::ClientOptions client, std::ostream &log);
+  ~PsRegistration();
+  PsRegistration(const PsRegistration &) = delete;
+  PsRegistration &operator=(const PsRegistration &) = delete;
+
+private:
+  struct State;
+  std::unique_ptr<State> state;
+};
+
+} // namespace dtf::train

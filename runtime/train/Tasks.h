@@ -1,0 +1,77 @@
+//===- Tasks.h - What a PS task and a worker task do ----------------------===//
+//
+// The two tasks of between-graph training, as a tool wires them: a PS task
+// serves its variables, a worker trains its replica on the batches of an
+// InputSource. Nothing here names a data set or a placeholder: the inputs
+// say which placeholders they feed, and the model decides the batch.
+//
+//===----------------------------------------------------------------------===//
+
+#pragma once
+
+#include "runtime/train/Compile.h"
+#include "runtime/train/Reliability.h"
+#include "runtime/train/Telemetry.h"
+#include "runtime/train/WorkerStep.h"
+
+#include "runtime/cluster/ClusterSpec.h"
+#include "runtime/data/InputSource.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace dtf::train {
+
+struct TaskOptions {
+  const cluster::ClusterSpec *cluster = nullptr;
+  cluster::TaskId task;
+  ReplicationOptions replication;
+  int64_t trainSteps = 0;
+  /// 0: the model's batch size.
+  int batchSize = 0;
+  /// Where a worker computes its steps (--device); PS tasks use the CPU.
+  ComputeDevice device;
+  /// Threads of the executor that runs a worker's steps, as TensorFlow's
+  /// inter_op_parallelism_threads: 0 one per hardware thread, 1 or a
+  /// negative number the calling thread alone (executorOptionsFor).
+  int interOpThreads = 0;
+  int logEvery = 0;
+  int rpcDeadlineMs = 10000;
+  /// How long a task waits at start for each peer to come up.
+  int connectTimeoutMs = 60000;
+  /// PS task 0 declares a worker lost after this long without a heartbeat.
+  int workerTimeoutMs = 30000;
+  /// --logdir, --trace and their options.
+  TelemetryOptions telemetry;
+  /// Checkpoints, recovery, security (Reliability.h).
+  ReliabilityOptions reliability;
+};
+
+/// The executor of `interOpThreads`. One thread is the step's own: a pool
+/// of one would only add a hand-off per step.
+exec::ExecutorOptions executorOptionsFor(int interOpThreads);
+
+/// Serves the task's variables (the program's @ps_<index>) until the chief
+/// stops the cluster, like tf.train.Server.join(). Returns the exit status.
+int runPsTask(mlir::ModuleOp program, const TaskOptions &options);
+
+/// What a worker reads.
+struct WorkerInputs {
+  /// This worker's shard of the training examples, pass after pass.
+  std::unique_ptr<data::InputSource> train;
+  /// Read once through after training, for the validation loss and
+  /// accuracy; it feeds the same placeholders as `train`.
+  std::unique_ptr<data::InputSource> validation;
+};
+
+/// Trains on `inputs.train` until the global step reaches the target, then
+/// reports the validation loss and accuracy. Throws std::invalid_argument
+/// when the model has no placeholder of that name or a batch the inputs
+/// cannot fill. Returns the exit status.
+int runWorkerTask(mlir::ModuleOp program, const TaskOptions &options,
+                  WorkerInputs inputs);
+
+} // namespace dtf::train

@@ -1,0 +1,97 @@
+//===- WorkerProgram.cpp - The replica program as one step runs it --------===//
+
+#include "runtime/train/WorkerProgram.h"
+
+#include "dialects/dtf/IR/DTFOps.h"
+#include "dialects/dtf/IR/WorkerStepAttrs.h"
+#include "passes/Passes.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <map>
+#include <stdexcept>
+
+
+namespace dtf::train {
+
+std::vector<mlir::Value> WorkerProgram::trainingFetches() const {
+  std::vector<mlir::Value> fetches(results);
+  for (const PushGroup &group : pushes) {
+    fetches.push_back(group.step);
+    fetches.insert(fetches.end(), group.gradients.begin(),
+                   group.gradients.end());
+  }
+  return fetches;
+}
+
+size_t WorkerProgram::pushOffset(size_t group) const {
+  size_t offset = results.size();
+  for (size_t i = 0; i < group; ++i)
+    offset += 1 + pushes[i].gradients.size();
+  return offset;
+}
+
+WorkerProgram prepareWorkerProgram(mlir::ModuleOp program) {
+  std::string diagnostics;
+  {
+    mlir::ScopedDiagnosticHandler handler(
+        program.getContext(), [&](mlir::Diagnostic &diagnostic) {
+          llvm::raw_string_ostream(diagnostics)
+              << (diagnostics.empty() ? "" : "; ") << diagnostic;
+          return mlir::success();
+        });
+    mlir::PassManager passManager(program.getContext());
+    passManager.addPass(ir::createLiftPsTransfersPass());
+    if (failed(passManager.run(program)))
+      throw std::invalid_argument(
+          "the compiled program is not a replica program of runtime/ABI.md: " +
+          diagnostics);
+  }
+  auto function = program.lookupSymbol<mlir::func::FuncOp>("worker");
+
+  WorkerProgram result;
+  result.function = function;
+  // Pulls: the lifted placeholders, grouped by PS task in program order.
+  std::map<int, size_t> pullGroupOfTask;
+  function.walk([&](ir::PlaceholderOp placeholder) {
+    auto from =
+        placeholder->getAttrOfType<ir::DeviceAttr>(ir::kPulledFromAttrName);
+    if (!from)
+      return;
+    int task = static_cast<int>(from.getTask());
+    auto [it, inserted] = pullGroupOfTask.emplace(task, result.pulls.size());
+    if (inserted)
+      result.pulls.push_back({task, {}, {}});
+    std::string name = placeholder.getName().str();
+    result.pulls[it->second].variables.push_back(
+        name.substr(ir::pulledPlaceholderName("").size()));
+    result.pulls[it->second].feedNames.push_back(name);
+  });
+  // Results: the model's, then each push's step and gradients.
+  auto ret = llvm::cast<mlir::func::ReturnOp>(
+      function.getBody().front().getTerminator());
+  auto modelResults =
+      function->getAttrOfType<mlir::IntegerAttr>(ir::kModelResultsAttrName);
+  auto pushes = function->getAttrOfType<mlir::ArrayAttr>(ir::kPushesAttrName);
+  size_t next = static_cast<size_t>(modelResults.getInt());
+  result.results.assign(ret.getOperands().begin(),
+                        ret.getOperands().begin() + next);
+  for (mlir::Attribute attribute : pushes) {
+    auto push = llvm::cast<mlir::DictionaryAttr>(attribute);
+    WorkerProgram::PushGroup group;
+    group.psTask = static_cast<int>(
+        llvm::cast<ir::DeviceAttr>(push.get("device")).getTask());
+    group.step = ret.getOperand(next++);
+    for (mlir::Attribute name :
+         llvm::cast<mlir::ArrayAttr>(push.get("names"))) {
+      group.names.push_back(llvm::cast<mlir::StringAttr>(name).str());
+      group.gradients.push_back(ret.getOperand(next++));
+    }
+    result.pushes.push_back(std::move(group));
+  }
+  return result;
+}
+
+} // namespace dtf::train
