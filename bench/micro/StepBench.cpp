@@ -7,8 +7,8 @@
 // one process and one run, so that their ratio does not depend on how busy
 // the machine is. The Executor runs as the study's tasks run it (a worker
 // with --inter_op_parallelism_threads=1, a PS task: the caller's thread), and
-// malloc keeps freed step memory as dtf-run's tasks make it
-// (tools/dtf-run/dtf-run.cpp, keepStepMemoryOnTheHeap).
+// malloc keeps freed step memory as a task's process does
+// (train::keepStepMemoryOnTheHeap).
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,7 +27,6 @@
 
 #include <benchmark/benchmark.h>
 
-#include <malloc.h>
 #include <memory>
 #include <stdexcept>
 #include <vector>
@@ -126,8 +125,7 @@ BENCHMARK(BM_PsUpdate_Interpreter)->Unit(benchmark::kMicrosecond);
 } // namespace
 
 int main(int argc, char **argv) {
-  mallopt(M_MMAP_THRESHOLD, 256 << 20);
-  mallopt(M_TRIM_THRESHOLD, 512 << 20);
+  train::keepStepMemoryOnTheHeap();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv))
     return 1;

@@ -19,6 +19,7 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <malloc.h>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -100,6 +101,11 @@ gradientRefs(const WorkerProgram::PushGroup &group,
 }
 
 } // namespace
+
+void keepStepMemoryOnTheHeap() {
+  mallopt(M_MMAP_THRESHOLD, 256 << 20);
+  mallopt(M_TRIM_THRESHOLD, 512 << 20);
+}
 
 exec::ExecutorOptions executorOptionsFor(int interOpThreads) {
   exec::ExecutorOptions executorOptions;

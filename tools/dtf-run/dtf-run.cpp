@@ -30,7 +30,6 @@
 #include <cctype>
 #include <cstdlib>
 #include <iostream>
-#include <malloc.h>
 #include <memory>
 #include <stdexcept>
 #include <unistd.h>
@@ -306,20 +305,8 @@ dtf::train::PlacementOptions placementFromFlags() {
 /// lines are dropped unless GRPC_VERBOSITY asks for them.
 void dropGrpcLog(gpr_log_func_args *) {}
 
-/// Every step allocates and frees the same tensors (pulled parameters,
-/// batches, activations, gradients, RPC buffers) of up to a few hundred KB.
-/// glibc serves such sizes from fresh mmaps until its adaptive threshold
-/// has seen them freed, and trims the heap back to the OS between steps;
-/// both cost page faults and zeroing each step. A fixed threshold above
-/// any tensor of a step, and trimming only beyond it, lets each step reuse
-/// the memory the previous one freed (about 8% of the MLP's step time).
-void keepStepMemoryOnTheHeap() {
-  mallopt(M_MMAP_THRESHOLD, 256 << 20);
-  mallopt(M_TRIM_THRESHOLD, 512 << 20);
-}
-
 int main(int argc, char **argv) {
-  keepStepMemoryOnTheHeap();
+  dtf::train::keepStepMemoryOnTheHeap();
   std::vector<std::string> originalArguments(argv + 1, argv + argc);
   if (!std::getenv("GRPC_VERBOSITY"))
     gpr_set_log_function(dropGrpcLog);
