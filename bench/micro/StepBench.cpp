@@ -113,9 +113,8 @@ void BM_PsUpdate_Executor(benchmark::State &state) {
 BENCHMARK(BM_PsUpdate_Executor)->Unit(benchmark::kMicrosecond);
 
 void BM_PsUpdate_Interpreter(benchmark::State &state) {
-  exec::PsProgram program(mlp().ps);
   VariableStore variables;
-  program.initialize(variables);
+  exec::initializeVariables(mlp().ps, variables, {});
   exec::Interpreter interpreter(variables);
   for (auto _ : state)
     interpreter.run(mlp().ps, /*feeds=*/{}, mlp().gradients());

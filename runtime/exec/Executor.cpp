@@ -674,14 +674,11 @@ void Executor::Step::runKernel(int32_t id) {
   try {
     if (options.beforeOp)
       options.beforeOp(node.op);
-    if (!options.opObserver) {
-      evaluateOp(*node.kernel,
-                 KernelCall(node.op, operands, produced, context));
-      return;
-    }
-    Clock::time_point begin = Clock::now();
+    Clock::time_point begin =
+        options.opObserver ? Clock::now() : Clock::time_point();
     evaluateOp(*node.kernel, KernelCall(node.op, operands, produced, context));
-    options.opObserver(node.op, begin, Clock::now());
+    if (options.opObserver)
+      options.opObserver(node.op, begin, Clock::now());
   } catch (...) {
     fail(id, std::current_exception());
   }
@@ -697,7 +694,8 @@ void Executor::Step::runSend(int32_t id) {
   try {
     if (options.beforeOp)
       options.beforeOp(node.op);
-    Clock::time_point begin = Clock::now();
+    Clock::time_point begin =
+        options.opObserver ? Clock::now() : Clock::time_point();
     runOptions.rendezvous->send(node.rendezvousKey, runOptions.stepId,
                                 takeOrCopy(node.operands[0]));
     if (options.opObserver)

@@ -64,6 +64,19 @@ protected:
   mlir::OwningOpRef<mlir::ModuleOp> module;
 };
 
+/// An external op that completes only when its step is cancelled, from the
+/// cancelling thread.
+class HangUntilCancelled : public ::dtf::exec::ExternalOpHandler {
+public:
+  void runAsync(const ExternalOpCall &call,
+                ::dtf::exec::ExternalOpDone done) override {
+    auto token = call.cancellation->add(
+        [done](const std::exception_ptr &reason) { done(reason, {}); });
+    if (!token)
+      done(call.cancellation->reason(), {});
+  }
+};
+
 /// Runs `body` expecting an EvalError and returns it.
 template <typename Body> EvalError expectEvalError(Body body) {
   try {
@@ -501,19 +514,8 @@ TEST_F(ExecutorTest, DeadlineNamesTheOpsStillRunning) {
       return %w : tensor<2xf32>
     }
   )mlir");
-  // Completes only when cancelled, from the cancelling thread.
-  class Hang : public ::dtf::exec::ExternalOpHandler {
-  public:
-    void runAsync(const ExternalOpCall &call,
-                  ::dtf::exec::ExternalOpDone done) override {
-      auto token = call.cancellation->add(
-          [done](const std::exception_ptr &reason) { done(reason, {}); });
-      if (!token)
-        done(call.cancellation->reason(), {});
-    }
-  };
   ExecutorOptions options = withThreads(1);
-  options.externalOps["test.hang"] = std::make_shared<Hang>();
+  options.externalOps["test.hang"] = std::make_shared<HangUntilCancelled>();
   VariableStore store;
   Executor executor(function, store, std::move(options));
   RunOptions run;
@@ -772,20 +774,9 @@ TEST_F(ExecutorTest, InTheCallersThreadTheDeadlineEndsAHangingStep) {
       return %w : tensor<2xf32>
     }
   )mlir");
-  // Completes only when cancelled, from the cancelling thread.
-  class Hang : public ::dtf::exec::ExternalOpHandler {
-  public:
-    void runAsync(const ExternalOpCall &call,
-                  ::dtf::exec::ExternalOpDone done) override {
-      auto token = call.cancellation->add(
-          [done](const std::exception_ptr &reason) { done(reason, {}); });
-      if (!token)
-        done(call.cancellation->reason(), {});
-    }
-  };
   ExecutorOptions options;
   options.runInCallerThread = true;
-  options.externalOps["test.hang"] = std::make_shared<Hang>();
+  options.externalOps["test.hang"] = std::make_shared<HangUntilCancelled>();
   VariableStore store;
   Executor executor(function, store, std::move(options));
   RunOptions run;

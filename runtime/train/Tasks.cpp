@@ -15,15 +15,12 @@
 #include "runtime/rpc/PsClient.h"
 #include "runtime/rpc/Server.h"
 
-#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <malloc.h>
 #include <map>
 #include <memory>
-#include <sstream>
-
 
 namespace dtf::train {
 namespace {

@@ -185,12 +185,6 @@ int runLocalCluster(const LocalClusterOptions &options) {
   std::vector<Task> tasks(options.numPs + options.numWorkers);
   std::string threads = threadsPerTask(static_cast<int>(tasks.size()));
   std::vector<std::string> environment = taskEnvironment(threads);
-  bool interOpThreadsGiven = std::any_of(
-      options.taskArguments.begin(), options.taskArguments.end(),
-      [](const std::string &argument) {
-        return argument.find("inter_op_parallelism_threads") !=
-               std::string::npos;
-      });
   for (size_t i = 0; i < tasks.size(); ++i) {
     Task &task = tasks[i];
     task.isPs = static_cast<int>(i) < options.numPs;
@@ -200,8 +194,9 @@ int runLocalCluster(const LocalClusterOptions &options) {
         "--ps_hosts=" + psHosts, "--worker_hosts=" + workerHosts,
         std::string("--job_name=") + (task.isPs ? "ps" : "worker"),
         "--task_index=" + std::to_string(index)};
-    if (!interOpThreadsGiven)
-      arguments.push_back("--inter_op_parallelism_threads=" + threads);
+    // Before the launcher's own arguments: a later flag wins, so one given
+    // on the command line overrides this default.
+    arguments.push_back("--inter_op_parallelism_threads=" + threads);
     arguments.insert(arguments.end(), options.taskArguments.begin(),
                      options.taskArguments.end());
     // Last, so that it wins over the --trace given to the launcher.
