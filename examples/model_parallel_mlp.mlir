@@ -2,21 +2,33 @@
 // layer over two workers, as TensorFlow users write it with
 // `with tf.device("/job:worker/task:N"):` around each layer. The hidden
 // layer (784 -> 100, relu) runs on worker 0, which reads the images; the
-// softmax layer (100 -> 10), the loss and the labels live on worker 1, so
-// the hidden activations cross from worker 0 to worker 1 once per step.
+// softmax layer (100 -> 10), the loss, the labels and the accuracy live on
+// worker 1, so the hidden activations cross from worker 0 to worker 1 once
+// per step.
 //
 // The variables are left unplaced: --dtf-place-variables puts them on the
 // two PS tasks (round-robin: global_step, hid_b, sm_b on ps0; hid_w, sm_w on
 // ps1), their reads and updates beside them, and the remaining ops (the
-// backward pass, the accuracy) on its worker-device. --dtf-partition then
-// makes one function per device with a send/recv pair per crossing edge:
+// optimizer's constants and, without colocation, the backward pass) on its
+// worker-device. --dtf-partition then makes one function per device with a
+// send/recv pair per crossing edge:
 //
 //   dtf-opt --dtf-autodiff --dtf-expand-optimizer --dtf-place-variables \
 //       --dtf-partition examples/model_parallel_mlp.mlir
 //
 // With --dtf-autodiff=colocate-gradients-with-ops (TensorFlow's
 // colocate_gradients_with_ops=True) each layer's backward ops stay on the
-// layer's worker too.
+// layer's worker too. --dtf-in-graph-pipeline sets it, adds the forward-only
+// @main_eval and partitions both; then all that crosses between the workers
+// in a training step is the hidden activations (100x100 f32, worker 0 to 1),
+// their gradient (100x100 f32, worker 1 to 0) and the two results, which
+// worker 0's partition returns:
+//
+//   dtf-opt --dtf-in-graph-pipeline examples/model_parallel_mlp.mlir
+//
+// dtf-run trains it that way, in-graph, on a local cluster:
+//
+//   dtf-run --local --ps=2 --workers=2 examples/model_parallel_mlp.mlir
 //
 // Results: the batch cross-entropy and the batch accuracy.
 
@@ -69,12 +81,18 @@ module attributes {dtf.cluster = #dtf.cluster<ps = ["localhost:2222", "localhost
     dtf.minimize %cross_entropy : tensor<f32>, #dtf.adam<learning_rate = 0.01>
         global_step %global_step : !dtf.resource<tensor<i64>>
 
+    // Worker 1, beside the predictions and the labels:
     // accuracy = reduce_mean(cast(equal(argmax(y, 1), argmax(y_, 1))))
-    %predicted = dtf.argmax %y, 1 : tensor<100x10xf32>
-    %expected = dtf.argmax %y_, 1 : tensor<100x10xf32>
-    %correct = dtf.equal %predicted, %expected : tensor<100xi64>, tensor<100xi64>
-    %correct_f = dtf.cast %correct : tensor<100xi1> to tensor<100xf32>
-    %accuracy = dtf.reduce_mean %correct_f : tensor<100xf32>
+    %predicted = dtf.argmax %y, 1 {dtf.device = #dtf.device<"/job:worker/task:1">}
+        : tensor<100x10xf32>
+    %expected = dtf.argmax %y_, 1 {dtf.device = #dtf.device<"/job:worker/task:1">}
+        : tensor<100x10xf32>
+    %correct = dtf.equal %predicted, %expected {dtf.device = #dtf.device<"/job:worker/task:1">}
+        : tensor<100xi64>, tensor<100xi64>
+    %correct_f = dtf.cast %correct {dtf.device = #dtf.device<"/job:worker/task:1">}
+        : tensor<100xi1> to tensor<100xf32>
+    %accuracy = dtf.reduce_mean %correct_f {dtf.device = #dtf.device<"/job:worker/task:1">}
+        : tensor<100xf32>
 
     return %cross_entropy, %accuracy : tensor<f32>, tensor<f32>
   }

@@ -254,9 +254,18 @@ void BackwardPass::emit() {
   Location loc = minimize.getLoc();
   rewriter.setInsertionPoint(minimize);
 
-  // d(loss)/d(loss) = 1.
+  // d(loss)/d(loss) = 1, beside the loss when gradients follow their ops,
+  // as TensorFlow's gradients() colocates the ones it starts from with the
+  // loss.
   Value loss = minimize.getLoss();
   gradients[loss] = splat(cast<RankedTensorType>(loss.getType()), 1.0, loc);
+  Operation *lossOp = loss.getDefiningOp();
+  if (Attribute device =
+          lossOp ? lossOp->getAttr(DTFDialect::getDeviceAttrName())
+                 : Attribute();
+      colocateGradientsWithOps && device)
+    gradients[loss].getDefiningOp()->setAttr(DTFDialect::getDeviceAttrName(),
+                                             device);
 
   for (Operation *op : llvm::reverse(ops)) {
     // Every op here has one result: the rules below are for such ops.

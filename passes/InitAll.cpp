@@ -83,6 +83,7 @@ void dtf::ir::registerAllDialects(DialectRegistry &registry) {
 void dtf::ir::registerAllPasses() {
   registerDTFPasses();
   registerTrainingPipeline();
+  registerInGraphPipeline();
   registerLowerToGPUPipeline();
 
   // The upstream passes --dtf-lower-to-gpu is made of, and those that lower

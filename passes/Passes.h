@@ -89,6 +89,56 @@ void buildTrainingPipeline(OpPassManager &pm,
 void registerTrainingPipeline();
 
 //===----------------------------------------------------------------------===//
+// In-graph pipeline
+//===----------------------------------------------------------------------===//
+
+/// Options of `--dtf-in-graph-pipeline`: those of the passes it runs that
+/// dtf-run sets for in-graph replication.
+struct InGraphPipelineOptions
+    : public PassPipelineOptions<InGraphPipelineOptions> {
+  // True by default, unlike --dtf-autodiff's option: an in-graph model is
+  // split over devices, and its backward ops must run beside the forward
+  // ops they differentiate rather than all on the worker-device, which is
+  // why TensorFlow's model-parallel scripts all set
+  // colocate_gradients_with_ops=True.
+  PassOptions::Option<bool> colocateGradientsWithOps{
+      *this, "colocate-gradients-with-ops",
+      llvm::cl::desc("Place each op's gradient ops on the op's dtf.device "
+                     "(default: true)"),
+      llvm::cl::init(true)};
+  PassOptions::Option<std::string> psStrategy{
+      *this, "ps-strategy",
+      llvm::cl::desc("How variables are spread over PS tasks: round-robin or "
+                     "greedy-bytes (default: round-robin)"),
+      llvm::cl::init("round-robin")};
+  PassOptions::Option<int64_t> minShardBytes{
+      *this, "min-shard-bytes",
+      llvm::cl::desc("Shard variables bigger than this into pieces of at "
+                     "least this many bytes (default: 0, never)"),
+      llvm::cl::init(0)};
+  PassOptions::Option<int64_t> maxShards{
+      *this, "max-shards",
+      llvm::cl::desc("Most shards of one variable (default: 0, the number of "
+                     "PS tasks)"),
+      llvm::cl::init(0)};
+  PassOptions::ListOption<std::string> towers{
+      *this, "towers",
+      llvm::cl::desc("Devices to replicate the model over, one tower each, "
+                     "comma-separated (default: none, no towers)")};
+};
+
+/// Turns a model (a function with dtf.minimize, in a module with a
+/// dtf.cluster) into the partitions of in-graph replication: gradients and
+/// optimizer updates, variables placed on PS tasks, the model replicated
+/// over `towers` when given, a forward-only `@<fn>_eval` beside the
+/// training function, and one function per device of each, verified.
+void buildInGraphPipeline(OpPassManager &pm,
+                          const InGraphPipelineOptions &options);
+
+/// Registers `--dtf-in-graph-pipeline`.
+void registerInGraphPipeline();
+
+//===----------------------------------------------------------------------===//
 // GPU lowering pipeline
 //===----------------------------------------------------------------------===//
 

@@ -50,9 +50,10 @@ def AutodiffPass : Pass<"dtf-autodiff", "func::FuncOp"> {
 
     With `colocate-gradients-with-ops` (TensorFlow's
     `colocate_gradients_with_ops=True`), the gradient ops of a forward op
-    that carries a `dtf.device` get the same device, so that a model
-    pinned layer by layer to several devices also runs its backward pass
-    there instead of on one device.
+    that carries a `dtf.device` get the same device, and so does the
+    constant 1 the backward pass starts from (the loss's device), so that a
+    model pinned layer by layer to several devices also runs its backward
+    pass there instead of on one device.
   }];
   let options = [
     Option<"colocateGradientsWithOps", "colocate-gradients-with-ops", "bool",
@@ -167,6 +168,119 @@ def PlaceVariablesPass : Pass<"dtf-place-variables", "ModuleOp"> {
               "Number of variables split into shards">,
   ];
   let dependentDialects = ["::dtf::ir::DTFDialect"];
+}
+
+def ReplicateTowersPass : Pass<"dtf-replicate-towers", "ModuleOp"> {
+  let summary = "Replicate a model placed on one device into towers";
+  let description = [{
+    In-graph data parallelism, TensorFlow's multi-tower pattern
+    (cifar10_multi_gpu_train.py): a model written for one device runs as
+    one tower per device of `devices`, each on its rows of the batch, and
+    every variable is updated once per step with the towers' gradients
+    combined. It runs after `--dtf-place-variables` and before
+    `--dtf-partition`, on the module's one function, whose ops must all
+    carry `dtf.device`: the variables, their reads and updates on PS tasks
+    (`/job:ps/...`) and everything else on one other device D.
+
+    - Tower ops are the ops on D that use a `dtf.placeholder` on D or the
+      result of another tower op. Each is cloned once per tower `i`, in
+      place, the clone on `devices[i]` with its result types derived from
+      its operands (a reshape keeps dimension 0 batch-major, a broadcast
+      keeps its input's dimensions); the originals are erased.
+    - Placeholders stay on D, where the client feeds the batch. With N > 1
+      towers, tower `i` uses `dtf.slice` of each placeholder, rows
+      `[i*B/N, (i+1)*B/N)` of dimension 0, computed on D so that only its
+      rows cross to the tower's device.
+    - The other ops on D (constants, Adam's beta-power products, the
+      global-step increment) are computed once, on `devices[0]`. Those of
+      their results that a tower uses and whose dimension 0 is a batch
+      size B (the loss gradient's seed, broadcast to the batch's shape) are
+      sliced for each tower like the batch, on `devices[0]`.
+    - The gradient operand of each `dtf.apply_*` update becomes the sum of
+      the towers' gradients (`dtf.add`), on the update's device (the PS
+      task). The backward pass was built for the whole batch (its
+      constants, such as the 1/B of a `reduce_mean` loss, are shared), so
+      each tower's gradient is its rows' share of the whole batch's
+      gradient and their sum is the gradient of the unreplicated graph.
+      Any other operand of a non-tower op that has per-tower versions (a
+      value assigned to a variable that depends on the batch) takes tower
+      0's version, as TensorFlow takes the update ops of one tower.
+    - The function's results with per-tower versions are the mean of the
+      towers' versions (their sum times a constant 1/N), computed on
+      `devices[0]`, when they are floating-point tensors, and tower 0's
+      version otherwise.
+    - A value whose towers' versions have another type than it (a row per
+      example: logits, predictions), used by a result or a non-tower op, is
+      instead the towers' versions joined along dimension 0 by
+      `dtf.concat`, on `devices[0]` for a result and on the user's device
+      otherwise.
+
+    With one tower nothing is sliced or combined: `devices=D` gives back
+    the input, and one tower on another device moves the tower ops there.
+
+    Errors, before anything changes: no `devices`, or a malformed,
+    repeated, PS or out-of-cluster one; not exactly one function, or one
+    with several blocks; an op without `dtf.device` (run
+    `--dtf-place-variables` first); ops on two devices other than PS tasks
+    (the model is already split over devices); a `dtf.minimize` or
+    `dtf.apply_gradients` left; no placeholder on D feeding an op there;
+    with N > 1, a placeholder feeding the towers that is a scalar, has a
+    dynamic dimension 0, or whose dimension 0 N does not divide. While
+    cloning, a tower op whose result types cannot be derived for its
+    smaller batch is an error.
+  }];
+  let options = [
+    ListOption<"devices", "devices", "std::string",
+               "Device of each tower, comma-separated (default: none; "
+               "required)">,
+  ];
+  let statistics = [
+    Statistic<"numTowers", "towers", "Number of towers">,
+    Statistic<"numClonedOps", "cloned-ops",
+              "Number of tower ops created (clones of the model's ops)">,
+    Statistic<"numSummedGradients", "summed-gradients",
+              "Number of gradients replaced by the sum over the towers">,
+  ];
+  let dependentDialects = ["::dtf::ir::DTFDialect"];
+}
+
+def AddEvalFunctionPass : Pass<"dtf-add-eval-function", "ModuleOp"> {
+  let summary = "Add a forward-only copy of a placed training function";
+  let description = [{
+    The validation graph of an in-graph training job, sharing the training
+    graph's placement: `@<function>_eval`, a clone of `@<function>` placed
+    right after it, where every op that writes a variable through its
+    handle (`dtf.assign`, `dtf.assign_add`, the `dtf.apply_*` updates) is
+    erased, then every op without side effects whose results are unused
+    (the backward pass, the optimizer's constants, unused reads,
+    placeholders and variable declarations). The function's results are
+    kept, so the clone computes them from the variables without changing
+    them.
+
+    Runs after placement (and `--dtf-replicate-towers`) and before
+    `--dtf-partition`, which partitions both functions into
+    `@<function>_<device>` and `@<function>_eval_<device>`, numbering the
+    transfers of the whole module so that their rendezvous keys differ.
+
+    Without `function`, the module's only function is copied, whatever its
+    name: a model is one function.
+
+    Errors: no `function` given and not exactly one function in the module;
+    no function `@<function>`; `@<function>_eval` exists already; a
+    `dtf.minimize` or `dtf.apply_gradients` left (run `--dtf-autodiff` and
+    `--dtf-expand-optimizer` first).
+  }];
+  let options = [
+    Option<"functionName", "function", "std::string", /*default=*/"\"\"",
+           "The training function to copy (default: the module's only "
+           "function)">,
+  ];
+  let statistics = [
+    Statistic<"numErasedUpdates", "erased-updates",
+              "Number of variable updates left out of the eval function">,
+    Statistic<"numErasedDeadOps", "erased-dead-ops",
+              "Number of unused ops left out of the eval function">,
+  ];
 }
 
 def PrintPlacementPass : Pass<"dtf-print-placement", "ModuleOp"> {

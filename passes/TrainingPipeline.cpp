@@ -1,8 +1,9 @@
-//===- TrainingPipeline.cpp - --dtf-training-pipeline ---------------------===//
+//===- TrainingPipeline.cpp - --dtf-training-pipeline and in-graph --------===//
 //
 // The passes between a model and the program dtf-run executes, registered
-// as one named pipeline with options, as torch-mlir registers its backend
-// pipelines, so that dtf-opt shows what dtf-run compiles.
+// as named pipelines with options, as torch-mlir registers its backend
+// pipelines, so that dtf-opt shows what dtf-run compiles: one for
+// between-graph replication, one for in-graph replication.
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,4 +34,34 @@ void dtf::ir::registerTrainingPipeline() {
       "Compile a model for between-graph replication: autodiff, optimizer "
       "expansion, variable placement and replication (what dtf-run runs)",
       buildTrainingPipeline);
+}
+
+void dtf::ir::buildInGraphPipeline(OpPassManager &pm,
+                                     const InGraphPipelineOptions &options) {
+  AutodiffPassOptions autodiff;
+  autodiff.colocateGradientsWithOps = options.colocateGradientsWithOps;
+  pm.addNestedPass<func::FuncOp>(createAutodiffPass(autodiff));
+  pm.addNestedPass<func::FuncOp>(createExpandOptimizerPass());
+  PlaceVariablesPassOptions placement;
+  placement.strategy = options.psStrategy;
+  placement.minShardBytes = options.minShardBytes;
+  placement.maxShards = options.maxShards;
+  pm.addPass(createPlaceVariablesPass(placement));
+  if (!options.towers.empty()) {
+    ReplicateTowersPassOptions replication;
+    replication.devices = options.towers;
+    pm.addPass(createReplicateTowersPass(replication));
+  }
+  pm.addPass(createAddEvalFunctionPass());
+  pm.addPass(createPartitionPass());
+  pm.addPass(createVerifyPartitionsPass());
+}
+
+void dtf::ir::registerInGraphPipeline() {
+  PassPipelineRegistration<InGraphPipelineOptions>(
+      "dtf-in-graph-pipeline",
+      "Compile a model for in-graph replication: autodiff, optimizer "
+      "expansion, variable placement, towers, an evaluation function and "
+      "one partition per device (what dtf-run runs in-graph)",
+      buildInGraphPipeline);
 }

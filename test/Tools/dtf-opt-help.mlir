@@ -4,6 +4,8 @@
 // RUN: dtf-opt --help | sed -n '/--dtf-autodiff/,/--dtf-verify-partitions/p' \
 // RUN:   | sed -n '/^ *--[a-z-]*=</{/(default: /!p;}' | count 0
 
+// CHECK: --dtf-add-eval-function
+// CHECK-NEXT: --function=<string> {{.*}} (default: the module's only function)
 // CHECK: --dtf-autodiff
 // CHECK: --dtf-dump-partitions {{.*}} to =DIR
 // CHECK-NEXT: --dir=<string> {{.*}} (default: none; required)
@@ -16,6 +18,8 @@
 // CHECK: --dtf-print-placement
 // CHECK: --dtf-replicate
 // CHECK-NEXT: --mode=<value> {{.*}} (default: async)
+// CHECK: --dtf-replicate-towers
+// CHECK-NEXT: --devices=<string> {{.*}} (default: none; required)
 // CHECK: --dtf-verify-partitions
 
 // The GPU pipelines' options, listed under "Pass Pipelines".
@@ -27,3 +31,12 @@
 // GPU-NEXT: --features=<string> {{.*}} (default: "")
 // GPU-NEXT: --format=<string> {{.*}} (default: bin)
 // GPU-NEXT: --opt-level=<uint> {{.*}} (default: 3)
+
+// The in-graph pipeline's options.
+// RUN: dtf-opt --help | FileCheck %s --check-prefix=INGRAPH
+// INGRAPH: --dtf-in-graph-pipeline {{ *}}-
+// INGRAPH-NEXT: --colocate-gradients-with-ops {{.*}} (default: true)
+// INGRAPH-NEXT: --max-shards=<long> {{.*}} (default: 0, the number of PS tasks)
+// INGRAPH-NEXT: --min-shard-bytes=<long> {{.*}} (default: 0, never)
+// INGRAPH-NEXT: --ps-strategy=<string> {{.*}} (default: round-robin)
+// INGRAPH-NEXT: --towers=<string> {{.*}} (default: none, no towers)

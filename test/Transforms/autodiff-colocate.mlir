@@ -30,4 +30,18 @@ module attributes {dtf.cluster = #dtf.cluster<ps = [], worker = ["w0:1", "w1:1"]
 
   // DEFAULT-NOT: dtf.relu_grad {{.*}}dtf.device
   // DEFAULT: dtf.apply_gradients
+
+  // The backward pass starts beside a placed loss: the constant 1 it starts
+  // from is not left for the worker-device.
+  // CHECK-LABEL: func.func @placed_loss
+  // DEFAULT-LABEL: func.func @placed_loss
+  func.func @placed_loss() {
+    %w = dtf.variable "w" init(#dtf.zeros) {dtf.device = #dtf.device<"/job:worker/task:1">} : !dtf.resource<tensor<3xf32>>
+    %r = dtf.read %w {dtf.device = #dtf.device<"/job:worker/task:1">} : !dtf.resource<tensor<3xf32>>
+    %loss = dtf.reduce_sum %r {dtf.device = #dtf.device<"/job:worker/task:1">} : tensor<3xf32>
+    dtf.minimize %loss : tensor<f32>, #dtf.sgd<learning_rate = 0.1>
+    return
+  }
+  // CHECK: dtf.constant {dtf.device = #dtf.device<"/job:worker/task:1">} dense<1.000000e+00> : tensor<f32>
+  // DEFAULT: dtf.constant dense<1.000000e+00> : tensor<f32>
 }

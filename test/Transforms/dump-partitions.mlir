@@ -24,7 +24,7 @@
 
 // One cluster per device, PS tasks blue, workers green.
 // CHECK:      digraph partitions {
-// CHECK:      label="4 partitions, 21 cross-device transfers (red: dtf.send -> dtf.recv)"
+// CHECK:      label="4 partitions, 22 cross-device transfers (red: dtf.send -> dtf.recv)"
 // CHECK:      subgraph cluster_0 {
 // CHECK-NEXT:   label="/job:ps/task:0\n@main_ps_0"; {{.*}} fillcolor="#e3ecfa"
 // CHECK:        [[HID_B:n[0-9]+]] [label="variable\nhid_b", fillcolor="#fff4c2"];
@@ -48,7 +48,7 @@
 // RUN: grep -c 'style=dashed' %t/partitions.dot | FileCheck %s --check-prefix=HANDLES
 // HANDLES: {{[1-9][0-9]*}}
 // RUN: grep -c 'color=red, fontcolor=red' %t/partitions.dot | FileCheck %s --check-prefix=TRANSFERS
-// TRANSFERS: 21
+// TRANSFERS: 22
 
 // SVG: <svg
 // SVG: <title>partitions</title>

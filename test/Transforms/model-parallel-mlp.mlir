@@ -66,10 +66,11 @@
 // CHECK: dtf.recv "[[SM_W_KEY]]" from "/job:ps/task:1" to "/job:worker/task:0"
 // CHECK: dtf.send %{{.*}}, "[[DB_KEY]]" from "/job:worker/task:0" to "/job:ps/task:0" : tensor<100xf32>
 // CHECK: %[[LOSS:.*]] = dtf.recv "{{edge_[0-9]+_dtf.neg}}" from "/job:worker/task:1" to "/job:worker/task:0" : tensor<f32>
-// CHECK-NEXT: return %[[LOSS]], %{{.*}} : tensor<f32>, tensor<f32>
+// CHECK-NEXT: %[[ACCURACY:.*]] = dtf.recv "{{edge_[0-9]+_dtf.reduce_mean}}" from "/job:worker/task:1" to "/job:worker/task:0" : tensor<f32>
+// CHECK-NEXT: return %[[LOSS]], %[[ACCURACY]] : tensor<f32>, tensor<f32>
 
-// Worker 1 runs the softmax layer and the loss on the activations it
-// receives, in their original order.
+// Worker 1 runs the softmax layer, the loss and the accuracy on the
+// activations it receives, in their original order.
 // CHECK-LABEL: func.func @main_worker_1() attributes {dtf.device = #dtf.device<"/job:worker/task:1">}
 // CHECK-NEXT: %[[LABELS:.*]] = dtf.placeholder "y_"
 // CHECK-NEXT: dtf.send %[[LABELS]]
@@ -82,5 +83,7 @@
 // CHECK: dtf.reduce_sum
 // CHECK: %[[LOSS1:.*]] = dtf.neg
 // CHECK-NEXT: dtf.send %[[LOSS1]], "{{edge_[0-9]+_dtf.neg}}" from "/job:worker/task:1" to "/job:worker/task:0"
+// CHECK: %[[ACCURACY1:.*]] = dtf.reduce_mean
+// CHECK-NEXT: dtf.send %[[ACCURACY1]], "{{edge_[0-9]+_dtf.reduce_mean}}" from "/job:worker/task:1" to "/job:worker/task:0"
 // CHECK-NEXT: return
 // CHECK-NOT: func.func
