@@ -368,6 +368,30 @@ def main():
             w("| `%s` | %.1f %s | %s |" % (b["run_name"], b["real_time"], b["time_unit"], rate))
         w("")
 
+    in_graph = os.path.join(out, "in-graph.json")
+    if os.path.exists(in_graph):
+        data = json.load(open(in_graph))
+        w("## In-graph replication against between-graph (DTF only)\n")
+        w("`%s` (runs of `dtf-run --local`, one thread per task, %d steps, "
+          "%d interleaved repetitions; medians). In-graph runs one batch of 100 "
+          "per global step over the devices; between-graph sync aggregates one "
+          "batch per worker. Bytes: tensor payload per global step, received by "
+          "each task (in-graph) or pulled and pushed by each worker "
+          "(between-graph).\n" % (data["command"], data["steps"], data["reps"]))
+        w("| configuration | runs | global steps/s | vs. its between-graph peer | "
+          "accuracy | bytes per step per task |\n|---|---|---|---|---|---|")
+        for row in data["summary"]:
+            if not row.get("runs"):
+                w("| %s | 0 | failed | | | |" % row["name"])
+                continue
+            traffic = ", ".join("%s: %d" % (task.replace("/job:", "").replace("/task:", ""), b)
+                                for task, b in sorted(row["bytes_per_step"].items()))
+            ratio = "%.2fx" % row["ratio_to_peer"] if "ratio_to_peer" in row else "(peer)"
+            w("| %s | %d | %.1f | %s | %.4f | %s |" % (
+                row["name"], row["runs"], row["global_steps_per_s"], ratio,
+                row["accuracy"], traffic))
+        w("")
+
     step = os.path.join(out, "micro-step.json")
     if os.path.exists(step):
         medians = {b["run_name"]: b["real_time"]

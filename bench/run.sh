@@ -8,9 +8,10 @@
 # the package indexes, else Debian's python3-torch; a peer that cannot be
 # installed is skipped with the reason), runs bench/run_study.py (DTF and
 # TensorFlow side by side: 1 PS with 1, 2 and 3 workers, sync and async,
-# --reps repetitions, plus the network-namespace mode as root), the two
-# Google Benchmark programs, and writes
-# bench/results/{results.json,REPORT.md,scaling.png,micro-*.json}.
+# --reps repetitions, plus the network-namespace mode as root), the
+# Google Benchmark programs, bench/in_graph.py (in-graph against
+# between-graph), and writes
+# bench/results/{results.json,REPORT.md,scaling.png,micro-*.json,in-graph.json}.
 # Every flag is passed to run_study.py (python3 bench/run_study.py --help).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -55,5 +56,7 @@ OPENBLAS_NUM_THREADS=1 "$BUILD/bin/dtf-bench-kernels" --benchmark_min_time=0.20 
 OPENBLAS_NUM_THREADS=1 "$BUILD/bin/dtf-bench-step" --benchmark_min_time=0.10 \
   --benchmark_repetitions=9 --benchmark_enable_random_interleaving=true \
   --benchmark_format=json > "$OUT/micro-step.json"
+# In-graph replication (model parallel, two towers) against between-graph.
+python3 bench/in_graph.py --dtf_run="$BUILD/bin/dtf-run" --out="$OUT/in-graph.json"
 "$PY" bench/report.py "$OUT"
 echo "wrote $OUT/REPORT.md and $OUT/scaling.png"

@@ -56,6 +56,12 @@ public:
 
   /// A copy of the task's variables.
   virtual VariableStore snapshotVariables() = 0;
+
+  /// Sets the variables of the task that `values` names, between steps;
+  /// returns their names. Names the task does not hold are ignored. Throws
+  /// Error(InvalidArgument), changing nothing, when a value's dtype or
+  /// shape is not its variable's.
+  virtual std::vector<std::string> assignVariables(VariableStore values) = 0;
 };
 
 } // namespace dtf

@@ -25,7 +25,9 @@ struct ExecutorWorker::Graph {
 
 ExecutorWorker::ExecutorWorker(ExecutorWorkerOptions options)
     : options(std::move(options)),
-      pool(std::make_shared<ThreadPool>(this->options.numThreads)) {
+      pool(this->options.runInCallerThread
+               ? nullptr
+               : std::make_shared<ThreadPool>(this->options.numThreads)) {
   // The dialects of a partition (passes/Partition.cpp) and no more: a
   // worker task needs no lowering.
   context.loadDialect<dtf::ir::DTFDialect, mlir::func::FuncDialect,
@@ -40,6 +42,28 @@ VariableStore ExecutorWorker::snapshotVariables() {
   for (auto &[name, value] : variables)
     copy.emplace(name, value.clone());
   return copy;
+}
+
+std::vector<std::string> ExecutorWorker::assignVariables(VariableStore values) {
+  std::unique_lock<std::shared_mutex> lock(variablesMutex);
+  std::vector<std::string> assigned;
+  for (auto &[name, value] : values) {
+    auto variable = variables.find(name);
+    if (variable == variables.end())
+      continue;
+    const Tensor &current = variable->second;
+    if (value.dtype() != current.dtype() || value.shape() != current.shape())
+      throw Error(ErrorCode::InvalidArgument,
+                  "task " + options.taskName + ": variable '" + name +
+                      "' is " + dtypeName(current.dtype()) +
+                      shapeToString(current.shape()) + ", the value " +
+                      dtypeName(value.dtype()) + shapeToString(value.shape()));
+    assigned.push_back(name);
+  }
+  // Every value fits: now set them.
+  for (const std::string &name : assigned)
+    variables.find(name)->second = std::move(values.find(name)->second);
+  return assigned;
 }
 
 std::shared_ptr<ExecutorWorker::Graph>
@@ -96,6 +120,8 @@ void ExecutorWorker::registerGraphs(const std::string &text,
     ExecutorOptions executorOptions;
     executorOptions.eval = options.eval;
     executorOptions.threadPool = pool;
+    executorOptions.runInCallerThread = options.runInCallerThread;
+    executorOptions.opObserver = options.opObserver;
     executorOptions.externalOps = options.externalOps;
     auto graph = std::make_shared<Graph>();
     graph->module = module;

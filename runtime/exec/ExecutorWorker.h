@@ -30,6 +30,11 @@ struct ExecutorWorkerOptions {
   std::string taskName;
   /// Threads running the ops of all graphs; 0: one per hardware thread.
   size_t numThreads = 0;
+  /// Runs each step's ops in the thread of its runStep call instead
+  /// (ExecutorOptions::runInCallerThread); numThreads is then unused.
+  bool runInCallerThread = false;
+  /// Sees every op of every graph (ExecutorOptions::opObserver).
+  OpObserver opObserver;
   EvalOptions eval;
   /// Handlers of ops that leave the process (dtf.pull, ...), by op name.
   std::map<std::string, std::shared_ptr<ExternalOpHandler>> externalOps;
@@ -46,6 +51,7 @@ public:
                               std::vector<Tensor> arguments,
                               const StepOptions &options) override;
   VariableStore snapshotVariables() override;
+  std::vector<std::string> assignVariables(VariableStore values) override;
 
 private:
   struct Graph;

@@ -183,7 +183,8 @@ std::vector<Tensor>
 WorkerClient::runStep(const std::string &graph, int64_t stepId,
                       const std::map<std::string, Tensor> &feeds,
                       const std::vector<Tensor> &arguments,
-                      std::optional<std::chrono::milliseconds> timeout) {
+                      std::optional<std::chrono::milliseconds> timeout,
+                      std::map<std::string, int64_t> *receivedBytes) {
   grpc::ClientContext context;
   prepareCall(context, options_, timeout.value_or(options_.callTimeout));
   std::unique_ptr<grpc::ClientReaderWriter<RunStepRequest, RunStepResponse>>
@@ -229,6 +230,9 @@ WorkerClient::runStep(const std::string &graph, int64_t stepId,
       malformed = error.what();
       context.TryCancel();
     }
+    if (receivedBytes)
+      for (const auto &[task, bytes] : message.received_bytes())
+        (*receivedBytes)[task] += bytes;
   }
   grpc::Status status = stream->Finish();
   std::vector<NamedTensor> results;
@@ -255,6 +259,82 @@ void WorkerClient::cleanupStep(int64_t stepId) {
   CleanupStepRequest request;
   request.set_step_id(stepId);
   unaryCall(peer_, "CleanupStep", options_, *stub, &Worker::Stub::CleanupStep,
+            request);
+}
+
+void WorkerClient::abortStep(int64_t stepId, const std::string &reason) {
+  CleanupStepRequest request;
+  request.set_step_id(stepId);
+  request.set_abort_reason(reason.empty() ? "step aborted" : reason);
+  unaryCall(peer_, "CleanupStep", options_, *stub, &Worker::Stub::CleanupStep,
+            request);
+}
+
+VariableStore WorkerClient::getVariables() {
+  grpc::ClientContext context;
+  prepareCall(context, options_, options_.callTimeout);
+  std::unique_ptr<grpc::ClientReader<GetVariablesResponse>> reader =
+      stub->GetVariables(&context, GetVariablesRequest());
+  TensorAssembler assembler;
+  std::string malformed;
+  GetVariablesResponse message;
+  while (malformed.empty() && reader->Read(&message)) {
+    try {
+      for (const TensorChunk &chunk : message.chunks())
+        assembler.add(chunk);
+    } catch (const std::invalid_argument &error) {
+      malformed = error.what();
+      context.TryCancel();
+    }
+  }
+  grpc::Status status = reader->Finish();
+  VariableStore variables;
+  if (malformed.empty() && status.ok()) {
+    try {
+      for (NamedTensor &tensor : assembler.finish())
+        variables.emplace(tensor.name, std::move(tensor.tensor));
+    } catch (const std::invalid_argument &error) {
+      malformed = error.what();
+    }
+  }
+  if (!malformed.empty())
+    throw callError(peer_, "GetVariables",
+                    grpc::Status(grpc::StatusCode::DATA_LOSS,
+                                 "malformed response: " + malformed));
+  if (!status.ok())
+    throw callError(peer_, "GetVariables", status);
+  return variables;
+}
+
+std::vector<std::string>
+WorkerClient::setVariables(const VariableStore &values) {
+  grpc::ClientContext context;
+  prepareCall(context, options_, options_.callTimeout);
+  SetVariablesResponse response;
+  std::unique_ptr<grpc::ClientWriter<SetVariablesRequest>> writer =
+      stub->SetVariables(&context, &response);
+  std::vector<TensorRef> refs;
+  for (const auto &[name, value] : values)
+    refs.push_back({name, &value});
+  bool written = encodeTensors(refs, options_.chunkBytes,
+                               [&](std::vector<TensorChunk> &chunks) {
+                                 SetVariablesRequest message;
+                                 for (TensorChunk &chunk : chunks)
+                                   *message.add_chunks() = std::move(chunk);
+                                 return writer->Write(message);
+                               });
+  if (written)
+    writer->WritesDone();
+  grpc::Status status = writer->Finish();
+  if (!status.ok())
+    throw callError(peer_, "SetVariables", status);
+  return std::vector<std::string>(response.set().begin(), response.set().end());
+}
+
+void WorkerClient::stopTask(const std::string &reason) {
+  StopTaskRequest request;
+  request.set_reason(reason);
+  unaryCall(peer_, "StopTask", options_, *stub, &Worker::Stub::StopTask,
             request);
 }
 

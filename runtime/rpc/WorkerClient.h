@@ -49,16 +49,32 @@ public:
                      const std::vector<std::string> &functions);
 
   /// Runs step `stepId` of `graph` and returns its results; `timeout` is
-  /// the step's deadline (options().callTimeout when not given). Throws
-  /// RpcError with the code the step failed with.
+  /// the step's deadline (options().callTimeout when not given). Adds the
+  /// tensor bytes the task received from each other task during the step
+  /// to `receivedBytes` when given. Throws RpcError with the code the step
+  /// failed with.
   std::vector<Tensor>
   runStep(const std::string &graph, int64_t stepId,
           const std::map<std::string, Tensor> &feeds,
           const std::vector<Tensor> &arguments = {},
-          std::optional<std::chrono::milliseconds> timeout = std::nullopt);
+          std::optional<std::chrono::milliseconds> timeout = std::nullopt,
+          std::map<std::string, int64_t> *receivedBytes = nullptr);
 
   /// Drops what is left of step `stepId` on the task. Throws RpcError.
   void cleanupStep(int64_t stepId);
+  /// Aborts step `stepId` on the task: what waits for or later sends or
+  /// receives its tensors there fails with ABORTED and `reason`. Throws
+  /// RpcError.
+  void abortStep(int64_t stepId, const std::string &reason);
+  /// Every variable the task holds. Throws RpcError.
+  VariableStore getVariables();
+  /// Sets those of `values` that the task holds; returns their names.
+  /// Throws RpcError (INVALID_ARGUMENT, nothing set, for a value of another
+  /// dtype or shape than its variable).
+  std::vector<std::string> setVariables(const VariableStore &values);
+
+  /// Asks the task to stop serving. Throws RpcError.
+  void stopTask(const std::string &reason);
 
   /// Fetches the tensor the task sent under `key` in step `stepId`, without
   /// holding a thread while waiting: `done` is called once, on a gRPC

@@ -36,8 +36,9 @@ void WorkerRendezvous::send(const std::string &key, int64_t stepId,
 void WorkerRendezvous::recvAsync(const std::string &key, int64_t stepId,
                                  const RecvArgs &args, RecvCallback done) {
   std::shared_ptr<WorkerClient> client;
+  std::string source;
   try {
-    std::string source = taskOfDevice(RendezvousKey::parse(key).sourceDevice);
+    source = taskOfDevice(RendezvousKey::parse(key).sourceDevice);
     if (source != taskName)
       client = clientFor(source);
   } catch (...) {
@@ -46,8 +47,27 @@ void WorkerRendezvous::recvAsync(const std::string &key, int64_t stepId,
   }
   if (!client)
     return local.recvAsync(key, stepId, args, std::move(done));
-  client->recvTensorAsync(key, stepId, args.deadline, args.cancellation,
-                          std::move(done));
+  client->recvTensorAsync(
+      key, stepId, args.deadline, args.cancellation,
+      [this, stepId, source = std::move(source),
+       done = std::move(done)](std::exception_ptr error, Tensor tensor) {
+        if (!error) {
+          std::lock_guard<std::mutex> lock(trafficMutex);
+          received[stepId][source] += static_cast<int64_t>(tensor.byteSize());
+        }
+        done(std::move(error), std::move(tensor));
+      });
+}
+
+std::map<std::string, int64_t>
+WorkerRendezvous::takeReceivedBytes(int64_t stepId) {
+  std::lock_guard<std::mutex> lock(trafficMutex);
+  auto step = received.find(stepId);
+  if (step == received.end())
+    return {};
+  std::map<std::string, int64_t> bytes = std::move(step->second);
+  received.erase(step);
+  return bytes;
 }
 
 } // namespace dtf::rpc

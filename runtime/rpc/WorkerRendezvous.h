@@ -14,10 +14,14 @@
 
 #include "runtime/core/Rendezvous.h"
 
+#include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 
 namespace dtf::rpc {
 
@@ -42,10 +46,19 @@ public:
   void recvAsync(const std::string &key, int64_t stepId, const RecvArgs &args,
                  RecvCallback done) override;
 
+  /// The tensor bytes received from each other task in step `stepId`, by
+  /// task name; forgets them. A step's recvs are all done when its
+  /// executor returns, so the step's runner takes its count then.
+  std::map<std::string, int64_t> takeReceivedBytes(int64_t stepId);
+
 private:
   std::string taskName;
   LocalRendezvous &local;
   ClientFor clientFor;
+
+  std::mutex trafficMutex;
+  /// Bytes received per step and source task, until taken.
+  std::unordered_map<int64_t, std::map<std::string, int64_t>> received;
 };
 
 } // namespace dtf::rpc

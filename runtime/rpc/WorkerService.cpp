@@ -17,7 +17,8 @@ namespace dtf::rpc {
 WorkerService::WorkerService(dtf::Worker &worker, WorkerServiceOptions options)
     : worker(worker), options(std::move(options)),
       rendezvous(this->options.taskName, local,
-                 [this](const std::string &task) { return clientFor(task); }) {
+                 [this](const std::string &task) { return clientFor(task); }),
+      lastCallTicks(Clock::now().time_since_epoch().count()) {
   checkChunkSize(this->options.chunkBytes, this->options.client.maxMessageBytes);
 }
 
@@ -77,6 +78,7 @@ grpc::Status WorkerService::RegisterGraph(grpc::ServerContext *call,
                                           RegisterGraphResponse *) {
   if (grpc::Status denied = authorize(*call); !denied.ok())
     return denied;
+  heardFromMaster();
   try {
     worker.registerGraphs(request->module(),
                           std::vector<std::string>(request->functions().begin(),
@@ -84,6 +86,7 @@ grpc::Status WorkerService::RegisterGraph(grpc::ServerContext *call,
   } catch (...) {
     return toStatus(std::current_exception());
   }
+  registered = true;
   return grpc::Status::OK;
 }
 
@@ -92,6 +95,12 @@ grpc::Status WorkerService::RunStep(
     grpc::ServerReaderWriter<RunStepResponse, RunStepRequest> *stream) {
   if (grpc::Status denied = authorize(*call); !denied.ok())
     return denied;
+  heardFromMaster();
+  // The end of a long step counts too.
+  struct HeardAtTheEnd {
+    WorkerService &service;
+    ~HeardAtTheEnd() { service.heardFromMaster(); }
+  } heardAtTheEnd{*this};
   int64_t stepId = 0;
   bool started = false;
   try {
@@ -142,29 +151,63 @@ grpc::Status WorkerService::RunStep(
     step.cancellation = &shutdown;
     std::vector<Tensor> results = worker.runStep(
         header.graph(), std::move(feeds), std::move(arguments), step);
+    std::map<std::string, int64_t> received =
+        rendezvous.takeReceivedBytes(stepId);
+    {
+      std::lock_guard<std::mutex> lock(trafficMutex);
+      GraphTraffic &graph = trafficByGraph[header.graph()];
+      ++graph.steps;
+      for (auto &[task, bytes] : received)
+        graph.receivedBytes[task] += bytes;
+    }
+    if (options.onStepDone)
+      options.onStepDone(header.graph());
 
     std::vector<TensorRef> refs;
     for (size_t i = 0; i < results.size(); ++i)
       refs.push_back({"result" + std::to_string(i), &results[i]});
+    std::vector<TensorChunk> last;
     bool written =
         encodeTensors(refs, options.chunkBytes,
                       [&](std::vector<TensorChunk> &chunks) {
-                        RunStepResponse response;
-                        for (TensorChunk &chunk : chunks)
-                          *response.add_chunks() = std::move(chunk);
-                        return stream->Write(response);
+                        // Held back so that the traffic goes with the last
+                        // chunks.
+                        if (!last.empty()) {
+                          RunStepResponse response;
+                          for (TensorChunk &chunk : last)
+                            *response.add_chunks() = std::move(chunk);
+                          if (!stream->Write(response))
+                            return false;
+                        }
+                        last = std::move(chunks);
+                        return true;
                       });
+    if (written) {
+      RunStepResponse response;
+      for (TensorChunk &chunk : last)
+        *response.add_chunks() = std::move(chunk);
+      response.mutable_received_bytes()->insert(received.begin(),
+                                                received.end());
+      written = stream->Write(response);
+    }
     if (!written)
       return grpc::Status(grpc::StatusCode::CANCELLED,
                           "the client went away before the results");
   } catch (...) {
     std::exception_ptr error = std::current_exception();
     // The peers waiting for this step's tensors here fail at once.
-    if (started)
+    if (started) {
       local.abortStep(stepId, error);
+      rendezvous.takeReceivedBytes(stepId);
+    }
     return toStatus(error);
   }
   return grpc::Status::OK;
+}
+
+std::map<std::string, GraphTraffic> WorkerService::traffic() {
+  std::lock_guard<std::mutex> lock(trafficMutex);
+  return trafficByGraph;
 }
 
 grpc::Status
@@ -204,7 +247,72 @@ grpc::Status WorkerService::CleanupStep(grpc::ServerContext *call,
                                         CleanupStepResponse *) {
   if (grpc::Status denied = authorize(*call); !denied.ok())
     return denied;
-  local.cleanupStep(request->step_id());
+  heardFromMaster();
+  if (request->abort_reason().empty())
+    local.cleanupStep(request->step_id());
+  else
+    local.abortStep(request->step_id(),
+                    makeError(ErrorCode::Aborted, request->abort_reason()));
+  return grpc::Status::OK;
+}
+
+grpc::Status
+WorkerService::GetVariables(grpc::ServerContext *call,
+                            const GetVariablesRequest *,
+                            grpc::ServerWriter<GetVariablesResponse> *writer) {
+  if (grpc::Status denied = authorize(*call); !denied.ok())
+    return denied;
+  heardFromMaster();
+  VariableStore variables = worker.snapshotVariables();
+  std::vector<TensorRef> refs;
+  for (const auto &[name, value] : variables)
+    refs.push_back({name, &value});
+  bool written = encodeTensors(refs, options.chunkBytes,
+                               [&](std::vector<TensorChunk> &chunks) {
+                                 GetVariablesResponse response;
+                                 for (TensorChunk &chunk : chunks)
+                                   *response.add_chunks() = std::move(chunk);
+                                 return writer->Write(response);
+                               });
+  if (!written)
+    return grpc::Status(grpc::StatusCode::CANCELLED,
+                        "the client went away during GetVariables");
+  return grpc::Status::OK;
+}
+
+grpc::Status
+WorkerService::SetVariables(grpc::ServerContext *call,
+                            grpc::ServerReader<SetVariablesRequest> *reader,
+                            SetVariablesResponse *response) {
+  if (grpc::Status denied = authorize(*call); !denied.ok())
+    return denied;
+  heardFromMaster();
+  try {
+    TensorAssembler assembler;
+    SetVariablesRequest message;
+    while (reader->Read(&message))
+      for (const TensorChunk &chunk : message.chunks())
+        assembler.add(chunk);
+    VariableStore values;
+    for (NamedTensor &tensor : assembler.finish())
+      if (!values.emplace(tensor.name, std::move(tensor.tensor)).second)
+        throw Error(ErrorCode::InvalidArgument,
+                    "variable '" + tensor.name + "' is sent twice");
+    for (const std::string &name : worker.assignVariables(std::move(values)))
+      response->add_set(name);
+  } catch (...) {
+    return toStatus(std::current_exception());
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status WorkerService::StopTask(grpc::ServerContext *call,
+                                     const StopTaskRequest *request,
+                                     StopTaskResponse *) {
+  if (grpc::Status denied = authorize(*call); !denied.ok())
+    return denied;
+  if (options.onStopTask)
+    options.onStopTask(request->reason());
   return grpc::Status::OK;
 }
 

@@ -34,7 +34,9 @@
 
 #include "worker_service.grpc.pb.h"
 
+#include <atomic>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -54,6 +56,21 @@ struct WorkerServiceOptions {
   size_t chunkBytes = kDefaultChunkBytes;
   /// Longest a step or a RecvTensor waits, whatever its caller's deadline.
   std::chrono::milliseconds maxWait{300'000};
+  /// Called (from the handler's thread, after the reply is ready) when a
+  /// StopTask RPC arrives, with its reason; e.g. to stop the server.
+  std::function<void(const std::string &reason)> onStopTask;
+  /// Called after each step of a graph that ran to the end, with the
+  /// graph's name (e.g. to trace the first steps only).
+  std::function<void(const std::string &graph)> onStepDone;
+};
+
+/// What the steps of one graph moved into a task.
+struct GraphTraffic {
+  /// Steps of the graph that ran to the end.
+  int64_t steps = 0;
+  /// Tensor bytes received from each other task, by task name, over those
+  /// steps.
+  std::map<std::string, int64_t> receivedBytes;
 };
 
 class WorkerService final : public dtf::rpc::Worker::Service {
@@ -78,6 +95,18 @@ public:
   /// The task's local rendezvous (for tests and diagnostics).
   const LocalRendezvous &localRendezvous() const { return local; }
 
+  /// What the completed steps of each graph received, by graph name.
+  std::map<std::string, GraphTraffic> traffic();
+
+  /// When the last RegisterGraph, RunStep or CleanupStep call came or
+  /// ended (the service's creation before any): how long ago the task's
+  /// master was last heard of.
+  Clock::time_point lastCall() const {
+    return Clock::time_point(Clock::duration(lastCallTicks.load()));
+  }
+  /// Whether any RegisterGraph succeeded.
+  bool hasGraphs() const { return registered.load(); }
+
   grpc::Status RegisterGraph(grpc::ServerContext *context,
                              const RegisterGraphRequest *request,
                              RegisterGraphResponse *response) override;
@@ -92,6 +121,16 @@ public:
   grpc::Status CleanupStep(grpc::ServerContext *context,
                            const CleanupStepRequest *request,
                            CleanupStepResponse *response) override;
+  grpc::Status
+  GetVariables(grpc::ServerContext *context,
+               const GetVariablesRequest *request,
+               grpc::ServerWriter<GetVariablesResponse> *writer) override;
+  grpc::Status SetVariables(grpc::ServerContext *context,
+                            grpc::ServerReader<SetVariablesRequest> *reader,
+                            SetVariablesResponse *response) override;
+  grpc::Status StopTask(grpc::ServerContext *context,
+                        const StopTaskRequest *request,
+                        StopTaskResponse *response) override;
 
 private:
   /// OK unless the token check fails.
@@ -111,6 +150,15 @@ private:
 
   /// Cancelled by beginShutdown().
   CancellationManager shutdown;
+
+  std::mutex trafficMutex;
+  std::map<std::string, GraphTraffic> trafficByGraph;
+
+  void heardFromMaster() {
+    lastCallTicks = Clock::now().time_since_epoch().count();
+  }
+  std::atomic<Clock::rep> lastCallTicks;
+  std::atomic<bool> registered{false};
 };
 
 } // namespace dtf::rpc

@@ -6,6 +6,7 @@
 #include "dialects/dtf/IR/DTFOps.h"
 #include "passes/Passes.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Parser/Parser.h"
@@ -13,6 +14,8 @@
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <set>
 
 namespace dtf::train {
 
@@ -76,11 +79,55 @@ static mlir::LogicalResult checkGlobalStep(mlir::ModuleOp module) {
   return mlir::failure(result.wasInterrupted());
 }
 
-mlir::OwningOpRef<mlir::ModuleOp>
-compileModel(mlir::MLIRContext &context, const std::string &path,
-             const cluster::ClusterSpec &cluster,
-             const ReplicationOptions &options,
-             const PlacementOptions &placement) {
+const char *replicationName(Replication replication) {
+  return replication == Replication::InGraph ? "in-graph" : "between-graph";
+}
+
+/// The worker devices the model's ops are pinned to, as written.
+static std::set<std::string> pinnedWorkerDevices(mlir::ModuleOp model) {
+  std::set<std::string> devices;
+  model.walk([&](mlir::Operation *op) {
+    auto device = op->getAttrOfType<dtf::ir::DeviceAttr>(
+        dtf::ir::DTFDialect::getDeviceAttrName());
+    if (device && device.getJob() == "worker")
+      devices.insert(device.getName());
+  });
+  return devices;
+}
+
+/// The replication of `model`: the one asked for, else the one its
+/// devices imply. Null, with the error on stderr, when the model cannot
+/// run that way.
+static std::optional<Replication>
+chooseReplication(mlir::ModuleOp model, const std::string &path,
+                  const CompileOptions &options) {
+  std::set<std::string> devices = pinnedWorkerDevices(model);
+  bool split = devices.size() > 1;
+  Replication implied = split || !options.towers.empty()
+                            ? Replication::InGraph
+                            : Replication::BetweenGraph;
+  Replication chosen = options.replication.value_or(implied);
+  if (chosen == Replication::BetweenGraph && !options.towers.empty()) {
+    llvm::errs() << "dtf-run: --towers replicates the model in-graph; it "
+                    "contradicts --replication=between-graph\n";
+    return std::nullopt;
+  }
+  if (chosen == Replication::BetweenGraph && split) {
+    std::string names;
+    for (const std::string &device : devices)
+      names += (names.empty() ? "" : ", ") + device;
+    llvm::errs() << path << ": the model's ops are pinned to "
+                 << devices.size() << " worker devices (" << names
+                 << "); between-graph replication runs one copy of the "
+                    "model per worker: use --replication=in-graph\n";
+    return std::nullopt;
+  }
+  return chosen;
+}
+
+CompiledModel compileModel(mlir::MLIRContext &context, const std::string &path,
+                           const cluster::ClusterSpec &cluster,
+                           const CompileOptions &options) {
   // A diagnostic names its location and notes; the operation it is about
   // would be printed with it ("see current operation:"), pages of IR for a
   // function that fails to verify.
@@ -100,6 +147,7 @@ compileModel(mlir::MLIRContext &context, const std::string &path,
                        << ": note: " << note << "\n";
         return mlir::success();
       });
+  CompiledModel compiled;
   auto sourceMgr = std::make_shared<llvm::SourceMgr>();
   std::string error;
   std::unique_ptr<llvm::MemoryBuffer> file =
@@ -107,24 +155,53 @@ compileModel(mlir::MLIRContext &context, const std::string &path,
   if (!file) {
     llvm::errs() << "dtf-run: cannot read model " << path << ": " << error
                  << "\n";
-    return nullptr;
+    return compiled;
   }
   sourceMgr->AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
   if (!module || failed(checkGlobalStep(*module)))
-    return nullptr;
+    return compiled;
+  std::optional<Replication> replication =
+      chooseReplication(*module, path, options);
+  if (!replication)
+    return compiled;
+  compiled.replication = *replication;
+  for (auto function : module->getOps<mlir::func::FuncOp>())
+    compiled.function = function.getName().str();
   // The flags' cluster replaces whatever the model file declared.
   (*module)->setAttr(dtf::ir::DTFDialect::getClusterAttrName(),
                      clusterAttr(context, cluster));
 
   mlir::PassManager passManager(&context);
-  dtf::ir::TrainingPipelineOptions pipeline;
-  setPipelineOptions(pipeline, options, placement);
-  dtf::ir::buildTrainingPipeline(passManager, pipeline);
+  if (*replication == Replication::BetweenGraph) {
+    dtf::ir::TrainingPipelineOptions pipeline;
+    setPipelineOptions(pipeline, options.betweenGraph, options.placement);
+    dtf::ir::buildTrainingPipeline(passManager, pipeline);
+  } else {
+    dtf::ir::InGraphPipelineOptions pipeline;
+    pipeline.psStrategy = options.placement.strategy;
+    pipeline.minShardBytes = options.placement.minSliceBytes;
+    pipeline.maxShards = options.placement.maxPartitions;
+    pipeline.towers = options.towers;
+    dtf::ir::buildInGraphPipeline(passManager, pipeline);
+  }
   if (failed(passManager.run(*module)))
-    return nullptr;
-  return module;
+    return compiled;
+  compiled.program = std::move(module);
+  return compiled;
+}
+
+mlir::OwningOpRef<mlir::ModuleOp>
+compileModel(mlir::MLIRContext &context, const std::string &path,
+             const cluster::ClusterSpec &cluster,
+             const ReplicationOptions &options,
+             const PlacementOptions &placement) {
+  CompileOptions compile;
+  compile.replication = Replication::BetweenGraph;
+  compile.betweenGraph = options;
+  compile.placement = placement;
+  return std::move(compileModel(context, path, cluster, compile).program);
 }
 
 } // namespace dtf::train

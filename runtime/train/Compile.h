@@ -9,7 +9,9 @@
 #include "mlir/IR/OwningOpRef.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace dtf::train {
 
@@ -32,6 +34,49 @@ struct PlacementOptions {
   /// Most shards of one variable (0: the number of PS tasks).
   int64_t maxPartitions = 0;
 };
+
+/// The two ways of TensorFlow 1.x to use a cluster.
+enum class Replication {
+  /// Every worker runs its own copy of the model on its shard of the data;
+  /// the variables live on PS tasks (--dtf-training-pipeline).
+  BetweenGraph,
+  /// One graph whose ops are pinned to several devices, partitioned into
+  /// one function per device that the chief drives step by step
+  /// (--dtf-in-graph-pipeline, runtime/train/InGraph.h).
+  InGraph,
+};
+
+/// "between-graph" or "in-graph", as --replication spells it.
+const char *replicationName(Replication replication);
+
+struct CompileOptions {
+  /// Unset: the model decides. It runs in-graph when its ops are pinned to
+  /// more than one worker device or `towers` is given, between-graph
+  /// otherwise.
+  std::optional<Replication> replication;
+  /// Between-graph only.
+  ReplicationOptions betweenGraph;
+  PlacementOptions placement;
+  /// In-graph data parallelism: one tower of the model on each of these
+  /// devices (--dtf-replicate-towers); empty for none.
+  std::vector<std::string> towers;
+};
+
+struct CompiledModel {
+  /// Null when the model did not compile (the diagnostics went to stderr).
+  mlir::OwningOpRef<mlir::ModuleOp> program;
+  Replication replication = Replication::BetweenGraph;
+  /// The model's function, whose partitions are @<function>_<device> and,
+  /// for validation, @<function>_eval_<device> (in-graph).
+  std::string function;
+};
+
+/// Parses `path`, gives it `cluster`, decides its replication and compiles
+/// it with the pipeline of that replication. A model that cannot run the
+/// way `options.replication` asks is an error naming the file.
+CompiledModel compileModel(mlir::MLIRContext &context, const std::string &path,
+                           const cluster::ClusterSpec &cluster,
+                           const CompileOptions &options);
 
 /// Parses `path`, gives it `cluster` and compiles it with
 /// --dtf-training-pipeline (passes/Passes.h), which turns it into the

@@ -65,14 +65,15 @@ struct ReliabilityOptions {
 
 //===--- Security.cpp ---===//
 
-/// The server options of a PS task whose cluster address is `address`
+/// The server options of a task that serves others (a PS task, or any
+/// task of in-graph replication) whose cluster address is `address`
 /// ("host:port"): mutual TLS and the token if configured, and the address
 /// to bind: every interface with TLS or --insecure_bind_all, else loopback.
 /// `notice` receives the line that says which, to print once listening.
-rpc::ServerOptions psServerOptions(const std::string &address,
-                                   const ReliabilityOptions &options,
-                                   const std::string &taskLabel,
-                                   std::string &notice);
+rpc::ServerOptions taskServerOptions(const std::string &address,
+                                     const ReliabilityOptions &options,
+                                     const std::string &taskLabel,
+                                     std::string &notice);
 
 /// Adds the token and TLS credentials to a client's options.
 void applySecurity(rpc::ClientOptions &client,

@@ -8,10 +8,10 @@
 
 namespace dtf::train {
 
-rpc::ServerOptions psServerOptions(const std::string &address,
-                                   const ReliabilityOptions &options,
-                                   const std::string &taskLabel,
-                                   std::string &notice) {
+rpc::ServerOptions taskServerOptions(const std::string &address,
+                                     const ReliabilityOptions &options,
+                                     const std::string &taskLabel,
+                                     std::string &notice) {
   rpc::ServerOptions server;
   std::ostringstream log;
   server.tls = options.tls;

@@ -34,14 +34,6 @@ double wallSeconds() {
       .count();
 }
 
-rpc::ClientOptions clientOptions(const TaskOptions &options) {
-  rpc::ClientOptions client;
-  client.callTimeout = std::chrono::milliseconds(options.rpcDeadlineMs);
-  client.connectTimeout = std::chrono::milliseconds(options.connectTimeoutMs);
-  applySecurity(client, options.reliability); // [reliability]
-  return client;
-}
-
 ps::Replication replicationOf(const TaskOptions &options) {
   return options.replication.sync
              ? ps::Replication::sync(options.replication.replicasToAggregate,
@@ -49,12 +41,24 @@ ps::Replication replicationOf(const TaskOptions &options) {
              : ps::Replication::async(options.replication.totalReplicas);
 }
 
+/// The tensor to push: the fetched gradients of one push group.
+std::vector<rpc::TensorRef>
+gradientRefs(const WorkerProgram::PushGroup &group,
+             const std::vector<Tensor> &fetched, size_t firstIndex) {
+  std::vector<rpc::TensorRef> refs;
+  for (size_t i = 0; i < group.names.size(); ++i)
+    refs.push_back({group.names[i], &fetched[firstIndex + i]});
+  return refs;
+}
+
+} // namespace
+
 /// The model's batch: dimension 0 of each placeholder that `input` feeds,
 /// which must agree with --batch_size (`requested`, 0 when not given).
-int64_t modelBatchSize(mlir::func::FuncOp worker,
-                       const data::InputSource &input, int requested) {
+static int64_t modelBatchSize(mlir::Operation *scope,
+                              const data::InputSource &input, int requested) {
   std::map<std::string, ir::PlaceholderOp> placeholders;
-  worker.walk([&](ir::PlaceholderOp placeholder) {
+  scope->walk([&](ir::PlaceholderOp placeholder) {
     placeholders[placeholder.getName().str()] = placeholder;
   });
   int64_t batch = -1;
@@ -87,17 +91,28 @@ int64_t modelBatchSize(mlir::func::FuncOp worker,
   return batch;
 }
 
-/// The tensor to push: the fetched gradients of one push group.
-std::vector<rpc::TensorRef>
-gradientRefs(const WorkerProgram::PushGroup &group,
-             const std::vector<Tensor> &fetched, size_t firstIndex) {
-  std::vector<rpc::TensorRef> refs;
-  for (size_t i = 0; i < group.names.size(); ++i)
-    refs.push_back({group.names[i], &fetched[firstIndex + i]});
-  return refs;
+int64_t checkInputs(mlir::Operation *scope, const WorkerInputs &inputs,
+                    int requestedBatch) {
+  int64_t batch = modelBatchSize(scope, *inputs.train, requestedBatch);
+  if (inputs.validation->placeholders() != inputs.train->placeholders())
+    throw std::invalid_argument(
+        "the validation input feeds other placeholders than the training "
+        "input");
+  if (inputs.validation->size() < batch)
+    throw std::invalid_argument(
+        "the validation input holds " +
+        std::to_string(inputs.validation->size()) +
+        " examples, fewer than one batch of " + std::to_string(batch));
+  return batch;
 }
 
-} // namespace
+rpc::ClientOptions clientOptionsFor(const TaskOptions &options) {
+  rpc::ClientOptions client;
+  client.callTimeout = std::chrono::milliseconds(options.rpcDeadlineMs);
+  client.connectTimeout = std::chrono::milliseconds(options.connectTimeoutMs);
+  applySecurity(client, options.reliability); // [reliability]
+  return client;
+}
 
 void keepStepMemoryOnTheHeap() {
   mallopt(M_MMAP_THRESHOLD, 256 << 20);
@@ -130,7 +145,7 @@ int runPsTask(mlir::ModuleOp program, const TaskOptions &options) {
   // [reliability] TLS, token and bind address; the checkpoint to restore.
   std::string label = "PS task " + std::to_string(index);
   std::string securityNotice;
-  rpc::ServerOptions serverOptions = psServerOptions(
+  rpc::ServerOptions serverOptions = taskServerOptions(
       spec.ps()[index].str(), options.reliability, label, securityNotice);
   ps::Options psOptions;
   // Updates are applied one at a time under the task's lock: each runs in
@@ -165,7 +180,7 @@ int runPsTask(mlir::ModuleOp program, const TaskOptions &options) {
   std::cout << securityNotice << std::endl; // [reliability]
   // [reliability] a (re)started PS task registers with the coordinator
   PsRegistration registration(spec.ps()[0].str(), index,
-                              clientOptions(options), std::cout);
+                              clientOptionsFor(options), std::cout);
   std::cout << "PS task " << index << " serving "
             << task.gradientNames().size() << " gradients at "
             << server.address() << std::endl;
@@ -188,17 +203,7 @@ int runWorkerTask(mlir::ModuleOp program, const TaskOptions &options,
   bool isChief = index == 0;
 
   WorkerProgram worker = prepareWorkerProgram(program);
-  int64_t batch = modelBatchSize(worker.function, *inputs.train,
-                                 options.batchSize);
-  if (inputs.validation->placeholders() != inputs.train->placeholders())
-    throw std::invalid_argument(
-        "the validation input feeds other placeholders than the training "
-        "input");
-  if (inputs.validation->size() < batch)
-    throw std::invalid_argument(
-        "the validation input holds " +
-        std::to_string(inputs.validation->size()) +
-        " examples, fewer than one batch of " + std::to_string(batch));
+  int64_t batch = checkInputs(worker.function, inputs, options.batchSize);
   // The step is lowered and its device checked before anything else, so
   // that a worker that cannot compute there fails at once.
   std::unique_ptr<WorkerStep> step;
@@ -207,7 +212,7 @@ int runWorkerTask(mlir::ModuleOp program, const TaskOptions &options,
     step = makeGpuWorkerStep(worker, options.device.ordinal);
 #endif
 
-  rpc::ClientOptions client = clientOptions(options);
+  rpc::ClientOptions client = clientOptionsFor(options);
   std::vector<std::unique_ptr<rpc::PsClient>> ps;
   for (size_t task = 0; task < spec.ps().size(); ++task)
     ps.push_back(std::make_unique<rpc::PsClient>(

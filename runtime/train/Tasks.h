@@ -16,6 +16,7 @@
 
 #include "runtime/cluster/ClusterSpec.h"
 #include "runtime/data/InputSource.h"
+#include "runtime/rpc/Options.h"
 
 #include "mlir/IR/BuiltinOps.h"
 
@@ -60,6 +61,10 @@ struct TaskOptions {
 /// previous one freed (about 8% of the MLP's step time).
 void keepStepMemoryOnTheHeap();
 
+/// The options of the task's RPC clients: --rpc_deadline_ms,
+/// --connect_timeout_ms, TLS and the cluster token.
+rpc::ClientOptions clientOptionsFor(const TaskOptions &options);
+
 /// The executor of `interOpThreads`. One thread is the step's own: a pool
 /// of one would only add a hand-off per step.
 exec::ExecutorOptions executorOptionsFor(int interOpThreads);
@@ -76,6 +81,14 @@ struct WorkerInputs {
   /// accuracy; it feeds the same placeholders as `train`.
   std::unique_ptr<data::InputSource> validation;
 };
+
+/// The batch that `inputs` fill: dimension 0 of the placeholders (within
+/// `scope`) that they feed, which must agree with each other and with
+/// `requestedBatch` (--batch_size, 0 when not given). Throws
+/// std::invalid_argument when a placeholder is missing or the inputs do not
+/// fit the model.
+int64_t checkInputs(mlir::Operation *scope, const WorkerInputs &inputs,
+                    int requestedBatch);
 
 /// Trains on `inputs.train` until the global step reaches the target, then
 /// reports the validation loss and accuracy. Throws std::invalid_argument

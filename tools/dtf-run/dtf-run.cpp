@@ -19,6 +19,7 @@
 #include "runtime/data/TensorSlices.h"
 #include "runtime/rpc/Auth.h"
 #include "runtime/train/Compile.h"
+#include "runtime/train/InGraph.h"
 #include "runtime/train/Tasks.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -45,6 +46,18 @@ DEFINE_bool(sync, false,
 DEFINE_bool(async, false,
             "Asynchronous updates (the default): each worker's gradients are "
             "applied as they arrive");
+DEFINE_string(replication, "",
+              "How the cluster runs the model: between-graph (each worker "
+              "trains its own copy on its shard of the data) or in-graph "
+              "(one graph split over the devices its ops are pinned to, "
+              "driven by worker 0); empty: in-graph when the model pins ops "
+              "to more than one worker device or --towers is given");
+DEFINE_string(towers, "",
+              "In-graph data parallelism: a copy (tower) of a one-device "
+              "model on each of these comma-separated devices "
+              "(/job:worker/task:1/device:GPU:0, ...), or N for the first N "
+              "worker tasks; each tower takes its slice of the batch and the "
+              "towers' gradients are averaged beside the variables");
 DEFINE_int32(replicas_to_aggregate, 0,
              "Sync mode: gradients averaged per update (0 = every worker); "
              "fewer than the workers makes the rest backups");
@@ -282,6 +295,20 @@ dtf::train::WorkerInputs mnistInputs(int index, int count) {
   return inputs;
 }
 
+/// In-graph replication runs each step on all of its devices at once: the
+/// flags of between-graph updates do not apply to it.
+void checkReplicationFlags(dtf::train::Replication replication) {
+  if (replication != dtf::train::Replication::InGraph)
+    return;
+  for (const char *flag : {"sync", "async", "replicas_to_aggregate", "device"})
+    if (!gflags::GetCommandLineFlagInfoOrDie(flag).is_default)
+      throw std::invalid_argument(
+          std::string("--") + flag +
+          " applies to between-graph replication; this model runs "
+          "in-graph, one synchronous step over all of its devices (pin "
+          "ops to devices in the model instead of --device)");
+}
+
 /// The placement the flags ask for.
 dtf::train::PlacementOptions placementFromFlags() {
   if (FLAGS_ps_strategy != "round-robin" && FLAGS_ps_strategy != "greedy-bytes")
@@ -296,6 +323,43 @@ dtf::train::PlacementOptions placementFromFlags() {
   placement.minSliceBytes = FLAGS_min_slice_size;
   placement.maxPartitions = FLAGS_max_partitions;
   return placement;
+}
+
+/// What --replication, --towers and the placement flags ask for on
+/// `cluster`.
+dtf::train::CompileOptions
+compileOptionsFromFlags(const dtf::cluster::ClusterSpec &cluster) {
+  dtf::train::CompileOptions options;
+  if (FLAGS_replication == "in-graph")
+    options.replication = dtf::train::Replication::InGraph;
+  else if (FLAGS_replication == "between-graph")
+    options.replication = dtf::train::Replication::BetweenGraph;
+  else if (!FLAGS_replication.empty())
+    throw std::invalid_argument("--replication: '" + FLAGS_replication +
+                                "' is neither in-graph nor between-graph");
+  std::string towers = FLAGS_towers;
+  if (!towers.empty() &&
+      towers.find_first_not_of("0123456789") == std::string::npos) {
+    int count = std::stoi(towers);
+    if (count < 1 || count > static_cast<int>(cluster.workers().size()))
+      throw std::invalid_argument(
+          "--towers=" + towers + ": the cluster has " +
+          std::to_string(cluster.workers().size()) + " worker tasks");
+    for (int i = 0; i < count; ++i)
+      options.towers.push_back("/job:worker/task:" + std::to_string(i));
+  } else {
+    for (size_t begin = 0; begin < towers.size();) {
+      size_t end = std::min(towers.find(',', begin), towers.size());
+      if (end == begin)
+        throw std::invalid_argument("--towers: an empty device name in '" +
+                                    towers + "'");
+      options.towers.push_back(towers.substr(begin, end - begin));
+      begin = end + 1;
+    }
+  }
+  options.betweenGraph = replicationFromFlags(cluster);
+  options.placement = placementFromFlags();
+  return options;
 }
 
 } // namespace
@@ -353,10 +417,11 @@ int main(int argc, char **argv) {
       // that does not compile is reported once, and no task starts.
       dtf::cluster::ClusterSpec spec = dtf::cluster::ClusterSpec::fromHostLists(
           options.addresses.psHosts, options.addresses.workerHosts);
-      if (!dtf::train::compileModel(context, modelPath, spec,
-                                  replicationFromFlags(spec),
-                                  placementFromFlags()))
+      dtf::train::CompiledModel compiled = dtf::train::compileModel(
+          context, modelPath, spec, compileOptionsFromFlags(spec));
+      if (!compiled.program)
         return 1;
+      checkReplicationFlags(compiled.replication);
       options.progress = FLAGS_progress;
       options.trainSteps = FLAGS_train_steps;
       options.traceFile = FLAGS_trace;
@@ -372,17 +437,19 @@ int main(int argc, char **argv) {
     dtf::cluster::TfConfig config = dtf::cluster::resolveTask(
         {FLAGS_ps_hosts, FLAGS_worker_hosts, FLAGS_job_name, FLAGS_task_index},
         std::getenv("TF_CONFIG"));
-    dtf::train::ReplicationOptions replication =
-        replicationFromFlags(config.cluster);
-    mlir::OwningOpRef<mlir::ModuleOp> program = dtf::train::compileModel(
-        context, modelPath, config.cluster, replication, placementFromFlags());
-    if (!program)
+    dtf::train::CompileOptions compile =
+        compileOptionsFromFlags(config.cluster);
+    dtf::train::CompiledModel compiled =
+        dtf::train::compileModel(context, modelPath, config.cluster, compile);
+    if (!compiled.program)
       return 1;
+    checkReplicationFlags(compiled.replication);
+    mlir::ModuleOp program = *compiled.program;
 
     dtf::train::TaskOptions options;
     options.cluster = &config.cluster;
     options.task = config.task;
-    options.replication = replication;
+    options.replication = compile.betweenGraph;
     options.trainSteps = FLAGS_train_steps;
     options.batchSize = FLAGS_batch_size;
     options.device = device;
@@ -396,10 +463,19 @@ int main(int argc, char **argv) {
     options.telemetry = telemetry;
     // [reliability] --logdir, --recovery_timeout_ms, --tls_*, ...
     options.reliability = reliabilityOptionsFromFlags();
+    if (compiled.replication == dtf::train::Replication::InGraph) {
+      // The chief is the master and reads the whole data set: it is the
+      // one client of in-graph replication.
+      if (config.task.job == dtf::cluster::Job::Worker &&
+          config.task.index == 0)
+        return dtf::train::runInGraphMaster(program, compiled.function,
+                                            options, mnistInputs(0, 1));
+      return dtf::train::serveInGraphTask(options);
+    }
     if (config.task.job == dtf::cluster::Job::PS)
-      return dtf::train::runPsTask(*program, options);
+      return dtf::train::runPsTask(program, options);
     return dtf::train::runWorkerTask(
-        *program, options,
+        program, options,
         mnistInputs(config.task.index,
                     static_cast<int>(config.cluster.workers().size())));
   } catch (const std::exception &error) {

@@ -470,5 +470,102 @@ TEST_F(WorkerServiceTest, ModelParallelMlpPartitionedByTheCompiler) {
             std::vector<int64_t>{3});
 }
 
+// What a step received from other tasks comes back with its results (and
+// is summed per graph for the task's report): the 2x2 floats of each recv.
+TEST_F(WorkerServiceTest, StepsReportTheBytesTheyReceived) {
+  startWorkers(3);
+  registerPartitions(exec::testing::kPartitionedModule, "main");
+  exec::FeedMap feeds;
+  feeds.emplace("x", Tensor::filled(DType::F32, {2, 2}, 1.0));
+  std::map<std::string, int64_t> received;
+  std::vector<std::thread> peers;
+  for (int task = 1; task < 3; ++task)
+    peers.emplace_back([&, task] {
+      clients[task]->runStep("main_worker_" + std::to_string(task), 1, {});
+    });
+  clients[0]->runStep("main_worker_0", 1, feeds, {}, 10s, &received);
+  for (std::thread &peer : peers)
+    peer.join();
+  // Task 0 received relu(b) from task 1 and -a and sum(d) from task 2.
+  EXPECT_EQ(received, (std::map<std::string, int64_t>{
+                          {taskName(1), 16}, {taskName(2), 16 + 4}}));
+  std::map<std::string, GraphTraffic> traffic = workers[2]->service.traffic();
+  ASSERT_TRUE(traffic.count("main_worker_2"));
+  EXPECT_EQ(traffic["main_worker_2"].steps, 1);
+  EXPECT_EQ(traffic["main_worker_2"].receivedBytes,
+            (std::map<std::string, int64_t>{{taskName(0), 16},
+                                            {taskName(1), 16}}));
+}
+
+// The master aborts a failed step everywhere: a task waiting for a tensor
+// of that step fails at once with the reason, and so does one that starts
+// the step afterwards, instead of waiting for its deadline.
+TEST_F(WorkerServiceTest, AnAbortedStepEndsAtOnceEverywhere) {
+  startWorkers(3);
+  registerPartitions(exec::testing::kPartitionedModule, "main");
+  auto start = std::chrono::steady_clock::now();
+  std::exception_ptr waiting;
+  std::thread waiter([&] {
+    try {
+      clients[1]->runStep("main_worker_1", 5, {}, {}, 20s);
+    } catch (...) {
+      waiting = std::current_exception();
+    }
+  });
+  std::this_thread::sleep_for(100ms);
+  for (auto &client : clients)
+    client->abortStep(5, "step 5 failed on task /job:worker/task:9");
+  waiter.join();
+  RpcError late = expectRpcError(
+      [&] { clients[2]->runStep("main_worker_2", 5, {}, {}, 20s); });
+  EXPECT_LT(secondsSince(start), 5.0);
+  ASSERT_TRUE(waiting);
+  EXPECT_TRUE(contains(messageOf(waiting), "task /job:worker/task:9"))
+      << messageOf(waiting);
+  EXPECT_TRUE(contains(late.what(), "task /job:worker/task:9")) << late.what();
+  EXPECT_EQ(late.code(), grpc::StatusCode::ABORTED) << late.what();
+}
+
+// Checkpoints of in-graph training: a task's variables out, and back in all
+// or nothing.
+TEST_F(WorkerServiceTest, VariablesComeOutAndGoBackAllOrNothing) {
+  startWorkers(3);
+  registerPartitions(exec::testing::kPartitionedModule, "main");
+  VariableStore variables = clients[1]->getVariables();
+  ASSERT_EQ(variables.size(), 1u);
+  EXPECT_EQ(variables.at("w").toVector<float>(), std::vector<float>(4, 0.5f));
+  EXPECT_TRUE(clients[0]->getVariables().empty());
+
+  VariableStore values;
+  values.emplace("w", Tensor::filled(DType::F32, {2, 2}, 3.0));
+  values.emplace("elsewhere", Tensor::filled(DType::F32, {1}, 1.0));
+  EXPECT_EQ(clients[1]->setVariables(values), std::vector<std::string>{"w"});
+  EXPECT_TRUE(clients[0]->setVariables(values).empty());
+  EXPECT_EQ(workers[1]->graphs.snapshotVariables().at("w").toVector<float>(),
+            std::vector<float>(4, 3.0f));
+
+  VariableStore misfit;
+  misfit.emplace("w", Tensor::filled(DType::F32, {4}, 7.0));
+  RpcError refused = expectRpcError([&] { clients[1]->setVariables(misfit); });
+  EXPECT_EQ(refused.code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_TRUE(contains(refused.what(), "variable 'w' is f32[2,2]"))
+      << refused.what();
+  EXPECT_EQ(workers[1]->graphs.snapshotVariables().at("w").toVector<float>(),
+            std::vector<float>(4, 3.0f));
+}
+
+// StopTask runs the task's stop hook with the master's reason.
+TEST_F(WorkerServiceTest, StopTaskCallsTheHookWithTheReason) {
+  std::string reason;
+  WorkerServiceOptions options;
+  options.taskName = taskName(0);
+  options.onStopTask = [&](const std::string &why) { reason = why; };
+  RunningWorker worker(options);
+  WorkerClient client(taskName(0), worker.server.address(),
+                      fastClientOptions());
+  client.stopTask("training finished");
+  EXPECT_EQ(reason, "training finished");
+}
+
 } // namespace
 } // namespace dtf::rpc
