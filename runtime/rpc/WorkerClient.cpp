@@ -270,11 +270,14 @@ void WorkerClient::abortStep(int64_t stepId, const std::string &reason) {
             request);
 }
 
-VariableStore WorkerClient::getVariables() {
+VariableStore WorkerClient::getVariables(const std::vector<std::string> &names) {
   grpc::ClientContext context;
   prepareCall(context, options_, options_.callTimeout);
+  GetVariablesRequest request;
+  for (const std::string &name : names)
+    request.add_names(name);
   std::unique_ptr<grpc::ClientReader<GetVariablesResponse>> reader =
-      stub->GetVariables(&context, GetVariablesRequest());
+      stub->GetVariables(&context, request);
   TensorAssembler assembler;
   std::string malformed;
   GetVariablesResponse message;

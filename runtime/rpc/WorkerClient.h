@@ -66,8 +66,9 @@ public:
   /// receives its tensors there fails with ABORTED and `reason`. Throws
   /// RpcError.
   void abortStep(int64_t stepId, const std::string &reason);
-  /// Every variable the task holds. Throws RpcError.
-  VariableStore getVariables();
+  /// The variables the task holds, those of `names` only when given.
+  /// Throws RpcError.
+  VariableStore getVariables(const std::vector<std::string> &names = {});
   /// Sets those of `values` that the task holds; returns their names.
   /// Throws RpcError (INVALID_ARGUMENT, nothing set, for a value of another
   /// dtype or shape than its variable).

@@ -258,15 +258,17 @@ grpc::Status WorkerService::CleanupStep(grpc::ServerContext *call,
 
 grpc::Status
 WorkerService::GetVariables(grpc::ServerContext *call,
-                            const GetVariablesRequest *,
+                            const GetVariablesRequest *request,
                             grpc::ServerWriter<GetVariablesResponse> *writer) {
   if (grpc::Status denied = authorize(*call); !denied.ok())
     return denied;
-  heardFromMaster();
   VariableStore variables = worker.snapshotVariables();
+  std::set<std::string> wanted(request->names().begin(),
+                               request->names().end());
   std::vector<TensorRef> refs;
   for (const auto &[name, value] : variables)
-    refs.push_back({name, &value});
+    if (wanted.empty() || wanted.count(name))
+      refs.push_back({name, &value});
   bool written = encodeTensors(refs, options.chunkBytes,
                                [&](std::vector<TensorChunk> &chunks) {
                                  GetVariablesResponse response;

@@ -17,7 +17,8 @@ cluster's devices, partitioned by the compiler and driven by worker 0.
 - recover: the same with --recovery_timeout_ms and checkpoints, and worker 1
   started again: the run resumes from the last checkpoint and finishes.
 - token: a run with a cluster token (every worker-service call carries it).
-- trace: --trace merges every task's ops and transfers into one timeline.
+- trace: --trace merges every task's ops and transfers into one timeline,
+  and --local shows the progress of the global step.
 - errors: a model that cannot run the way the flags ask is one line naming
   the file or the flag, before any task starts.
 """
@@ -202,10 +203,13 @@ def trace(args):
     dtf.recv spans naming the tensor) of the first steps."""
     path = os.path.join(args.logdir, "trace.json")
     result = subprocess.run([args.dtf_run, "--local", "--ps=2", "--workers=2",
-                             "--train_steps=20", "--progress=false",
-                             "--trace=" + path, "--trace_steps=3", MODEL_PARALLEL],
+                             "--train_steps=500", "--trace=" + path, "--trace_steps=3",
+                             MODEL_PARALLEL],
                             capture_output=True, text=True, timeout=300)
     cluster.check(result.returncode == 0, "the run failed:\n" + result.stderr[-3000:])
+    # --local's progress reads the global step from the task that holds it.
+    cluster.check(re.search(r"progress: global step \d+/500", result.stdout),
+                  "no progress line:\n" + result.stdout[-2000:])
     with open(path) as f:
         events = json.load(f)["traceEvents"]
     processes = {e["pid"]: e["args"]["name"].split()[0] for e in events

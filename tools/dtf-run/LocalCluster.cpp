@@ -214,8 +214,20 @@ int runLocalCluster(const LocalClusterOptions &options) {
 
   std::unique_ptr<ProgressReporter> reporter;
   if (options.progress) {
-    reporter = makeLocalProgress(psHosts.substr(0, psHosts.find(',')),
-                                 options.trainSteps, outputMutex);
+    if (options.inGraph) {
+      std::vector<std::string> addresses;
+      for (const std::string &hosts : {psHosts, workerHosts})
+        for (size_t begin = 0; begin < hosts.size();) {
+          size_t end = std::min(hosts.find(',', begin), hosts.size());
+          addresses.push_back(hosts.substr(begin, end - begin));
+          begin = end + 1;
+        }
+      reporter = makeInGraphProgress(std::move(addresses), options.trainSteps,
+                                     outputMutex);
+    } else {
+      reporter = makeLocalProgress(psHosts.substr(0, psHosts.find(',')),
+                                   options.trainSteps, outputMutex);
+    }
     progress = reporter.get();
     reporter->start();
   }

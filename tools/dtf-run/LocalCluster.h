@@ -45,6 +45,9 @@ struct LocalClusterOptions {
   /// otherwise.
   bool progress = false;
   int64_t trainSteps = 0;
+  /// The model runs in-graph: the tasks serve partitions, not a PS
+  /// service, and progress reads the global step from them.
+  bool inGraph = false;
   /// --trace: each task writes FILE.parts/<task>.json, merged into this
   /// file at the end (empty: no trace).
   std::string traceFile;

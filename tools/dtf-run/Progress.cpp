@@ -3,6 +3,7 @@
 #include "tools/dtf-run/Progress.h"
 
 #include "runtime/rpc/PsClient.h"
+#include "runtime/rpc/WorkerClient.h"
 
 #include <algorithm>
 #include <cmath>
@@ -183,6 +184,48 @@ std::unique_ptr<ProgressReporter> makeLocalProgress(const std::string &psAddress
       return (*client)->step();
     } catch (const std::exception &) {
       client->reset(); // not up yet, or gone
+      return std::nullopt;
+    }
+  };
+  return std::make_unique<ProgressReporter>(
+      std::cout, outputMutex, isInteractiveTerminal(STDOUT_FILENO), target,
+      readStep);
+}
+
+std::unique_ptr<ProgressReporter>
+makeInGraphProgress(std::vector<std::string> taskAddresses, int64_t target,
+                    std::mutex &outputMutex) {
+  rpc::ClientOptions clientOptions;
+  clientOptions.callTimeout = std::chrono::milliseconds(1000);
+  // Only the polling thread touches the clients; a failed call starts over
+  // with fresh channels, as the PS poller does.
+  struct Poll {
+    std::vector<std::unique_ptr<rpc::WorkerClient>> clients;
+    /// The task found holding the global step.
+    std::optional<size_t> holder;
+  };
+  auto poll = std::make_shared<Poll>();
+  auto readStep = [poll, taskAddresses = std::move(taskAddresses),
+                   clientOptions]() -> std::optional<int64_t> {
+    try {
+      if (poll->clients.empty())
+        for (const std::string &address : taskAddresses)
+          poll->clients.push_back(std::make_unique<rpc::WorkerClient>(
+              "task at " + address, address, clientOptions));
+      for (size_t i = 0; i < poll->clients.size(); ++i) {
+        if (poll->holder && *poll->holder != i)
+          continue;
+        VariableStore found = poll->clients[i]->getVariables({"global_step"});
+        auto step = found.find("global_step");
+        if (step != found.end()) {
+          poll->holder = i;
+          return static_cast<int64_t>(step->second.scalarAsDouble());
+        }
+      }
+      return std::nullopt; // not registered yet
+    } catch (const std::exception &) {
+      poll->clients.clear(); // not up yet, or gone
+      poll->holder.reset();
       return std::nullopt;
     }
   };

@@ -115,4 +115,11 @@ std::unique_ptr<ProgressReporter> makeLocalProgress(const std::string &psAddress
                                                     int64_t target,
                                                     std::mutex &outputMutex);
 
+/// The same for an in-graph run, whose tasks serve partitions rather than
+/// a PS service: polls the variable `global_step` of whichever of the
+/// tasks at `taskAddresses` holds it.
+std::unique_ptr<ProgressReporter>
+makeInGraphProgress(std::vector<std::string> taskAddresses, int64_t target,
+                    std::mutex &outputMutex);
+
 } // namespace dtf::run

@@ -422,6 +422,8 @@ int main(int argc, char **argv) {
       if (!compiled.program)
         return 1;
       checkReplicationFlags(compiled.replication);
+      options.inGraph =
+          compiled.replication == dtf::train::Replication::InGraph;
       options.progress = FLAGS_progress;
       options.trainSteps = FLAGS_train_steps;
       options.traceFile = FLAGS_trace;

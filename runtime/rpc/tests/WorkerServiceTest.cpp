@@ -535,6 +535,8 @@ TEST_F(WorkerServiceTest, VariablesComeOutAndGoBackAllOrNothing) {
   ASSERT_EQ(variables.size(), 1u);
   EXPECT_EQ(variables.at("w").toVector<float>(), std::vector<float>(4, 0.5f));
   EXPECT_TRUE(clients[0]->getVariables().empty());
+  EXPECT_TRUE(clients[1]->getVariables({"other"}).empty());
+  EXPECT_EQ(clients[1]->getVariables({"w"}).size(), 1u);
 
   VariableStore values;
   values.emplace("w", Tensor::filled(DType::F32, {2, 2}, 3.0));
