@@ -37,11 +37,40 @@ namespace dtf::ir {
 // Training pipeline
 //===----------------------------------------------------------------------===//
 
+/// The options of --dtf-place-variables that both training pipelines take
+/// (dtf-run's --ps_strategy, --min_slice_size, --max_partitions).
+template <typename Derived>
+struct PlacementPipelineOptions : public PassPipelineOptions<Derived> {
+  mlir::detail::PassOptions::Option<std::string> psStrategy{
+      *this, "ps-strategy",
+      llvm::cl::desc("How variables are spread over PS tasks: round-robin or "
+                     "greedy-bytes (default: round-robin)"),
+      llvm::cl::init("round-robin")};
+  mlir::detail::PassOptions::Option<int64_t> minShardBytes{
+      *this, "min-shard-bytes",
+      llvm::cl::desc("Shard variables bigger than this into pieces of at "
+                     "least this many bytes (default: 0, never)"),
+      llvm::cl::init(0)};
+  mlir::detail::PassOptions::Option<int64_t> maxShards{
+      *this, "max-shards",
+      llvm::cl::desc("Most shards of one variable (default: 0, the number of "
+                     "PS tasks)"),
+      llvm::cl::init(0)};
+
+  PlaceVariablesPassOptions getPlaceVariablesOptions() const {
+    PlaceVariablesPassOptions placement;
+    placement.strategy = psStrategy;
+    placement.minShardBytes = minShardBytes;
+    placement.maxShards = maxShards;
+    return placement;
+  }
+};
+
 /// Options of `--dtf-training-pipeline`: those of the passes it runs that a
 /// cluster's launcher sets (dtf-run's --sync, --replicas_to_aggregate,
 /// --ps_strategy, ...).
 struct TrainingPipelineOptions
-    : public PassPipelineOptions<TrainingPipelineOptions> {
+    : public PlacementPipelineOptions<TrainingPipelineOptions> {
   PassOptions::Option<ReplicationMode> mode{
       *this, "mode",
       llvm::cl::desc("How PS tasks apply pushed gradients (default: async)"),
@@ -60,21 +89,6 @@ struct TrainingPipelineOptions
   PassOptions::Option<int64_t> totalReplicas{
       *this, "total-replicas",
       llvm::cl::desc("Replicas that run (default: 0, replicas-to-aggregate)"),
-      llvm::cl::init(0)};
-  PassOptions::Option<std::string> psStrategy{
-      *this, "ps-strategy",
-      llvm::cl::desc("How variables are spread over PS tasks: round-robin or "
-                     "greedy-bytes (default: round-robin)"),
-      llvm::cl::init("round-robin")};
-  PassOptions::Option<int64_t> minShardBytes{
-      *this, "min-shard-bytes",
-      llvm::cl::desc("Shard variables bigger than this into pieces of at "
-                     "least this many bytes (default: 0, never)"),
-      llvm::cl::init(0)};
-  PassOptions::Option<int64_t> maxShards{
-      *this, "max-shards",
-      llvm::cl::desc("Most shards of one variable (default: 0, the number of "
-                     "PS tasks)"),
       llvm::cl::init(0)};
 };
 
@@ -95,7 +109,7 @@ void registerTrainingPipeline();
 /// Options of `--dtf-in-graph-pipeline`: those of the passes it runs that
 /// dtf-run sets for in-graph replication.
 struct InGraphPipelineOptions
-    : public PassPipelineOptions<InGraphPipelineOptions> {
+    : public PlacementPipelineOptions<InGraphPipelineOptions> {
   // True by default, unlike --dtf-autodiff's option: an in-graph model is
   // split over devices, and its backward ops must run beside the forward
   // ops they differentiate rather than all on the worker-device, which is
@@ -106,21 +120,6 @@ struct InGraphPipelineOptions
       llvm::cl::desc("Place each op's gradient ops on the op's dtf.device "
                      "(default: true)"),
       llvm::cl::init(true)};
-  PassOptions::Option<std::string> psStrategy{
-      *this, "ps-strategy",
-      llvm::cl::desc("How variables are spread over PS tasks: round-robin or "
-                     "greedy-bytes (default: round-robin)"),
-      llvm::cl::init("round-robin")};
-  PassOptions::Option<int64_t> minShardBytes{
-      *this, "min-shard-bytes",
-      llvm::cl::desc("Shard variables bigger than this into pieces of at "
-                     "least this many bytes (default: 0, never)"),
-      llvm::cl::init(0)};
-  PassOptions::Option<int64_t> maxShards{
-      *this, "max-shards",
-      llvm::cl::desc("Most shards of one variable (default: 0, the number of "
-                     "PS tasks)"),
-      llvm::cl::init(0)};
   PassOptions::ListOption<std::string> towers{
       *this, "towers",
       llvm::cl::desc("Devices to replicate the model over, one tower each, "

@@ -16,11 +16,7 @@ void dtf::ir::buildTrainingPipeline(OpPassManager &pm,
                                       const TrainingPipelineOptions &options) {
   pm.addNestedPass<func::FuncOp>(createAutodiffPass());
   pm.addNestedPass<func::FuncOp>(createExpandOptimizerPass());
-  PlaceVariablesPassOptions placement;
-  placement.strategy = options.psStrategy;
-  placement.minShardBytes = options.minShardBytes;
-  placement.maxShards = options.maxShards;
-  pm.addPass(createPlaceVariablesPass(placement));
+  pm.addPass(createPlaceVariablesPass(options.getPlaceVariablesOptions()));
   ReplicatePassOptions replication;
   replication.mode = options.mode;
   replication.replicasToAggregate = options.replicasToAggregate;
@@ -42,11 +38,7 @@ void dtf::ir::buildInGraphPipeline(OpPassManager &pm,
   autodiff.colocateGradientsWithOps = options.colocateGradientsWithOps;
   pm.addNestedPass<func::FuncOp>(createAutodiffPass(autodiff));
   pm.addNestedPass<func::FuncOp>(createExpandOptimizerPass());
-  PlaceVariablesPassOptions placement;
-  placement.strategy = options.psStrategy;
-  placement.minShardBytes = options.minShardBytes;
-  placement.maxShards = options.maxShards;
-  pm.addPass(createPlaceVariablesPass(placement));
+  pm.addPass(createPlaceVariablesPass(options.getPlaceVariablesOptions()));
   if (!options.towers.empty()) {
     ReplicateTowersPassOptions replication;
     replication.devices = options.towers;

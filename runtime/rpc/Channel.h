@@ -5,6 +5,7 @@
 
 #include "runtime/rpc/Errors.h"
 #include "runtime/rpc/Options.h"
+#include "runtime/rpc/TensorCodec.h"
 
 #include <grpcpp/channel.h>
 #include <grpcpp/client_context.h>
@@ -13,6 +14,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace dtf::rpc {
 
@@ -31,6 +33,49 @@ void setTimeout(grpc::ClientContext &context,
 /// options' cluster token.
 void prepareCall(grpc::ClientContext &context, const ClientOptions &options,
                  std::chrono::milliseconds timeout);
+
+/// Reads the messages of a call that streams tensors (`reader`: a
+/// ClientReader or ClientReaderWriter) to its end and reassembles their
+/// chunks. `onMessage` sees every message first and may throw
+/// std::invalid_argument for one it finds malformed. Throws callError(peer,
+/// rpc, ...): DATA_LOSS for a malformed response (cancelling the call), the
+/// call's status when it failed.
+template <typename Message, typename Reader>
+std::vector<NamedTensor>
+readTensorStream(Reader &reader, grpc::ClientContext &context,
+                 const std::string &peer, const char *rpc,
+                 const std::function<void(const Message &)> &onMessage = {}) {
+  TensorAssembler assembler;
+  std::string malformed;
+  Message message;
+  while (malformed.empty() && reader.Read(&message)) {
+    try {
+      if (onMessage)
+        onMessage(message);
+      for (const TensorChunk &chunk : message.chunks())
+        assembler.add(chunk);
+    } catch (const std::invalid_argument &error) {
+      malformed = error.what();
+      context.TryCancel();
+    }
+  }
+  grpc::Status status = reader.Finish();
+  std::vector<NamedTensor> tensors;
+  if (malformed.empty() && status.ok()) {
+    try {
+      tensors = assembler.finish();
+    } catch (const std::invalid_argument &error) {
+      malformed = error.what();
+    }
+  }
+  if (!malformed.empty())
+    throw callError(peer, rpc,
+                    grpc::Status(grpc::StatusCode::DATA_LOSS,
+                                 "malformed response: " + malformed));
+  if (!status.ok())
+    throw callError(peer, rpc, status);
+  return tensors;
+}
 
 /// One unary call, as every client makes it: `(stub.*method)(request)` with
 /// the deadline (now + options.callTimeout) and cluster token of `options`;

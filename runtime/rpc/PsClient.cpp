@@ -160,45 +160,25 @@ PsSnapshot PsClient::snapshot() {
   prepareCall(context, options_, options_.callTimeout);
   std::unique_ptr<grpc::ClientReader<SnapshotResponse>> reader =
       stub->Snapshot(&context, SnapshotRequest());
-  TensorAssembler assembler;
   PsSnapshot snapshot;
   bool first = true;
-  std::optional<std::string> malformed;
-  SnapshotResponse message;
-  while (!malformed && reader->Read(&message)) {
-    try {
-      if (first != message.has_header())
-        throw std::invalid_argument(first ? "the first message has no header"
-                                          : "a later message has a header");
-      if (first) {
-        snapshot.step = message.header().step();
-        snapshot.epoch = message.header().epoch();
-        snapshot.holdsGlobalStep = message.header().holds_global_step();
-      }
-      first = false;
-      for (const TensorChunk &chunk : message.chunks())
-        assembler.add(chunk);
-    } catch (const std::invalid_argument &error) {
-      malformed = error.what();
-      context.TryCancel();
-    }
-  }
-  grpc::Status status = reader->Finish();
-  if (!malformed && status.ok()) {
-    try {
-      if (first)
-        throw std::invalid_argument("the response is empty");
-      snapshot.tensors = assembler.finish();
-    } catch (const std::invalid_argument &error) {
-      malformed = error.what();
-    }
-  }
-  if (malformed)
+  snapshot.tensors = readTensorStream<SnapshotResponse>(
+      *reader, context, peer_, "Snapshot",
+      [&](const SnapshotResponse &message) {
+        if (first != message.has_header())
+          throw std::invalid_argument(first ? "the first message has no header"
+                                            : "a later message has a header");
+        if (first) {
+          snapshot.step = message.header().step();
+          snapshot.epoch = message.header().epoch();
+          snapshot.holdsGlobalStep = message.header().holds_global_step();
+        }
+        first = false;
+      });
+  if (first)
     throw callError(peer_, "Snapshot",
                     grpc::Status(grpc::StatusCode::DATA_LOSS,
-                                 "malformed response: " + *malformed));
-  if (!status.ok())
-    throw callError(peer_, "Snapshot", status);
+                                 "malformed response: the response is empty"));
   return snapshot;
 }
 

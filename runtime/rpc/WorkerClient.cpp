@@ -219,36 +219,13 @@ WorkerClient::runStep(const std::string &graph, int64_t stepId,
   if (written)
     stream->WritesDone();
 
-  TensorAssembler assembler;
-  std::string malformed;
-  RunStepResponse message;
-  while (malformed.empty() && stream->Read(&message)) {
-    try {
-      for (const TensorChunk &chunk : message.chunks())
-        assembler.add(chunk);
-    } catch (const std::invalid_argument &error) {
-      malformed = error.what();
-      context.TryCancel();
-    }
-    if (receivedBytes)
-      for (const auto &[task, bytes] : message.received_bytes())
-        (*receivedBytes)[task] += bytes;
-  }
-  grpc::Status status = stream->Finish();
-  std::vector<NamedTensor> results;
-  if (malformed.empty() && status.ok()) {
-    try {
-      results = assembler.finish();
-    } catch (const std::invalid_argument &error) {
-      malformed = error.what();
-    }
-  }
-  if (!malformed.empty())
-    throw callError(peer_, "RunStep",
-                    grpc::Status(grpc::StatusCode::DATA_LOSS,
-                                 "malformed response: " + malformed));
-  if (!status.ok())
-    throw callError(peer_, "RunStep", status);
+  std::vector<NamedTensor> results = readTensorStream<RunStepResponse>(
+      *stream, context, peer_, "RunStep",
+      [receivedBytes](const RunStepResponse &message) {
+        if (receivedBytes)
+          for (const auto &[task, bytes] : message.received_bytes())
+            (*receivedBytes)[task] += bytes;
+      });
   std::vector<Tensor> values;
   for (NamedTensor &result : results)
     values.push_back(std::move(result.tensor));
@@ -278,34 +255,10 @@ VariableStore WorkerClient::getVariables(const std::vector<std::string> &names) 
     request.add_names(name);
   std::unique_ptr<grpc::ClientReader<GetVariablesResponse>> reader =
       stub->GetVariables(&context, request);
-  TensorAssembler assembler;
-  std::string malformed;
-  GetVariablesResponse message;
-  while (malformed.empty() && reader->Read(&message)) {
-    try {
-      for (const TensorChunk &chunk : message.chunks())
-        assembler.add(chunk);
-    } catch (const std::invalid_argument &error) {
-      malformed = error.what();
-      context.TryCancel();
-    }
-  }
-  grpc::Status status = reader->Finish();
   VariableStore variables;
-  if (malformed.empty() && status.ok()) {
-    try {
-      for (NamedTensor &tensor : assembler.finish())
-        variables.emplace(tensor.name, std::move(tensor.tensor));
-    } catch (const std::invalid_argument &error) {
-      malformed = error.what();
-    }
-  }
-  if (!malformed.empty())
-    throw callError(peer_, "GetVariables",
-                    grpc::Status(grpc::StatusCode::DATA_LOSS,
-                                 "malformed response: " + malformed));
-  if (!status.ok())
-    throw callError(peer_, "GetVariables", status);
+  for (NamedTensor &tensor : readTensorStream<GetVariablesResponse>(
+           *reader, context, peer_, "GetVariables"))
+    variables.emplace(tensor.name, std::move(tensor.tensor));
   return variables;
 }
 
