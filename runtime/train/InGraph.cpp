@@ -616,29 +616,11 @@ int runInGraphMaster(mlir::ModuleOp program, const std::string &function,
     }
     std::fflush(stdout);
 
-    // Validation with the forward-only partitions, whole batches only.
-    int64_t batches = inputs.validation->size() / batch;
-    double lossSum = 0, accuracySum = 0;
-    size_t numResults = 0;
-    for (int64_t b = 0; b < batches; ++b) {
-      FeedMap feeds;
-      inputs.validation->nextBatch(batch, feeds);
-      std::vector<Tensor> results =
-          master.runStep(eval, ++stepId, std::move(feeds), nullptr);
-      numResults = results.size();
-      lossSum += results.at(0).scalarAsDouble();
-      if (results.size() > 1)
-        accuracySum += results[1].scalarAsDouble();
-    }
-    std::printf("After %lld training step(s), validation cross entropy = %g, "
-                "validation accuracy = %g\n",
-                static_cast<long long>(step), lossSum / batches,
-                accuracySum / batches);
-    std::fflush(stdout);
-    telemetry.validation(step, lossSum / batches,
-                         numResults > 1
-                             ? std::optional<double>(accuracySum / batches)
-                             : std::nullopt);
+    // Validation with the forward-only partitions.
+    validate(*inputs.validation, batch, step, telemetry,
+             [&](FeedMap &feeds) {
+               return master.runStep(eval, ++stepId, std::move(feeds), nullptr);
+             });
     telemetry.finish();
   } catch (...) {
     master.stopOthers("the master failed");

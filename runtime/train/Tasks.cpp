@@ -114,6 +114,33 @@ rpc::ClientOptions clientOptionsFor(const TaskOptions &options) {
   return client;
 }
 
+void validate(data::InputSource &validation, int64_t batch,
+              int64_t globalStep, WorkerTelemetry &telemetry,
+              const std::function<std::vector<Tensor>(FeedMap &)> &evaluate) {
+  // Whole batches only: the model's batch is static.
+  int64_t batches = validation.size() / batch;
+  double lossSum = 0, accuracySum = 0;
+  size_t numResults = 0;
+  for (int64_t b = 0; b < batches; ++b) {
+    FeedMap feeds;
+    validation.nextBatch(batch, feeds);
+    std::vector<Tensor> results = evaluate(feeds);
+    numResults = results.size();
+    lossSum += results.at(0).scalarAsDouble();
+    if (results.size() > 1)
+      accuracySum += results[1].scalarAsDouble();
+  }
+  std::printf("After %lld training step(s), validation cross entropy = %g, "
+              "validation accuracy = %g\n",
+              static_cast<long long>(globalStep), lossSum / batches,
+              accuracySum / batches);
+  std::fflush(stdout);
+  telemetry.validation(globalStep, lossSum / batches,
+                       numResults > 1
+                           ? std::optional<double>(accuracySum / batches)
+                           : std::nullopt);
+}
+
 void keepStepMemoryOnTheHeap() {
   mallopt(M_MMAP_THRESHOLD, 256 << 20);
   mallopt(M_TRIM_THRESHOLD, 512 << 20);
@@ -347,29 +374,16 @@ int runWorkerTask(mlir::ModuleOp program, const TaskOptions &options,
   }
 
   // Validation on the whole test split with the final parameters.
-  // Whole batches only: the model's batch is static.
-  FeedMap feeds;
-  supervisor.withRecovery([&] { pullAll(feeds); }); // [reliability]
-  int64_t batches = inputs.validation->size() / batch;
-  double lossSum = 0, accuracySum = 0;
-  for (int64_t b = 0; b < batches; ++b) {
-    inputs.validation->nextBatch(batch, feeds);
-    std::vector<Tensor> results = step->evaluate(feeds);
-    lossSum += results.at(0).scalarAsDouble();
-    if (results.size() > 1)
-      accuracySum += results[1].scalarAsDouble();
-  }
+  FeedMap pulled;
+  supervisor.withRecovery([&] { pullAll(pulled); }); // [reliability]
   int64_t finalStep = 0;
   supervisor.withRecovery([&] { finalStep = ps[0]->step(); }); // [reliability]
-  std::printf("After %lld training step(s), validation cross entropy = %g, "
-              "validation accuracy = %g\n",
-              static_cast<long long>(finalStep), lossSum / batches,
-              accuracySum / batches);
-  std::fflush(stdout);
-  telemetry.validation(finalStep, lossSum / batches,
-                       worker.results.size() > 1
-                           ? std::optional<double>(accuracySum / batches)
-                           : std::nullopt);
+  validate(*inputs.validation, batch, finalStep, telemetry,
+           [&](FeedMap &batchFeeds) {
+             for (auto &[name, value] : pulled)
+               batchFeeds.emplace(name, value.clone());
+             return step->evaluate(batchFeeds);
+           });
   telemetry.finish();
 
   coordinator.workerDone(index);

@@ -21,6 +21,7 @@
 #include "mlir/IR/BuiltinOps.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -89,6 +90,15 @@ struct WorkerInputs {
 /// fit the model.
 int64_t checkInputs(mlir::Operation *scope, const WorkerInputs &inputs,
                     int requestedBatch);
+
+/// Runs `evaluate` on each whole batch of `validation` (a batch's feeds,
+/// filled by the input) and reports the mean of its first two results,
+/// the loss and the accuracy, at `globalStep`: the line "After N training
+/// step(s), validation cross entropy = L, validation accuracy = A" that
+/// scripts read, and the validation summaries of `telemetry`.
+void validate(data::InputSource &validation, int64_t batch,
+              int64_t globalStep, WorkerTelemetry &telemetry,
+              const std::function<std::vector<Tensor>(FeedMap &)> &evaluate);
 
 /// Trains on `inputs.train` until the global step reaches the target, then
 /// reports the validation loss and accuracy. Throws std::invalid_argument
