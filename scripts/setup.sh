@@ -23,6 +23,9 @@ packages=(
   # Reliability tests: test certificates (TLS), network namespaces (a cut
   # link), libFuzzer for the MLIR fuzz target (bench/fuzz.sh, CI's corpus run)
   openssl iproute2 clang-14 libclang-rt-14-dev
+  # Cluster managers: a one-node Slurm for its integration test, and YAML for
+  # the check of the Kubernetes TFJob manifest
+  slurm-wlm munge python3-yaml
 )
 
 SUDO=""

@@ -3,8 +3,8 @@
 // TensorFlow's ClusterSpec: the host:port of every task of the `ps` and
 // `worker` jobs, and which task this process is. Read from the TF-style
 // flags (--ps_hosts, --worker_hosts, --job_name, --task_index) or from the
-// TF_CONFIG environment variable. Every error names the flag or the
-// TF_CONFIG field at fault.
+// TF_CONFIG environment variable (Slurm.h reads a Slurm job step). Every
+// error names the flag or the TF_CONFIG field at fault.
 //
 //===----------------------------------------------------------------------===//
 

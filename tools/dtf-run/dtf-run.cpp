@@ -15,6 +15,7 @@
 
 #include "passes/InitAll.h"
 #include "runtime/cluster/ClusterSpec.h"
+#include "runtime/cluster/Slurm.h"
 #include "runtime/data/IdxReader.h"
 #include "runtime/data/TensorSlices.h"
 #include "runtime/rpc/Auth.h"
@@ -101,7 +102,16 @@ DEFINE_int32(worker_timeout_ms, 30000,
 DEFINE_bool(local, false,
             "Launch a whole cluster on loopback: --ps PS tasks and --workers "
             "workers as separate processes");
-DEFINE_int32(ps, 1, "--local: number of PS tasks");
+DEFINE_int32(ps, 1,
+             "--local and --cluster_resolver=slurm: number of PS tasks");
+DEFINE_string(cluster_resolver, "",
+              "Where the cluster comes from: empty for --ps_hosts/"
+              "--worker_hosts/--job_name/--task_index or TF_CONFIG; slurm "
+              "for the tasks of the Slurm job step this task runs in (srun), "
+              "the first --ps of them PS tasks");
+DEFINE_int32(slurm_port_base, 8888,
+             "--cluster_resolver=slurm: the k-th task on a node listens on "
+             "this port + k");
 DEFINE_int32(workers, 2, "--local: number of workers");
 // Observability (Telemetry.h, Progress.h).
 // One directory for summaries and checkpoints, as TensorFlow's Supervisor
@@ -362,6 +372,28 @@ compileOptionsFromFlags(const dtf::cluster::ClusterSpec &cluster) {
   return options;
 }
 
+/// This task and its cluster: from --cluster_resolver=slurm, else the
+/// cluster flags or TF_CONFIG.
+dtf::cluster::TfConfig resolveClusterFromFlags() {
+  if (FLAGS_cluster_resolver == "slurm") {
+    if (!FLAGS_ps_hosts.empty() || !FLAGS_worker_hosts.empty())
+      throw std::invalid_argument(
+          "--cluster_resolver=slurm takes the cluster from the Slurm job "
+          "step; drop --ps_hosts and --worker_hosts");
+    return dtf::cluster::resolveSlurm(
+        [](const char *name) { return std::getenv(name); }, FLAGS_ps,
+        FLAGS_slurm_port_base);
+  }
+  if (!FLAGS_cluster_resolver.empty())
+    throw std::invalid_argument("--cluster_resolver: '" +
+                                FLAGS_cluster_resolver +
+                                "' is not slurm (or empty for the flags and "
+                                "TF_CONFIG)");
+  return dtf::cluster::resolveTask(
+      {FLAGS_ps_hosts, FLAGS_worker_hosts, FLAGS_job_name, FLAGS_task_index},
+      std::getenv("TF_CONFIG"));
+}
+
 } // namespace
 
 /// gRPC logs its own view of failures (a port in use, a peer gone) to
@@ -436,9 +468,7 @@ int main(int argc, char **argv) {
       return dtf::run::runLocalCluster(options);
     }
 
-    dtf::cluster::TfConfig config = dtf::cluster::resolveTask(
-        {FLAGS_ps_hosts, FLAGS_worker_hosts, FLAGS_job_name, FLAGS_task_index},
-        std::getenv("TF_CONFIG"));
+    dtf::cluster::TfConfig config = resolveClusterFromFlags();
     dtf::train::CompileOptions compile =
         compileOptionsFromFlags(config.cluster);
     dtf::train::CompiledModel compiled =
