@@ -2,22 +2,15 @@
 
 #include "runtime/cluster/ClusterSpec.h"
 
+#include "runtime/cluster/ClusterTestSupport.h"
+
 #include <gtest/gtest.h>
 
 using namespace dtf::cluster;
 
 namespace {
 
-/// The message of the ClusterError `body` throws.
-template <typename Body> std::string errorOf(Body body) {
-  try {
-    body();
-  } catch (const ClusterError &error) {
-    return error.what();
-  }
-  ADD_FAILURE() << "expected a ClusterError";
-  return "";
-}
+using dtf::cluster::testing::errorOf;
 
 TEST(ClusterSpecTest, ParsesHostLists) {
   ClusterSpec spec = ClusterSpec::fromHostLists(

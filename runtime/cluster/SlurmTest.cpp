@@ -2,6 +2,8 @@
 
 #include "runtime/cluster/Slurm.h"
 
+#include "runtime/cluster/ClusterTestSupport.h"
+
 #include <gtest/gtest.h>
 
 #include <map>
@@ -12,15 +14,7 @@ namespace {
 
 using Hosts = std::vector<std::string>;
 
-template <typename Body> std::string errorOf(Body body) {
-  try {
-    body();
-  } catch (const ClusterError &error) {
-    return error.what();
-  }
-  ADD_FAILURE() << "expected a ClusterError";
-  return "";
-}
+using dtf::cluster::testing::errorOf;
 
 Hosts expand(const std::string &list) {
   return expandSlurmHostList(list, "SLURM_STEP_NODELIST");
