@@ -49,7 +49,8 @@ std::vector<std::string> expandRanges(const std::string &ranges,
   for (const std::string &range : splitTopLevel(ranges, what)) {
     size_t dash = range.find('-');
     std::string first = range.substr(0, dash);
-    std::string last = dash == std::string::npos ? first : range.substr(dash + 1);
+    std::string last =
+        dash == std::string::npos ? first : range.substr(dash + 1);
     if (!isNumber(first) || !isNumber(last))
       throw ClusterError(what + ": '" + range +
                          "' is not a number or a range N-M");
@@ -104,8 +105,7 @@ std::string required(const Environment &environment, const char *name) {
 int requiredNumber(const Environment &environment, const char *name) {
   std::string value = required(environment, name);
   if (!isNumber(value))
-    throw ClusterError(std::string(name) + "='" + value +
-                       "' is not a number");
+    throw ClusterError(std::string(name) + "='" + value + "' is not a number");
   return std::stoi(value);
 }
 
@@ -144,29 +144,27 @@ std::vector<int> expandSlurmTasksPerNode(const std::string &spec,
   return counts;
 }
 
-TfConfig resolveSlurm(const Environment &environment, int numPs,
-                      int basePort) {
+TfConfig resolveSlurm(const Environment &environment, int numPs, int basePort) {
   int rank = requiredNumber(environment, "SLURM_PROCID");
   int numTasks = requiredNumber(environment, "SLURM_STEP_NUM_TASKS");
   std::vector<std::string> nodes = expandSlurmHostList(
       required(environment, "SLURM_STEP_NODELIST"), "SLURM_STEP_NODELIST");
-  std::vector<int> perNode =
-      expandSlurmTasksPerNode(required(environment, "SLURM_STEP_TASKS_PER_NODE"),
-                              "SLURM_STEP_TASKS_PER_NODE");
+  std::vector<int> perNode = expandSlurmTasksPerNode(
+      required(environment, "SLURM_STEP_TASKS_PER_NODE"),
+      "SLURM_STEP_TASKS_PER_NODE");
   if (perNode.size() != nodes.size())
-    throw ClusterError("SLURM_STEP_TASKS_PER_NODE gives " +
-                       std::to_string(perNode.size()) +
-                       " nodes, SLURM_STEP_NODELIST " +
-                       std::to_string(nodes.size()));
+    throw ClusterError(
+        "SLURM_STEP_TASKS_PER_NODE gives " + std::to_string(perNode.size()) +
+        " nodes, SLURM_STEP_NODELIST " + std::to_string(nodes.size()));
   if (numPs < 1 || numPs >= numTasks)
-    throw ClusterError("--ps=" + std::to_string(numPs) +
-                       " does not fit SLURM_STEP_NUM_TASKS=" +
-                       std::to_string(numTasks) +
-                       ": the step needs at least one PS task and one worker");
+    throw ClusterError(
+        "--ps=" + std::to_string(numPs) +
+        " does not fit SLURM_STEP_NUM_TASKS=" + std::to_string(numTasks) +
+        ": the step needs at least one PS task and one worker");
   if (rank < 0 || rank >= numTasks)
-    throw ClusterError("SLURM_PROCID=" + std::to_string(rank) +
-                       " is not a task of SLURM_STEP_NUM_TASKS=" +
-                       std::to_string(numTasks));
+    throw ClusterError(
+        "SLURM_PROCID=" + std::to_string(rank) +
+        " is not a task of SLURM_STEP_NUM_TASKS=" + std::to_string(numTasks));
   if (basePort < 1)
     throw ClusterError("--slurm_port_base: must be a port, got " +
                        std::to_string(basePort));
@@ -176,20 +174,19 @@ TfConfig resolveSlurm(const Environment &environment, int numPs,
     for (int local = 0; local < perNode[node]; ++local) {
       if (basePort + local > 65535)
         throw ClusterError("--slurm_port_base: port " +
-                           std::to_string(basePort + local) +
-                           " of node " + nodes[node] + " is beyond 65535");
+                           std::to_string(basePort + local) + " of node " +
+                           nodes[node] + " is beyond 65535");
       addresses.push_back(
           HostPort{nodes[node], static_cast<uint16_t>(basePort + local)});
     }
   if (static_cast<int>(addresses.size()) != numTasks)
-    throw ClusterError("SLURM_STEP_TASKS_PER_NODE places " +
-                       std::to_string(addresses.size()) +
-                       " tasks, SLURM_STEP_NUM_TASKS says " +
-                       std::to_string(numTasks));
+    throw ClusterError(
+        "SLURM_STEP_TASKS_PER_NODE places " + std::to_string(addresses.size()) +
+        " tasks, SLURM_STEP_NUM_TASKS says " + std::to_string(numTasks));
   std::vector<HostPort> ps(addresses.begin(), addresses.begin() + numPs);
   std::vector<HostPort> workers(addresses.begin() + numPs, addresses.end());
-  TaskId task = rank < numPs ? TaskId{Job::PS, rank}
-                             : TaskId{Job::Worker, rank - numPs};
+  TaskId task =
+      rank < numPs ? TaskId{Job::PS, rank} : TaskId{Job::Worker, rank - numPs};
   return TfConfig{ClusterSpec(std::move(ps), std::move(workers)), task};
 }
 

@@ -40,7 +40,6 @@ using Environment = std::function<const char *(const char *name)>;
 /// SLURM_STEP_TASKS_PER_NODE), its first `numPs` tasks PS tasks, each
 /// listening on `basePort` plus its index on its node. Throws ClusterError
 /// naming the variable or the flag at fault.
-TfConfig resolveSlurm(const Environment &environment, int numPs,
-                      int basePort);
+TfConfig resolveSlurm(const Environment &environment, int numPs, int basePort);
 
 } // namespace dtf::cluster

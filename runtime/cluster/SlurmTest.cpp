@@ -29,9 +29,9 @@ TEST(SlurmTest, ExpandsHostLists) {
             (Hosts{"tux008", "tux009", "tux010", "tux011"}));
   EXPECT_EQ(expand("n[9-10]"), (Hosts{"n9", "n10"}));
   // Several bracketed parts in one name: every combination, in order.
-  EXPECT_EQ(expand("rack[1-2]-node[08-09]"),
-            (Hosts{"rack1-node08", "rack1-node09", "rack2-node08",
-                   "rack2-node09"}));
+  EXPECT_EQ(
+      expand("rack[1-2]-node[08-09]"),
+      (Hosts{"rack1-node08", "rack1-node09", "rack2-node08", "rack2-node09"}));
   EXPECT_EQ(expand("gpu[1,3]x,cpu[0-1]"),
             (Hosts{"gpu1x", "gpu3x", "cpu0", "cpu1"}));
 }
@@ -84,11 +84,11 @@ TEST(SlurmTest, TasksAreNumberedOverTheNodesAndSplitIntoJobs) {
     EXPECT_EQ(config.cluster.ps().size(), 2u);
     EXPECT_EQ(config.cluster.workers().size(), 3u);
   }
-  EXPECT_EQ(names, (std::vector<std::string>{
-                       "/job:ps/task:0@n01:8888", "/job:ps/task:1@n01:8889",
-                       "/job:worker/task:0@n01:8890",
-                       "/job:worker/task:1@n02:8888",
-                       "/job:worker/task:2@n02:8889"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"/job:ps/task:0@n01:8888",
+                                             "/job:ps/task:1@n01:8889",
+                                             "/job:worker/task:0@n01:8890",
+                                             "/job:worker/task:1@n02:8888",
+                                             "/job:worker/task:2@n02:8889"}));
 }
 
 TEST(SlurmTest, BadStepsNameTheVariableOrFlag) {

@@ -39,8 +39,8 @@ std::map<std::string, std::string>
 clusterTasks(const cluster::ClusterSpec &spec) {
   std::map<std::string, std::string> tasks;
   for (size_t i = 0; i < spec.ps().size(); ++i)
-    tasks[cluster::TaskId{cluster::Job::PS, static_cast<int>(i)}
-              .deviceName()] = spec.ps()[i].str();
+    tasks[cluster::TaskId{cluster::Job::PS, static_cast<int>(i)}.deviceName()] =
+        spec.ps()[i].str();
   for (size_t i = 0; i < spec.workers().size(); ++i)
     tasks[cluster::TaskId{cluster::Job::Worker, static_cast<int>(i)}
               .deviceName()] = spec.workers()[i].str();
@@ -57,14 +57,13 @@ public:
              std::function<void(const std::string &graph)> onStepDone = {})
       : name(options.task.deviceName()),
         graphs(graphOptions(options, name, std::move(opObserver))),
-        service(graphs, serviceOptions(options, name,
-                                       [this](const std::string &reason) {
-                                         stop(reason);
-                                       },
-                                       std::move(onStepDone))) {
-    server = std::make_unique<rpc::Server>(taskServerOptions(
-        options.cluster->address(options.task).str(), options.reliability,
-        "Task " + name, securityNotice));
+        service(graphs, serviceOptions(
+                            options, name,
+                            [this](const std::string &reason) { stop(reason); },
+                            std::move(onStepDone))) {
+    server = std::make_unique<rpc::Server>(
+        taskServerOptions(options.cluster->address(options.task).str(),
+                          options.reliability, "Task " + name, securityNotice));
     server->addService(service);
   }
 
@@ -211,8 +210,7 @@ std::vector<Partition> partitionsOf(mlir::ModuleOp program,
 class Master {
 public:
   Master(const TaskOptions &options, std::string selfName)
-      : self(std::move(selfName)),
-        stepTimeout(options.rpcDeadlineMs) {
+      : self(std::move(selfName)), stepTimeout(options.rpcDeadlineMs) {
     for (auto &[task, address] : clusterTasks(*options.cluster))
       clients[task] = std::make_unique<rpc::WorkerClient>(
           task, address, clientOptionsFor(options));
@@ -266,9 +264,10 @@ public:
     auto runPartition = [&](size_t i) {
       const Partition &partition = partitions[i];
       try {
-        outcomes[i].results = clients.at(partition.task)->runStep(
-            partition.function, stepId, partitionFeeds[i], {}, stepTimeout,
-            &outcomes[i].received);
+        outcomes[i].results =
+            clients.at(partition.task)
+                ->runStep(partition.function, stepId, partitionFeeds[i], {},
+                          stepTimeout, &outcomes[i].received);
       } catch (const std::exception &error) {
         auto *rpcError = dynamic_cast<const rpc::RpcError *>(&error);
         std::lock_guard<std::mutex> lock(mutex);
@@ -398,15 +397,14 @@ int serveInGraphTask(const TaskOptions &options) {
   server.start();
   // During a recovery the master is silent for up to
   // --recovery_timeout_ms while it waits for a restarted task.
-  auto silence = std::chrono::milliseconds(
-      std::max<int64_t>(options.workerTimeoutMs,
-                        options.reliability.recoveryTimeoutMs +
-                            options.rpcDeadlineMs));
+  auto silence = std::chrono::milliseconds(std::max<int64_t>(
+      options.workerTimeoutMs,
+      options.reliability.recoveryTimeoutMs + options.rpcDeadlineMs));
   bool stoppedByMaster = server.waitForMaster(
       std::chrono::milliseconds(options.connectTimeoutMs), silence);
   trace.write("Task " + server.taskName(),
-              std::to_string(std::min<int64_t>(
-                  tracedMost, options.telemetry.traceSteps)) +
+              std::to_string(
+                  std::min<int64_t>(tracedMost, options.telemetry.traceSteps)) +
                   " steps");
   server.printTraffic();
   if (!stoppedByMaster) {
@@ -559,8 +557,7 @@ int runInGraphMaster(mlir::ModuleOp program, const std::string &function,
               std::chrono::duration<double>(
                   std::chrono::system_clock::now().time_since_epoch())
                   .count(),
-              static_cast<long long>(localSteps),
-              static_cast<long long>(step));
+              static_cast<long long>(localSteps), static_cast<long long>(step));
           std::cout << line << std::endl;
         }
         if (reliability.debugStepDelayMs > 0) // [reliability] test only
@@ -617,10 +614,9 @@ int runInGraphMaster(mlir::ModuleOp program, const std::string &function,
     std::fflush(stdout);
 
     // Validation with the forward-only partitions.
-    validate(*inputs.validation, batch, step, telemetry,
-             [&](FeedMap &feeds) {
-               return master.runStep(eval, ++stepId, std::move(feeds), nullptr);
-             });
+    validate(*inputs.validation, batch, step, telemetry, [&](FeedMap &feeds) {
+      return master.runStep(eval, ++stepId, std::move(feeds), nullptr);
+    });
     telemetry.finish();
   } catch (...) {
     master.stopOthers("the master failed");

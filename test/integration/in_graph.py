@@ -16,7 +16,8 @@ cluster's devices, partitioned by the compiler and driven by worker 0.
   exits non-zero within the RPC deadline, naming it, and the PS tasks stop.
 - recover: the same with --recovery_timeout_ms and checkpoints, and worker 1
   started again: the run resumes from the last checkpoint and finishes.
-- token: a run with a cluster token (every worker-service call carries it).
+- token: a run with a cluster token (every worker-service call carries it,
+  --local's progress polls too).
 - trace: --trace merges every task's ops and transfers into one timeline,
   and --local shows the progress of the global step.
 - errors: a model that cannot run the way the flags ask is one line naming
@@ -194,7 +195,15 @@ def token(args):
     cluster.check("cluster token required" in c.workers[1].output(),
                   "worker 1 did not require the token")
     cluster.validation(c.workers[0])
-    print("a run with a cluster token trains")
+    # --local's progress carries the token too.
+    result = subprocess.run([args.dtf_run, "--local", "--ps=2", "--workers=2",
+                             "--train_steps=500", "--cluster_token=in-graph-secret",
+                             MODEL_PARALLEL],
+                            capture_output=True, text=True, timeout=300)
+    cluster.check(result.returncode == 0, "the --local run failed:\n" + result.stderr[-2000:])
+    cluster.check(re.search(r"progress: global step \d+/500", result.stdout),
+                  "no progress with a cluster token:\n" + result.stdout[-2000:])
+    print("a run with a cluster token trains and shows its progress")
 
 
 def trace(args):

@@ -222,11 +222,13 @@ int runLocalCluster(const LocalClusterOptions &options) {
           addresses.push_back(hosts.substr(begin, end - begin));
           begin = end + 1;
         }
-      reporter = makeInGraphProgress(std::move(addresses), options.trainSteps,
-                                     outputMutex);
+      reporter = makeInGraphProgress(std::move(addresses),
+                                     options.progressClient,
+                                     options.trainSteps, outputMutex);
     } else {
       reporter = makeLocalProgress(psHosts.substr(0, psHosts.find(',')),
-                                   options.trainSteps, outputMutex);
+                                   options.progressClient, options.trainSteps,
+                                   outputMutex);
     }
     progress = reporter.get();
     reporter->start();

@@ -10,6 +10,8 @@
 
 #pragma once
 
+#include "runtime/rpc/Options.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -48,6 +50,8 @@ struct LocalClusterOptions {
   /// The model runs in-graph: the tasks serve partitions, not a PS
   /// service, and progress reads the global step from them.
   bool inGraph = false;
+  /// How progress reaches the tasks: the cluster's TLS and token.
+  rpc::ClientOptions progressClient;
   /// --trace: each task writes FILE.parts/<task>.json, merged into this
   /// file at the end (empty: no trace).
   std::string traceFile;

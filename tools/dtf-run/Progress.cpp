@@ -165,10 +165,10 @@ void ProgressReporter::run() {
   }
 }
 
-std::unique_ptr<ProgressReporter> makeLocalProgress(const std::string &psAddress,
-                                                    int64_t target,
-                                                    std::mutex &outputMutex) {
-  rpc::ClientOptions clientOptions;
+std::unique_ptr<ProgressReporter>
+makeLocalProgress(const std::string &psAddress,
+                  rpc::ClientOptions clientOptions, int64_t target,
+                  std::mutex &outputMutex) {
   clientOptions.callTimeout = std::chrono::milliseconds(1000);
   // Only the polling thread touches the client. After a failed call (the
   // PS is not listening yet) the next poll uses a fresh channel: a channel
@@ -193,9 +193,9 @@ std::unique_ptr<ProgressReporter> makeLocalProgress(const std::string &psAddress
 }
 
 std::unique_ptr<ProgressReporter>
-makeInGraphProgress(std::vector<std::string> taskAddresses, int64_t target,
+makeInGraphProgress(std::vector<std::string> taskAddresses,
+                    rpc::ClientOptions clientOptions, int64_t target,
                     std::mutex &outputMutex) {
-  rpc::ClientOptions clientOptions;
   clientOptions.callTimeout = std::chrono::milliseconds(1000);
   // Only the polling thread touches the clients; a failed call starts over
   // with fresh channels, as the PS poller does.

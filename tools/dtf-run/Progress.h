@@ -15,6 +15,8 @@
 
 #pragma once
 
+#include "runtime/rpc/Options.h"
+
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -109,17 +111,20 @@ private:
 };
 
 /// The reporter of a --local run: polls the step of PS task 0 at
-/// `psAddress`; a bar when stdout is an interactive terminal, lines
-/// otherwise. Not started.
-std::unique_ptr<ProgressReporter> makeLocalProgress(const std::string &psAddress,
-                                                    int64_t target,
-                                                    std::mutex &outputMutex);
+/// `psAddress` with `clientOptions` (the cluster's TLS and token; its
+/// deadline is replaced by a short one); a bar when stdout is an
+/// interactive terminal, lines otherwise. Not started.
+std::unique_ptr<ProgressReporter>
+makeLocalProgress(const std::string &psAddress,
+                  rpc::ClientOptions clientOptions, int64_t target,
+                  std::mutex &outputMutex);
 
 /// The same for an in-graph run, whose tasks serve partitions rather than
 /// a PS service: polls the variable `global_step` of whichever of the
 /// tasks at `taskAddresses` holds it.
 std::unique_ptr<ProgressReporter>
-makeInGraphProgress(std::vector<std::string> taskAddresses, int64_t target,
+makeInGraphProgress(std::vector<std::string> taskAddresses,
+                    rpc::ClientOptions clientOptions, int64_t target,
                     std::mutex &outputMutex);
 
 } // namespace dtf::run

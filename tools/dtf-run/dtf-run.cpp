@@ -457,6 +457,8 @@ int main(int argc, char **argv) {
       options.inGraph =
           compiled.replication == dtf::train::Replication::InGraph;
       options.progress = FLAGS_progress;
+      dtf::train::applySecurity(options.progressClient,
+                                reliabilityOptionsFromFlags());
       options.trainSteps = FLAGS_train_steps;
       options.traceFile = FLAGS_trace;
       char self[4096];
