@@ -58,6 +58,21 @@ using ChunkMessageSink = std::function<bool(std::vector<TensorChunk> &)>;
 bool encodeTensors(const std::vector<TensorRef> &tensors, size_t chunkBytes,
                    const ChunkMessageSink &sendMessage);
 
+/// encodeTensors onto a stream of `Message`s that carry nothing but their
+/// `chunks` (`stream`: a ServerWriter, ClientWriter or ServerReaderWriter).
+/// Returns false when a write fails (the peer ended the call).
+template <typename Message, typename Stream>
+bool writeTensorMessages(Stream &stream, const std::vector<TensorRef> &tensors,
+                         size_t chunkBytes) {
+  return encodeTensors(tensors, chunkBytes,
+                       [&](std::vector<TensorChunk> &chunks) {
+                         Message message;
+                         for (TensorChunk &chunk : chunks)
+                           *message.add_chunks() = std::move(chunk);
+                         return stream.Write(message);
+                       });
+}
+
 /// Reassembles tensors from their chunks in arrival order. Every violation
 /// of the chunk rules of tensor.proto throws std::invalid_argument naming
 /// the tensor.

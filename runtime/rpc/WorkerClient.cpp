@@ -272,13 +272,8 @@ WorkerClient::setVariables(const VariableStore &values) {
   std::vector<TensorRef> refs;
   for (const auto &[name, value] : values)
     refs.push_back({name, &value});
-  bool written = encodeTensors(refs, options_.chunkBytes,
-                               [&](std::vector<TensorChunk> &chunks) {
-                                 SetVariablesRequest message;
-                                 for (TensorChunk &chunk : chunks)
-                                   *message.add_chunks() = std::move(chunk);
-                                 return writer->Write(message);
-                               });
+  bool written = writeTensorMessages<SetVariablesRequest>(*writer, refs,
+                                                         options_.chunkBytes);
   if (written)
     writer->WritesDone();
   grpc::Status status = writer->Finish();

@@ -225,14 +225,8 @@ WorkerService::RecvTensor(grpc::ServerContext *call,
                       "': its source is task " + source);
     Tensor tensor =
         local.recv(key, request->step_id(), deadlineOf(*call), &shutdown);
-    bool written =
-        encodeTensors({{key, &tensor}}, options.chunkBytes,
-                      [&](std::vector<TensorChunk> &chunks) {
-                        RecvTensorResponse response;
-                        for (TensorChunk &chunk : chunks)
-                          *response.add_chunks() = std::move(chunk);
-                        return writer->Write(response);
-                      });
+    bool written = writeTensorMessages<RecvTensorResponse>(
+        *writer, {{key, &tensor}}, options.chunkBytes);
     if (!written)
       return grpc::Status(grpc::StatusCode::CANCELLED,
                           "the client went away during the transfer");
@@ -269,13 +263,8 @@ WorkerService::GetVariables(grpc::ServerContext *call,
   for (const auto &[name, value] : variables)
     if (wanted.empty() || wanted.count(name))
       refs.push_back({name, &value});
-  bool written = encodeTensors(refs, options.chunkBytes,
-                               [&](std::vector<TensorChunk> &chunks) {
-                                 GetVariablesResponse response;
-                                 for (TensorChunk &chunk : chunks)
-                                   *response.add_chunks() = std::move(chunk);
-                                 return writer->Write(response);
-                               });
+  bool written = writeTensorMessages<GetVariablesResponse>(*writer, refs,
+                                                          options.chunkBytes);
   if (!written)
     return grpc::Status(grpc::StatusCode::CANCELLED,
                         "the client went away during GetVariables");

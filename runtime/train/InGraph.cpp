@@ -7,6 +7,7 @@
 #include "dialects/dtf/IR/DTFDialect.h"
 #include "dialects/dtf/IR/DTFOps.h"
 #include "runtime/checkpoint/Checkpoint.h"
+#include "runtime/core/ThreadPool.h"
 #include "runtime/exec/ExecutorWorker.h"
 #include "runtime/rpc/Errors.h"
 #include "runtime/rpc/Server.h"
@@ -28,6 +29,7 @@
 #include <optional>
 #include <set>
 #include <thread>
+#include <utility>
 
 namespace dtf::train {
 namespace {
@@ -209,8 +211,12 @@ std::vector<Partition> partitionsOf(mlir::ModuleOp program,
 /// runs on them.
 class Master {
 public:
-  Master(const TaskOptions &options, std::string selfName)
-      : self(std::move(selfName)), stepTimeout(options.rpcDeadlineMs) {
+  /// `maxPartitions`: the most partitions one step runs at once; each but
+  /// the caller's own waits for its RunStep on a thread of the master's
+  /// pool, made once rather than every step.
+  Master(const TaskOptions &options, std::string selfName, size_t maxPartitions)
+      : self(std::move(selfName)), stepTimeout(options.rpcDeadlineMs),
+        callers(std::max<size_t>(maxPartitions, 2) - 1) {
     for (auto &[task, address] : clusterTasks(*options.cluster))
       clients[task] = std::make_unique<rpc::WorkerClient>(
           task, address, clientOptionsFor(options));
@@ -286,12 +292,20 @@ public:
         }
       }
     };
-    std::vector<std::thread> threads;
+    size_t running = partitions.size() - 1;
+    std::condition_variable done;
     for (size_t i = 1; i < partitions.size(); ++i)
-      threads.emplace_back(runPartition, i);
+      callers.schedule([&, i] {
+        runPartition(i);
+        std::lock_guard<std::mutex> lock(mutex);
+        if (--running == 0)
+          done.notify_one();
+      });
     runPartition(0);
-    for (std::thread &thread : threads)
-      thread.join();
+    {
+      std::unique_lock<std::mutex> lock(mutex);
+      done.wait(lock, [&] { return running == 0; });
+    }
     for (std::future<void> &abort : aborts)
       abort.wait();
 
@@ -371,6 +385,7 @@ private:
   std::string self;
   std::chrono::milliseconds stepTimeout;
   std::map<std::string, std::unique_ptr<rpc::WorkerClient>> clients;
+  ThreadPool callers;
 };
 
 } // namespace
@@ -509,7 +524,7 @@ int runInGraphMaster(mlir::ModuleOp program, const std::string &function,
   WorkerTelemetry telemetry(options.telemetry, spec, options.task, batch);
   TaskServer own(options, telemetry.opObserver());
   own.start();
-  Master master(options, own.taskName());
+  Master master(options, own.taskName(), std::max(train.size(), eval.size()));
   MasterCheckpoints checkpoints(reliability, master);
   /// Registers the partitions everywhere and sets the variables: from the
   /// newest checkpoint, else their initial values. Returns the global step.
@@ -614,9 +629,11 @@ int runInGraphMaster(mlir::ModuleOp program, const std::string &function,
     std::fflush(stdout);
 
     // Validation with the forward-only partitions.
-    validate(*inputs.validation, batch, step, telemetry, [&](FeedMap &feeds) {
-      return master.runStep(eval, ++stepId, std::move(feeds), nullptr);
-    });
+    validate(*inputs.validation, batch, step, telemetry, {},
+             [&](FeedMap &feeds) {
+               return master.runStep(eval, ++stepId, std::exchange(feeds, {}),
+                                     nullptr);
+             });
     telemetry.finish();
   } catch (...) {
     master.stopOthers("the master failed");

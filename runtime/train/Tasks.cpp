@@ -115,14 +115,13 @@ rpc::ClientOptions clientOptionsFor(const TaskOptions &options) {
 }
 
 void validate(data::InputSource &validation, int64_t batch,
-              int64_t globalStep, WorkerTelemetry &telemetry,
+              int64_t globalStep, WorkerTelemetry &telemetry, FeedMap feeds,
               const std::function<std::vector<Tensor>(FeedMap &)> &evaluate) {
   // Whole batches only: the model's batch is static.
   int64_t batches = validation.size() / batch;
   double lossSum = 0, accuracySum = 0;
   size_t numResults = 0;
   for (int64_t b = 0; b < batches; ++b) {
-    FeedMap feeds;
     validation.nextBatch(batch, feeds);
     std::vector<Tensor> results = evaluate(feeds);
     numResults = results.size();
@@ -378,12 +377,8 @@ int runWorkerTask(mlir::ModuleOp program, const TaskOptions &options,
   supervisor.withRecovery([&] { pullAll(pulled); }); // [reliability]
   int64_t finalStep = 0;
   supervisor.withRecovery([&] { finalStep = ps[0]->step(); }); // [reliability]
-  validate(*inputs.validation, batch, finalStep, telemetry,
-           [&](FeedMap &batchFeeds) {
-             for (auto &[name, value] : pulled)
-               batchFeeds.emplace(name, value.clone());
-             return step->evaluate(batchFeeds);
-           });
+  validate(*inputs.validation, batch, finalStep, telemetry, std::move(pulled),
+           [&](FeedMap &feeds) { return step->evaluate(feeds); });
   telemetry.finish();
 
   coordinator.workerDone(index);

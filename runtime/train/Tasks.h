@@ -91,13 +91,14 @@ struct WorkerInputs {
 int64_t checkInputs(mlir::Operation *scope, const WorkerInputs &inputs,
                     int requestedBatch);
 
-/// Runs `evaluate` on each whole batch of `validation` (a batch's feeds,
-/// filled by the input) and reports the mean of its first two results,
+/// Runs `evaluate` on each whole batch of `validation` (`feeds`, the
+/// values every batch shares, with the batch's columns filled in by the
+/// input) and reports the mean of its first two results,
 /// the loss and the accuracy, at `globalStep`: the line "After N training
 /// step(s), validation cross entropy = L, validation accuracy = A" that
 /// scripts read, and the validation summaries of `telemetry`.
 void validate(data::InputSource &validation, int64_t batch,
-              int64_t globalStep, WorkerTelemetry &telemetry,
+              int64_t globalStep, WorkerTelemetry &telemetry, FeedMap feeds,
               const std::function<std::vector<Tensor>(FeedMap &)> &evaluate);
 
 /// Trains on `inputs.train` until the global step reaches the target, then
