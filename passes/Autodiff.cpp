@@ -58,7 +58,8 @@ static VariableOp getTrainableVariable(ReadOp read) {
 static bool hasGradientRule(Operation *op) {
   return isa<ReadOp, MatMulOp, AddOp, SubOp, MulOp, DivOp, BiasAddOp, NegOp,
              ReluOp, SoftmaxOp, LogOp, ClipByValueOp,
-             SoftmaxCrossEntropyWithLogitsOp, ReduceSumOp, ReduceMeanOp,
+             SoftmaxCrossEntropyWithLogitsOp,
+             SparseSoftmaxCrossEntropyWithLogitsOp, ReduceSumOp, ReduceMeanOp,
              ReshapeOp, BroadcastToOp, CastOp, Conv2DOp, MaxPoolOp>(op);
 }
 
@@ -244,7 +245,10 @@ LogicalResult BackwardPass::analyze() {
     for (Value operand : operandsNeedingStaticShapes(op)) {
       auto type = cast<RankedTensorType>(operand.getType());
       if (!type.hasStaticShape())
-        return op->emitOpError("gradient needs static shapes, got ") << type;
+        return op->emitOpError("gradient needs static shapes, got ")
+               << type
+               << " (a dynamic batch is given its size by "
+                  "--dtf-specialize-batch first)";
     }
   }
   return success();
@@ -471,6 +475,13 @@ void BackwardPass::differentiate(Operation *op, Value dy) {
         // analyze() rejected active labels, so only the logits remain.
         propagate(xent.getLogits(), [&]() -> Value {
           return rewriter.create<SoftmaxCrossEntropyWithLogitsGradOp>(
+              loc, dy, xent.getLogits(), xent.getLabels());
+        });
+      })
+      .Case([&](SparseSoftmaxCrossEntropyWithLogitsOp xent) {
+        // Class ids are integers: only the logits have a gradient.
+        propagate(xent.getLogits(), [&]() -> Value {
+          return rewriter.create<SparseSoftmaxCrossEntropyWithLogitsGradOp>(
               loc, dy, xent.getLogits(), xent.getLabels());
         });
       })

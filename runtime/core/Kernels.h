@@ -87,6 +87,16 @@ Tensor softmax_cross_entropy_with_logits(const Tensor &logits,
 Tensor softmax_cross_entropy_with_logits_grad(const Tensor &dloss,
                                               const Tensor &logits,
                                               const Tensor &labels);
+/// Per-example loss[N] = -log_softmax(logits)[n, labels[n]] for logits
+/// [N, C] and class ids [N] (i32 or i64). Throws std::invalid_argument
+/// naming the example whose class id is outside [0, C).
+Tensor sparse_softmax_cross_entropy_with_logits(const Tensor &logits,
+                                                const Tensor &labels);
+/// Gradient w.r.t. logits: dloss[:, None] * (softmax(logits) -
+/// one_hot(labels, C)).
+Tensor sparse_softmax_cross_entropy_with_logits_grad(const Tensor &dloss,
+                                                     const Tensor &logits,
+                                                     const Tensor &labels);
 
 //===----------------------------------------------------------------------===//
 // Reductions and shape manipulation

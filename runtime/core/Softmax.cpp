@@ -32,6 +32,35 @@ void checkLogitsAndLabels(const char *op, const Tensor &logits,
   requireSameType(op, logits, "logits", labels, "labels");
 }
 
+/// Checks sparse logits [N, C] against class ids [N] and returns the ids
+/// as int64, each in [0, C).
+std::vector<int64_t> classIdsOf(const char *op, const Tensor &logits,
+                                const Tensor &labels) {
+  requireRank(op, logits, "logits", 2);
+  requireRank(op, labels, "class ids", 1);
+  if (labels.dim(0) != logits.dim(0))
+    throw std::invalid_argument(
+        opError(op, "class ids " + labels.typeString() + " and logits " +
+                        logits.typeString() +
+                        " hold different numbers of examples"));
+  std::vector<int64_t> ids(static_cast<size_t>(labels.dim(0)));
+  for (int64_t n = 0; n < labels.dim(0); ++n) {
+    if (labels.dtype() == DType::I64)
+      ids[n] = labels.data<int64_t>()[n];
+    else if (labels.dtype() == DType::I32)
+      ids[n] = labels.data<int32_t>()[n];
+    else
+      throw std::invalid_argument(opError(
+          op, "class ids must be i32 or i64, got " + labels.typeString()));
+    if (ids[n] < 0 || ids[n] >= logits.dim(1))
+      throw std::invalid_argument(opError(
+          op, "class id " + std::to_string(ids[n]) + " of example " +
+                  std::to_string(n) + " is outside [0, " +
+                  std::to_string(logits.dim(1)) + ")"));
+  }
+  return ids;
+}
+
 } // namespace
 
 Tensor softmax(const Tensor &x) {
@@ -127,6 +156,56 @@ Tensor softmax_cross_entropy_with_logits_grad(const Tensor &dloss,
         for (int64_t c = 0; c < classes; ++c)
           row[c] = pd[n] * (row[c] - py[n * classes + c]);
       }
+    return grad;
+  });
+}
+
+Tensor sparse_softmax_cross_entropy_with_logits(const Tensor &logits,
+                                                const Tensor &labels) {
+  const char *op = "sparse_softmax_cross_entropy_with_logits";
+  std::vector<int64_t> ids = classIdsOf(op, logits, labels);
+  return dispatchFloat(op, logits.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const int64_t batch = logits.dim(0);
+    const int64_t classes = logits.dim(1);
+    Tensor loss(logits.dtype(), {batch});
+    const T *pl = logits.data<T>();
+    T *out = loss.data<T>();
+    std::vector<T> probabilities(classes);
+    for (int64_t n = 0; n < batch; ++n) {
+      const T *row = pl + n * classes;
+      out[n] = softmaxRow(row, classes, probabilities.data()) - row[ids[n]];
+    }
+    return loss;
+  });
+}
+
+Tensor sparse_softmax_cross_entropy_with_logits_grad(const Tensor &dloss,
+                                                     const Tensor &logits,
+                                                     const Tensor &labels) {
+  const char *op = "sparse_softmax_cross_entropy_with_logits_grad";
+  std::vector<int64_t> ids = classIdsOf(op, logits, labels);
+  requireSameDType(op, dloss, "dloss", logits, "logits");
+  if (dloss.shape() != Shape{logits.dim(0)})
+    throw std::invalid_argument(
+        opError(op, "dloss " + dloss.typeString() +
+                        " must be 1-D with one entry per row of logits " +
+                        logits.typeString()));
+  return dispatchFloat(op, logits.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const int64_t batch = logits.dim(0);
+    const int64_t classes = logits.dim(1);
+    Tensor grad(logits.dtype(), logits.shape());
+    const T *pd = dloss.data<T>();
+    const T *pl = logits.data<T>();
+    T *po = grad.data<T>();
+    for (int64_t n = 0; n < batch; ++n) {
+      T *row = po + n * classes;
+      softmaxRow(pl + n * classes, classes, row);
+      row[ids[n]] -= 1;
+      for (int64_t c = 0; c < classes; ++c)
+        row[c] *= pd[n];
+    }
     return grad;
   });
 }

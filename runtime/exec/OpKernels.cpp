@@ -278,6 +278,8 @@ KernelTable buildKernelTable() {
   });
   addBinary<ir::SoftmaxCrossEntropyWithLogitsOp>(
       t, kernels::softmax_cross_entropy_with_logits);
+  addBinary<ir::SparseSoftmaxCrossEntropyWithLogitsOp>(
+      t, kernels::sparse_softmax_cross_entropy_with_logits);
 
   // Reductions and shapes.
   add<ir::ReduceSumOp>(t, [](ir::ReduceSumOp reduce, const KernelCall &c) {
@@ -336,6 +338,12 @@ KernelTable buildKernelTable() {
   add<ir::SoftmaxCrossEntropyWithLogitsGradOp>(
       t, [](ir::SoftmaxCrossEntropyWithLogitsGradOp, const KernelCall &c) {
         c.set(kernels::softmax_cross_entropy_with_logits_grad(
+            c.in(0), c.in(1), c.in(2)));
+      });
+  add<ir::SparseSoftmaxCrossEntropyWithLogitsGradOp>(
+      t, [](ir::SparseSoftmaxCrossEntropyWithLogitsGradOp,
+            const KernelCall &c) {
+        c.set(kernels::sparse_softmax_cross_entropy_with_logits_grad(
             c.in(0), c.in(1), c.in(2)));
       });
   addUnary<ir::BiasAddGradOp>(t, kernels::bias_add_grad);

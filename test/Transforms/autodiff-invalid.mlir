@@ -96,7 +96,7 @@ func.func @dynamic_broadcast() {
   %b = dtf.variable "b" init(#dtf.zeros) : !dtf.resource<tensor<3xf32>>
   %x = dtf.placeholder "x" : tensor<?x3xf32>
   %bv = dtf.read %b : !dtf.resource<tensor<3xf32>>
-  // expected-error @+1 {{'dtf.add' op gradient needs static shapes, got 'tensor<?x3xf32>'}}
+  // expected-error @+1 {{'dtf.add' op gradient needs static shapes, got 'tensor<?x3xf32>' (a dynamic batch is given its size by --dtf-specialize-batch first)}}
   %y = dtf.add %x, %bv : tensor<?x3xf32>, tensor<3xf32>
   %loss = dtf.reduce_sum %y : tensor<?x3xf32>
   dtf.minimize %loss : tensor<f32>, #dtf.sgd<learning_rate = 0.5>

@@ -333,6 +333,23 @@ func.func @softmax_cross_entropy_with_logits() {
   return
 }
 
+// Class ids carry no gradient: the logits get softmax - one_hot(ids).
+// CHECK-LABEL: func.func @sparse_softmax_cross_entropy_with_logits
+// CHECK:      %[[IDS:.*]] = dtf.placeholder "ids"
+// CHECK-NEXT: %[[LOGITS:.*]] = dtf.read
+// CHECK:      %[[DY:.*]] = dtf.broadcast_to {{.*}} -> tensor<4xf32>
+// CHECK-NEXT: %[[DX:.*]] = dtf.sparse_softmax_cross_entropy_with_logits_grad %[[DY]], %[[LOGITS]], %[[IDS]] : tensor<4xf32>, tensor<4x10xf32>, tensor<4xi64>
+// CHECK-NEXT: dtf.apply_gradients {{.*}} grads(%[[DX]] : tensor<4x10xf32>)
+func.func @sparse_softmax_cross_entropy_with_logits() {
+  %w = dtf.variable "w" init(#dtf.zeros) : !dtf.resource<tensor<4x10xf32>>
+  %ids = dtf.placeholder "ids" : tensor<4xi64>
+  %logits = dtf.read %w : !dtf.resource<tensor<4x10xf32>>
+  %xent = dtf.sparse_softmax_cross_entropy_with_logits %logits, %ids : tensor<4x10xf32>, tensor<4xi64>
+  %loss = dtf.reduce_sum %xent : tensor<4xf32>
+  dtf.minimize %loss : tensor<f32>, #dtf.sgd<learning_rate = 0.5>
+  return
+}
+
 //===----------------------------------------------------------------------===//
 // Reductions and shapes
 //===----------------------------------------------------------------------===//

@@ -334,6 +334,24 @@ LogicalResult SoftmaxCrossEntropyWithLogitsOp::inferReturnTypes(
   return success();
 }
 
+LogicalResult SparseSoftmaxCrossEntropyWithLogitsOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> location, Adaptor adaptor,
+    SmallVectorImpl<Type> &inferred) {
+  auto logits = dyn_cast<RankedTensorType>(adaptor.getLogits().getType());
+  auto labels = dyn_cast<RankedTensorType>(adaptor.getLabels().getType());
+  if (!logits || !labels || logits.getRank() != 2 || labels.getRank() != 1)
+    return emitOptionalError(location,
+                             "expects 2-D logits and 1-D class ids, got ",
+                             adaptor.getLogits().getType(), " and ",
+                             adaptor.getLabels().getType());
+  if (!dimsCompatible(logits.getDimSize(0), labels.getDimSize(0)))
+    return emitOptionalError(location, "logits ", logits, " and class ids ",
+                             labels, " hold different numbers of examples");
+  inferred.push_back(
+      RankedTensorType::get({logits.getDimSize(0)}, logits.getElementType()));
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Reductions
 //===----------------------------------------------------------------------===//
@@ -715,6 +733,24 @@ LogicalResult SoftmaxCrossEntropyWithLogitsGradOp::inferReturnTypes(
   if (failed(SoftmaxCrossEntropyWithLogitsOp::inferReturnTypes(
           context, location,
           SoftmaxCrossEntropyWithLogitsOp::Adaptor(
+              ValueRange{adaptor.getLogits(), adaptor.getLabels()}),
+          lossType)))
+    return failure();
+  if (lossType.front() != adaptor.getDloss().getType())
+    return emitOptionalError(location, "dloss ", adaptor.getDloss().getType(),
+                             " does not match the loss ", lossType.front(),
+                             " of logits ", adaptor.getLogits().getType());
+  inferred.push_back(adaptor.getLogits().getType());
+  return success();
+}
+
+LogicalResult SparseSoftmaxCrossEntropyWithLogitsGradOp::inferReturnTypes(
+    MLIRContext *context, std::optional<Location> location, Adaptor adaptor,
+    SmallVectorImpl<Type> &inferred) {
+  SmallVector<Type> lossType;
+  if (failed(SparseSoftmaxCrossEntropyWithLogitsOp::inferReturnTypes(
+          context, location,
+          SparseSoftmaxCrossEntropyWithLogitsOp::Adaptor(
               ValueRange{adaptor.getLogits(), adaptor.getLabels()}),
           lossType)))
     return failure();

@@ -47,6 +47,10 @@ def DTF_PlaceholderOp : DTF_Op<"placeholder", [Pure]> {
     ```mlir
     %x = dtf.placeholder "x" : tensor<100x784xf32>
     ```
+
+    Dimension 0 may be dynamic (`tensor<?x784xf32>`, TensorFlow's `shape=[None,
+    784]`): the batch size is then chosen when the model is compiled
+    (`--dtf-specialize-batch`, dtf-run's `--batch_size`).
   }];
   let arguments = (ins StrAttr:$name);
   let results = (outs DTF_Tensor:$output);
@@ -222,6 +226,23 @@ def DTF_SoftmaxCrossEntropyWithLogitsOp
     `-sum(labels * log_softmax(logits), 1)` of shape [N], computed stably.
   }];
   let arguments = (ins DTF_Matrix:$logits, DTF_Matrix:$labels);
+  let results = (outs TensorRankOf<[AnyFloat], [1]>:$loss);
+  let assemblyFormat =
+      "$logits `,` $labels attr-dict `:` type($logits) `,` type($labels)";
+}
+
+def DTF_SparseSoftmaxCrossEntropyWithLogitsOp
+    : DTF_Op<"sparse_softmax_cross_entropy_with_logits",
+             [Pure, InferTypeOpAdaptor]> {
+  let summary = "per-example cross-entropy of softmax(logits) and class ids";
+  let description = [{
+    TensorFlow's `tf.nn.sparse_softmax_cross_entropy_with_logits`: for
+    logits of shape [N, C] and integer class ids of shape [N] in [0, C),
+    returns `-log_softmax(logits)[i, labels[i]]` of shape [N], computed
+    stably. A class id outside [0, C) is a run-time error, as in TensorFlow.
+  }];
+  let arguments = (ins DTF_Matrix:$logits,
+                       TensorRankOf<[I32, I64], [1]>:$labels);
   let results = (outs TensorRankOf<[AnyFloat], [1]>:$loss);
   let assemblyFormat =
       "$logits `,` $labels attr-dict `:` type($logits) `,` type($labels)";
@@ -441,6 +462,21 @@ def DTF_SoftmaxCrossEntropyWithLogitsGradOp
   let summary = "gradient of the loss wrt logits: dloss * (softmax - labels)";
   let arguments = (ins TensorRankOf<[AnyFloat], [1]>:$dloss,
                        DTF_Matrix:$logits, DTF_Matrix:$labels);
+  let results = (outs DTF_Matrix:$output);
+  let assemblyFormat = [{
+    $dloss `,` $logits `,` $labels attr-dict `:` type($dloss) `,`
+    type($logits) `,` type($labels)
+  }];
+}
+
+def DTF_SparseSoftmaxCrossEntropyWithLogitsGradOp
+    : DTF_Op<"sparse_softmax_cross_entropy_with_logits_grad",
+             [Pure, InferTypeOpAdaptor]> {
+  let summary =
+      "gradient of the loss wrt logits: dloss * (softmax - one_hot(labels))";
+  let arguments = (ins TensorRankOf<[AnyFloat], [1]>:$dloss,
+                       DTF_Matrix:$logits,
+                       TensorRankOf<[I32, I64], [1]>:$labels);
   let results = (outs DTF_Matrix:$output);
   let assemblyFormat = [{
     $dloss `,` $logits `,` $labels attr-dict `:` type($dloss) `,`

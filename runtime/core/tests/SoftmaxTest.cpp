@@ -103,3 +103,37 @@ TEST(SoftmaxCrossEntropy, ShapeErrors) {
       },
       {"rank 2"});
 }
+
+TEST(SparseSoftmaxCrossEntropy, EqualsTheDenseFormWithOneHotLabels) {
+  Tensor logits = f64({3, 4}, {1, 2, 3, 4, 0, 0, 0, 0, -1, 5, 2, 0.5});
+  Tensor ids = Tensor::fromVector<int64_t>({3}, {3, 0, 1});
+  Tensor oneHot = f64({3, 4}, {0, 0, 0, 1, 1, 0, 0, 0, 0, 1, 0, 0});
+  expectTensorNear<double>(
+      sparse_softmax_cross_entropy_with_logits(logits, ids),
+      softmax_cross_entropy_with_logits(logits, oneHot), 1e-14);
+  Tensor dloss = f64({3}, {2, -1, 0.5});
+  expectTensorNear<double>(
+      sparse_softmax_cross_entropy_with_logits_grad(dloss, logits, ids),
+      softmax_cross_entropy_with_logits_grad(dloss, logits, oneHot), 1e-14);
+  // int32 class ids too.
+  expectTensorNear<double>(
+      sparse_softmax_cross_entropy_with_logits(
+          logits, Tensor::fromVector<int32_t>({3}, {3, 0, 1})),
+      softmax_cross_entropy_with_logits(logits, oneHot), 1e-14);
+}
+
+TEST(SparseSoftmaxCrossEntropy, RejectsClassIdsOutOfRange) {
+  Tensor logits(DType::F32, {2, 3});
+  expectInvalidArgument(
+      [&] {
+        sparse_softmax_cross_entropy_with_logits(
+            logits, Tensor::fromVector<int64_t>({2}, {0, 3}));
+      },
+      {"class id 3 of example 1 is outside [0, 3)"});
+  expectInvalidArgument(
+      [&] {
+        sparse_softmax_cross_entropy_with_logits(
+            logits, Tensor::fromVector<int64_t>({3}, {0, 1, 2}));
+      },
+      {"different numbers of examples"});
+}

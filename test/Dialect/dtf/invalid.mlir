@@ -497,6 +497,38 @@ func.func @xent_mismatch(%logits: tensor<100x10xf32>, %labels: tensor<100x9xf32>
 
 // -----
 
+func.func @sparse_xent_rank(%logits: tensor<100x10xf32>, %ids: tensor<100x1xi64>) {
+  // expected-error @+1 {{expects 2-D logits and 1-D class ids, got 'tensor<100x10xf32>' and 'tensor<100x1xi64>'}}
+  %0 = dtf.sparse_softmax_cross_entropy_with_logits %logits, %ids : tensor<100x10xf32>, tensor<100x1xi64>
+  return
+}
+
+// -----
+
+func.func @sparse_xent_examples(%logits: tensor<100x10xf32>, %ids: tensor<99xi64>) {
+  // expected-error @+1 {{logits 'tensor<100x10xf32>' and class ids 'tensor<99xi64>' hold different numbers of examples}}
+  %0 = dtf.sparse_softmax_cross_entropy_with_logits %logits, %ids : tensor<100x10xf32>, tensor<99xi64>
+  return
+}
+
+// -----
+
+func.func @sparse_xent_float_ids(%logits: tensor<100x10xf32>, %ids: tensor<100xf32>) {
+  // expected-error @+1 {{operand #1 must be 1D tensor of 32-bit signless integer or 64-bit signless integer values}}
+  %0 = dtf.sparse_softmax_cross_entropy_with_logits %logits, %ids : tensor<100x10xf32>, tensor<100xf32>
+  return
+}
+
+// -----
+
+func.func @sparse_xent_grad_dloss(%dloss: tensor<10xf32>, %logits: tensor<100x10xf32>, %ids: tensor<100xi64>) {
+  // expected-error @+1 {{dloss 'tensor<10xf32>' does not match the loss 'tensor<100xf32>' of logits 'tensor<100x10xf32>'}}
+  %0 = dtf.sparse_softmax_cross_entropy_with_logits_grad %dloss, %logits, %ids : tensor<10xf32>, tensor<100x10xf32>, tensor<100xi64>
+  return
+}
+
+// -----
+
 //===----------------------------------------------------------------------===//
 // Reductions, reshape, argmax, cast
 //===----------------------------------------------------------------------===//

@@ -212,6 +212,18 @@ func.func @softmax_cross_entropy(%logits: tensor<100x10xf32>, %labels: tensor<10
   return
 }
 
+// CHECK-LABEL: func.func @sparse_softmax_cross_entropy(
+// GENERIC-LABEL: sym_name = "sparse_softmax_cross_entropy"
+func.func @sparse_softmax_cross_entropy(%logits: tensor<?x10xf32>, %ids: tensor<?xi64>, %ids32: tensor<4xi32>, %l4: tensor<4x10xf32>, %dloss: tensor<4xf32>) {
+// CHECK: dtf.sparse_softmax_cross_entropy_with_logits %{{.*}}, %{{.*}} : tensor<?x10xf32>, tensor<?xi64>
+// GENERIC: "dtf.sparse_softmax_cross_entropy_with_logits"(%{{.*}}) : (tensor<?x10xf32>, tensor<?xi64>) -> tensor<?xf32>
+  %0 = dtf.sparse_softmax_cross_entropy_with_logits %logits, %ids : tensor<?x10xf32>, tensor<?xi64>
+// CHECK: dtf.sparse_softmax_cross_entropy_with_logits_grad %{{.*}}, %{{.*}}, %{{.*}} : tensor<4xf32>, tensor<4x10xf32>, tensor<4xi32>
+// GENERIC: "dtf.sparse_softmax_cross_entropy_with_logits_grad"(%{{.*}}) : (tensor<4xf32>, tensor<4x10xf32>, tensor<4xi32>) -> tensor<4x10xf32>
+  %1 = dtf.sparse_softmax_cross_entropy_with_logits_grad %dloss, %l4, %ids32 : tensor<4xf32>, tensor<4x10xf32>, tensor<4xi32>
+  return
+}
+
 // All axes when none are given, negative axes counted from the end,
 // keep_dims keeping reduced dimensions as 1.
 // CHECK-LABEL: func.func @reductions(
