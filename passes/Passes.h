@@ -20,6 +20,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 
 #include <memory>
@@ -37,10 +38,17 @@ namespace dtf::ir {
 // Training pipeline
 //===----------------------------------------------------------------------===//
 
-/// The options of --dtf-place-variables that both training pipelines take
-/// (dtf-run's --ps_strategy, --min_slice_size, --max_partitions).
+/// The options that both training pipelines take: the batch size of a
+/// model with a dynamic batch (dtf-run's --batch_size) and those of
+/// --dtf-place-variables (--ps_strategy, --min_slice_size,
+/// --max_partitions).
 template <typename Derived>
-struct PlacementPipelineOptions : public PassPipelineOptions<Derived> {
+struct CommonPipelineOptions : public PassPipelineOptions<Derived> {
+  mlir::detail::PassOptions::Option<int64_t> batchSize{
+      *this, "batch-size",
+      llvm::cl::desc("Run --dtf-specialize-batch first with this batch size "
+                     "(default: 0, the model's batch is static)"),
+      llvm::cl::init(0)};
   mlir::detail::PassOptions::Option<std::string> psStrategy{
       *this, "ps-strategy",
       llvm::cl::desc("How variables are spread over PS tasks: round-robin or "
@@ -57,6 +65,15 @@ struct PlacementPipelineOptions : public PassPipelineOptions<Derived> {
                      "PS tasks)"),
       llvm::cl::init(0)};
 
+  /// Adds --dtf-specialize-batch to `pm` when a batch size is given.
+  void addSpecializeBatch(OpPassManager &pm) const {
+    if (batchSize == 0)
+      return;
+    SpecializeBatchPassOptions specialization;
+    specialization.batchSize = batchSize;
+    pm.addNestedPass<func::FuncOp>(createSpecializeBatchPass(specialization));
+  }
+
   PlaceVariablesPassOptions getPlaceVariablesOptions() const {
     PlaceVariablesPassOptions placement;
     placement.strategy = psStrategy;
@@ -70,7 +87,7 @@ struct PlacementPipelineOptions : public PassPipelineOptions<Derived> {
 /// cluster's launcher sets (dtf-run's --sync, --replicas_to_aggregate,
 /// --ps_strategy, ...).
 struct TrainingPipelineOptions
-    : public PlacementPipelineOptions<TrainingPipelineOptions> {
+    : public CommonPipelineOptions<TrainingPipelineOptions> {
   PassOptions::Option<ReplicationMode> mode{
       *this, "mode",
       llvm::cl::desc("How PS tasks apply pushed gradients (default: async)"),
@@ -109,7 +126,7 @@ void registerTrainingPipeline();
 /// Options of `--dtf-in-graph-pipeline`: those of the passes it runs that
 /// dtf-run sets for in-graph replication.
 struct InGraphPipelineOptions
-    : public PlacementPipelineOptions<InGraphPipelineOptions> {
+    : public CommonPipelineOptions<InGraphPipelineOptions> {
   // True by default, unlike --dtf-autodiff's option: an in-graph model is
   // split over devices, and its backward ops must run beside the forward
   // ops they differentiate rather than all on the worker-device, which is

@@ -16,6 +16,41 @@ include "mlir/Pass/PassBase.td"
 // Training
 //===----------------------------------------------------------------------===//
 
+def SpecializeBatchPass : Pass<"dtf-specialize-batch", "func::FuncOp"> {
+  let summary = "Give a model's dynamic batch dimension a size";
+  let description = [{
+    A model may leave the batch dimension of its placeholders dynamic
+    (`tensor<?x784xf32>`), as TensorFlow's `tf.placeholder(shape=[None,
+    784])` does, so that one model trains with any batch size. DTF compiles
+    a model for one batch size, as XLA compiles a graph for one set of
+    shapes: the kernels, the gradients' broadcasts and reductions, the
+    towers' slices and the transfers between devices are all planned for
+    static shapes. This pass is that specialization, the first pass of both
+    training pipelines when they are given `batch-size`.
+
+    Dimension 0 of every placeholder that leaves it dynamic becomes
+    `batch-size`; then each op's result types are inferred again from its
+    new operand types, in order (ops with `InferTypeOpInterface`, ops whose
+    result has their operand's type, `dtf.cast`, and a `dtf.reshape` whose
+    one dynamic dimension follows from its input's element count), and the
+    function's result types follow its `return`.
+
+    Errors: `batch-size` not positive; a placeholder with a dynamic
+    dimension other than 0; a value whose shape stays dynamic (an op whose
+    result type cannot be inferred), named by the op that produces it.
+  }];
+  let options = [
+    Option<"batchSize", "batch-size", "int64_t", /*default=*/"0",
+           "The size of the batch dimension; must be positive (default: "
+           "0, none)">,
+  ];
+  let statistics = [
+    Statistic<"numSpecializedPlaceholders", "specialized-placeholders",
+              "Number of placeholders given the batch size">,
+  ];
+  let dependentDialects = ["::dtf::ir::DTFDialect"];
+}
+
 def AutodiffPass : Pass<"dtf-autodiff", "func::FuncOp"> {
   let summary = "Replace dtf.minimize with its gradients and apply_gradients";
   let description = [{

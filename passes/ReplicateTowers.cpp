@@ -225,7 +225,7 @@ LogicalResult TowerReplicator::checkBatches() {
       return placeholder.emitOpError("'")
              << placeholder.getName()
              << "' has a dynamic dimension 0; towers need a static batch "
-                "size to split";
+                "size to split (give it one with --dtf-specialize-batch)";
     if (type.getDimSize(0) % numTowers != 0)
       return placeholder.emitOpError("'")
              << placeholder.getName() << "' has " << type.getDimSize(0)

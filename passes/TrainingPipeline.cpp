@@ -14,6 +14,7 @@
 
 void dtf::ir::buildTrainingPipeline(OpPassManager &pm,
                                       const TrainingPipelineOptions &options) {
+  options.addSpecializeBatch(pm);
   pm.addNestedPass<func::FuncOp>(createAutodiffPass());
   pm.addNestedPass<func::FuncOp>(createExpandOptimizerPass());
   pm.addPass(createPlaceVariablesPass(options.getPlaceVariablesOptions()));
@@ -34,6 +35,7 @@ void dtf::ir::registerTrainingPipeline() {
 
 void dtf::ir::buildInGraphPipeline(OpPassManager &pm,
                                      const InGraphPipelineOptions &options) {
+  options.addSpecializeBatch(pm);
   AutodiffPassOptions autodiff;
   autodiff.colocateGradientsWithOps = options.colocateGradientsWithOps;
   pm.addNestedPass<func::FuncOp>(createAutodiffPass(autodiff));

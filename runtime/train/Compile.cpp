@@ -95,6 +95,24 @@ static std::set<std::string> pinnedWorkerDevices(mlir::ModuleOp model) {
   return devices;
 }
 
+/// A model with a dynamic batch compiles for one batch size, which only
+/// --batch_size gives. Emits the error at the first such placeholder.
+static mlir::LogicalResult checkBatchIsKnown(mlir::ModuleOp model,
+                                             int64_t batchSize) {
+  if (batchSize > 0)
+    return mlir::success();
+  mlir::WalkResult walk = model.walk([](dtf::ir::PlaceholderOp placeholder) {
+    auto type = llvm::cast<mlir::RankedTensorType>(placeholder.getType());
+    if (type.getRank() == 0 || !type.isDynamicDim(0))
+      return mlir::WalkResult::advance();
+    placeholder.emitError("placeholder '")
+        << placeholder.getName() << "' has a dynamic batch (" << type
+        << "): give --batch_size";
+    return mlir::WalkResult::interrupt();
+  });
+  return mlir::failure(walk.wasInterrupted());
+}
+
 /// The replication of `model`: the one asked for, else the one its
 /// devices imply. Null, with the error on stderr, when the model cannot
 /// run that way.
@@ -162,6 +180,8 @@ CompiledModel compileModel(mlir::MLIRContext &context, const std::string &path,
       mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
   if (!module || failed(checkGlobalStep(*module)))
     return compiled;
+  if (failed(checkBatchIsKnown(*module, options.batchSize)))
+    return compiled;
   std::optional<Replication> replication =
       chooseReplication(*module, path, options);
   if (!replication)
@@ -177,6 +197,7 @@ CompiledModel compileModel(mlir::MLIRContext &context, const std::string &path,
   if (*replication == Replication::BetweenGraph) {
     dtf::ir::TrainingPipelineOptions pipeline;
     setPipelineOptions(pipeline, options.betweenGraph, options.placement);
+    pipeline.batchSize = options.batchSize;
     dtf::ir::buildTrainingPipeline(passManager, pipeline);
   } else {
     dtf::ir::InGraphPipelineOptions pipeline;
@@ -184,6 +205,7 @@ CompiledModel compileModel(mlir::MLIRContext &context, const std::string &path,
     pipeline.minShardBytes = options.placement.minSliceBytes;
     pipeline.maxShards = options.placement.maxPartitions;
     pipeline.towers = options.towers;
+    pipeline.batchSize = options.batchSize;
     dtf::ir::buildInGraphPipeline(passManager, pipeline);
   }
   if (failed(passManager.run(*module)))

@@ -60,6 +60,10 @@ struct CompileOptions {
   /// In-graph data parallelism: one tower of the model on each of these
   /// devices (--dtf-replicate-towers); empty for none.
   std::vector<std::string> towers;
+  /// The batch of a model whose placeholders leave dimension 0 dynamic
+  /// (--dtf-specialize-batch); such a model is an error without it. 0: the
+  /// model's static batch.
+  int64_t batchSize = 0;
 };
 
 struct CompiledModel {

@@ -35,6 +35,7 @@
 // The in-graph pipeline's options.
 // RUN: dtf-opt --help | FileCheck %s --check-prefix=INGRAPH
 // INGRAPH: --dtf-in-graph-pipeline {{ *}}-
+// INGRAPH-NEXT: --batch-size=<long> {{.*}} (default: 0, the model's batch is static)
 // INGRAPH-NEXT: --colocate-gradients-with-ops {{.*}} (default: true)
 // INGRAPH-NEXT: --max-shards=<long> {{.*}} (default: 0, the number of PS tasks)
 // INGRAPH-NEXT: --min-shard-bytes=<long> {{.*}} (default: 0, never)

@@ -91,7 +91,7 @@ module attributes {dtf.cluster = #dtf.cluster<ps = ["p:1"], worker = ["w:1", "w:
 
 module attributes {dtf.cluster = #dtf.cluster<ps = ["p:1"], worker = ["w:1", "w:2"]>} {
   func.func @dynamic() -> tensor<?x3xf32> {
-    // expected-error @+1 {{'dtf.placeholder' op 'x' has a dynamic dimension 0; towers need a static batch size to split}}
+    // expected-error @+1 {{'dtf.placeholder' op 'x' has a dynamic dimension 0; towers need a static batch size to split (give it one with --dtf-specialize-batch)}}
     %x = dtf.placeholder "x" {dtf.device = #dtf.device<"/job:worker/task:0">} : tensor<?x3xf32>
     %y = dtf.relu %x {dtf.device = #dtf.device<"/job:worker/task:0">} : tensor<?x3xf32>
     return %y : tensor<?x3xf32>
