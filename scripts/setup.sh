@@ -12,6 +12,8 @@ packages=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   # CPU kernels, data and unit tests
   libopenblas-dev zlib1g-dev libgtest-dev libgmock-dev libbenchmark-dev
+  # Data: NumPy .npz archives are zip files (libzip)
+  libzip-dev
   # Command-line flags (TensorFlow-style) and TF_CONFIG parsing
   libgflags-dev nlohmann-json3-dev
   # Real data: Fashion-MNIST IDX files under /usr/share/datasets/fashion-mnist

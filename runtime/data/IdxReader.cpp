@@ -92,6 +92,13 @@ IdxArray readIdxFile(const std::string &path, int rank) {
   uint8_t header[4];
   readExactly(file.get(), path, header, sizeof(header), "header");
   const uint32_t magic = bigEndian32(header);
+  if (rank == kAnyRank) {
+    // 0x000008NN: unsigned bytes in NN dimensions.
+    if ((magic & 0xffffff00u) != 0x00000800u || (magic & 0xff) == 0)
+      fail(path, "bad magic number " + hex32(magic) +
+                     " (expected 0x000008NN: unsigned bytes of rank NN)");
+    rank = static_cast<int>(magic & 0xff);
+  }
   const uint32_t expected = 0x00000800u | static_cast<uint32_t>(rank);
   if (magic != expected)
     fail(path, "bad magic number " + hex32(magic) + " (expected " +
@@ -108,13 +115,19 @@ IdxArray readIdxFile(const std::string &path, int rank) {
   return array;
 }
 
-MnistSplit loadMnistSplit(const std::string &dir, const std::string &split) {
+MnistFiles locateMnistSplit(const std::string &dir, const std::string &split) {
   if (split != "train" && split != "t10k")
-    throw std::invalid_argument("loadMnistSplit: split must be \"train\" or "
-                                "\"t10k\", got \"" +
+    throw std::invalid_argument("locateMnistSplit: split must be \"train\" "
+                                "or \"t10k\", got \"" +
                                 split + "\"");
-  const std::string imagePath = locate(dir, split + "-images-idx3-ubyte");
-  const std::string labelPath = locate(dir, split + "-labels-idx1-ubyte");
+  return {locate(dir, split + "-images-idx3-ubyte"),
+          locate(dir, split + "-labels-idx1-ubyte")};
+}
+
+MnistSplit loadMnistSplit(const std::string &dir, const std::string &split) {
+  MnistFiles files = locateMnistSplit(dir, split);
+  const std::string &imagePath = files.images;
+  const std::string &labelPath = files.labels;
   IdxArray images = readIdxFile(imagePath, 3);
   IdxArray labels = readIdxFile(labelPath, 1);
 

@@ -25,7 +25,9 @@ struct IdxArray {
 };
 
 /// Reads an unsigned-byte IDX file of the given rank (1 for labels, magic
-/// 0x00000801; 3 for images, magic 0x00000803).
+/// 0x00000801; 3 for images, magic 0x00000803), or of any rank when `rank`
+/// is kAnyRank.
+constexpr int kAnyRank = -1;
 IdxArray readIdxFile(const std::string &path, int rank);
 
 /// One split of an MNIST-like data set.
@@ -39,6 +41,16 @@ struct MnistSplit {
 };
 
 constexpr int64_t kMnistClasses = 10;
+
+/// The IDX files of one split of an MNIST-like data set:
+/// `<dir>/<split>-images-idx3-ubyte[.gz]` and
+/// `<dir>/<split>-labels-idx1-ubyte[.gz]`, the .gz name preferred. Throws
+/// naming a file that is not there.
+struct MnistFiles {
+  std::string images;
+  std::string labels;
+};
+MnistFiles locateMnistSplit(const std::string &dir, const std::string &split);
 
 /// Loads `<dir>/<split>-images-idx3-ubyte[.gz]` and
 /// `<dir>/<split>-labels-idx1-ubyte[.gz]` (the .gz name is preferred when both

@@ -1,13 +1,17 @@
-//===- Records.cpp - TFRecord framing of event files ----------------------===//
+//===- Records.cpp - TFRecord framing -------------------------------------===//
 
-#include "runtime/summary/Records.h"
+#include "runtime/data/Records.h"
 
 #include "runtime/core/Crc32c.h"
 
+#include <zlib.h>
+
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <limits>
 
-namespace dtf::summary {
+namespace dtf::data {
 namespace {
 
 void putLittleEndian(std::string &out, uint64_t value, int bytes) {
@@ -59,24 +63,53 @@ void RecordWriter::flush() {
 }
 
 RecordReader::RecordReader(const std::string &path) : path_(path) {
-  file = std::fopen(path.c_str(), "rb");
+  errno = 0;
+  // gzopen reads a file without a gzip header as it is.
+  file = gzopen(path.c_str(), "rb");
   if (!file)
-    throw RecordError("cannot open " + path + ": " + errnoText());
+    throw RecordError("cannot open " + path + ": " +
+                      (errno ? errnoText() : "out of memory"));
+  gzbuffer(file, 1 << 17);
 }
 
 RecordReader::~RecordReader() {
   if (file)
-    std::fclose(file);
+    gzclose(file);
+}
+
+size_t RecordReader::read(void *buffer, size_t size) {
+  auto *out = static_cast<char *>(buffer);
+  size_t done = 0;
+  while (done < size) {
+    unsigned request = static_cast<unsigned>(
+        std::min<size_t>(size - done, std::numeric_limits<int>::max()));
+    int got = gzread(file, out + done, request);
+    if (got < 0) {
+      int code;
+      const char *message = gzerror(file, &code);
+      // Z_BUF_ERROR is a gzip stream cut short: the caller reports the
+      // record it ends in as truncated.
+      if (code == Z_BUF_ERROR)
+        return done;
+      throw RecordError(path_ + ": record " + std::to_string(index_) +
+                        " at offset " + std::to_string(offset_) +
+                        ": cannot read: " + message);
+    }
+    if (got == 0)
+      return done;
+    done += static_cast<size_t>(got);
+  }
+  return done;
 }
 
 std::optional<std::string> RecordReader::next() {
   auto fail = [&](const std::string &what) -> RecordError {
-    return RecordError(path_ + ": record at offset " +
-                       std::to_string(offset_) + ": " + what);
+    return RecordError(path_ + ": record " + std::to_string(index_) +
+                       " at offset " + std::to_string(offset_) + ": " + what);
   };
   unsigned char header[12];
-  size_t got = std::fread(header, 1, sizeof(header), file);
-  if (got == 0 && std::feof(file))
+  size_t got = read(header, sizeof(header));
+  if (got == 0)
     return std::nullopt;
   if (got != sizeof(header))
     throw fail("truncated header (" + std::to_string(got) + " of 12 bytes)");
@@ -84,26 +117,28 @@ std::optional<std::string> RecordReader::next() {
   uint32_t lengthCrc = static_cast<uint32_t>(getLittleEndian(header + 8, 4));
   if (lengthCrc != maskCrc(crc32c(header, 8)))
     throw fail("length CRC mismatch");
+  // The data is read in pieces, so that a corrupt length cannot make us
+  // allocate much more than the file holds (its size is not known before
+  // decompression).
   std::string data;
-  // A corrupt length cannot make us allocate more than the file holds.
-  long here = std::ftell(file);
-  if (std::fseek(file, 0, SEEK_END) != 0)
-    throw fail("cannot seek: " + errnoText());
-  long end = std::ftell(file);
-  std::fseek(file, here, SEEK_SET);
-  if (here < 0 || end < 0 || length + 4 > static_cast<uint64_t>(end - here))
-    throw fail("truncated: length " + std::to_string(length) + " but " +
-               std::to_string(end - here) + " bytes left");
-  data.resize(length);
+  constexpr uint64_t kPiece = 16 << 20;
+  while (data.size() < length) {
+    size_t before = data.size();
+    size_t piece = static_cast<size_t>(std::min(kPiece, length - before));
+    data.resize(before + piece);
+    if (read(data.data() + before, piece) != piece)
+      throw fail("truncated: length " + std::to_string(length) +
+                 " but the file ends first");
+  }
   unsigned char footer[4];
-  if (std::fread(data.data(), 1, length, file) != length ||
-      std::fread(footer, 1, 4, file) != 4)
-    throw fail("truncated data");
+  if (read(footer, 4) != 4)
+    throw fail("truncated: the data's CRC is missing");
   if (static_cast<uint32_t>(getLittleEndian(footer, 4)) !=
       maskCrc(crc32c(data)))
     throw fail("data CRC mismatch");
   offset_ += 12 + length + 4;
+  ++index_;
   return data;
 }
 
-} // namespace dtf::summary
+} // namespace dtf::data

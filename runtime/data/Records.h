@@ -1,19 +1,22 @@
-//===- Records.h - TFRecord framing of event files --------------*- C++ -*-===//
+//===- Records.h - TFRecord framing ------------------------------*- C++
+//-*-===//
 //
 // TensorFlow's record format (tensorflow/core/lib/io/record_writer.h), the
-// framing of TensorBoard event files. Each record is
+// framing of TFRecord data files and of TensorBoard event files. Each record
+// is
 //
 //   uint64  length                      (little-endian)
 //   uint32  masked CRC-32C of length    (of its 8 bytes)
 //   byte    data[length]
 //   uint32  masked CRC-32C of data
 //
-// with no file header or padding.
+// with no file header or padding. A file may be gzip-compressed as a whole
+// (TFRecordOptions(compression_type="GZIP")); the reader takes either.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTF_RUNTIME_SUMMARY_RECORDS_H
-#define DTF_RUNTIME_SUMMARY_RECORDS_H
+#ifndef DTF_RUNTIME_DATA_RECORDS_H
+#define DTF_RUNTIME_DATA_RECORDS_H
 
 #include <cstdint>
 #include <cstdio>
@@ -22,7 +25,9 @@
 #include <string>
 #include <string_view>
 
-namespace dtf::summary {
+struct gzFile_s;
+
+namespace dtf::data {
 
 /// A file that cannot be written or read, or a record that is corrupt; the
 /// message names the file and, for a bad record, its offset.
@@ -53,26 +58,35 @@ private:
   std::FILE *file = nullptr;
 };
 
-/// Reads the records of a file in order, checking every length and CRC.
+/// Reads the records of a file in order, plain or gzip-compressed, checking
+/// every length and CRC.
 class RecordReader {
 public:
+  /// Throws RecordError naming `path` when it cannot be opened.
   explicit RecordReader(const std::string &path);
   ~RecordReader();
   RecordReader(const RecordReader &) = delete;
   RecordReader &operator=(const RecordReader &) = delete;
 
   /// The next record's data; nullopt at the end of the file. Throws
-  /// RecordError on a truncated record or a CRC mismatch.
+  /// RecordError on a truncated record or a CRC mismatch, naming the file,
+  /// the record's index and its offset (in the uncompressed stream).
   std::optional<std::string> next();
-  /// Offset of the next record.
+  /// Offset of the next record in the uncompressed stream.
   uint64_t offset() const { return offset_; }
+  /// Index of the next record.
+  int64_t index() const { return index_; }
 
 private:
+  /// Reads up to `size` bytes; fewer only at the end of the stream.
+  size_t read(void *buffer, size_t size);
+
   std::string path_;
-  std::FILE *file = nullptr;
+  gzFile_s *file = nullptr;
   uint64_t offset_ = 0;
+  int64_t index_ = 0;
 };
 
-} // namespace dtf::summary
+} // namespace dtf::data
 
-#endif // DTF_RUNTIME_SUMMARY_RECORDS_H
+#endif // DTF_RUNTIME_DATA_RECORDS_H

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <numeric>
 #include <stdexcept>
 
 namespace dtf::data {
@@ -35,15 +34,16 @@ TensorSlices::TensorSlices(std::vector<std::pair<std::string, Tensor>> input,
     rowBytes.push_back(examples == 0 ? 0 : tensor.byteSize() / examples);
     columns.push_back(std::move(tensor));
   }
-  int64_t begin = examples * shard.index / shard.count;
-  int64_t end = examples * (shard.index + 1) / shard.count;
-  if (begin == end)
+  // Every count-th example from the index-th, as Dataset.shard(): shards
+  // differ in size by one example at most.
+  for (int64_t example = shard.index; example < examples;
+       example += shard.count)
+    order.push_back(example);
+  if (order.empty())
     throw std::invalid_argument("shard " + std::to_string(shard.index) +
                                 " of " + std::to_string(shard.count) +
                                 " of " + std::to_string(examples) +
                                 " examples is empty");
-  order.resize(end - begin);
-  std::iota(order.begin(), order.end(), begin);
   if (shuffleSeed) {
     random.emplace(*shuffleSeed);
     std::shuffle(order.begin(), order.end(), *random);

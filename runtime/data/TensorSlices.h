@@ -3,8 +3,9 @@
 // tf.data.Dataset.from_tensor_slices(...).shard(count, index).shuffle(...):
 // each placeholder is fed from one tensor whose dimension 0 indexes the
 // examples (images [N, 784] and their one-hot labels [N, 10], say). Shard
-// `index` of `count` holds the index-th contiguous count-th of the examples;
-// with a seed, each pass visits them in a new random order.
+// `index` of `count` holds examples index, index + count, index + 2 count,
+// ... as Dataset.shard() does; with a seed, each pass visits them in a new
+// random order.
 //
 //===----------------------------------------------------------------------===//
 

@@ -11,7 +11,7 @@
 #ifndef DTF_RUNTIME_SUMMARY_SUMMARYWRITER_H
 #define DTF_RUNTIME_SUMMARY_SUMMARYWRITER_H
 
-#include "runtime/summary/Records.h"
+#include "runtime/data/Records.h"
 
 #include <cstdint>
 #include <string>
@@ -23,6 +23,11 @@ class Event;
 } // namespace dtf::tensorboard
 
 namespace dtf::summary {
+
+// Event files are TFRecord files (runtime/data/Records.h).
+using data::RecordError;
+using data::RecordWriter;
+
 
 /// The version string of the first event of every file.
 inline constexpr const char *kFileVersion = "brain.Event:2";

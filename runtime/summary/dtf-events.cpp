@@ -13,7 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "runtime/summary/Records.h"
+#include "runtime/data/Records.h"
 
 #include "event.pb.h"
 
@@ -36,7 +36,7 @@ bool isDirectory(const std::string &path) {
 void findEventFiles(const std::string &dir, std::vector<std::string> &out) {
   DIR *stream = ::opendir(dir.c_str());
   if (!stream)
-    throw dtf::summary::RecordError("cannot open directory " + dir);
+    throw dtf::data::RecordError("cannot open directory " + dir);
   std::vector<std::string> entries;
   while (dirent *entry = ::readdir(stream)) {
     std::string name = entry->d_name;
@@ -55,11 +55,11 @@ void findEventFiles(const std::string &dir, std::vector<std::string> &out) {
 }
 
 void printFile(const std::string &path) {
-  dtf::summary::RecordReader reader(path);
+  dtf::data::RecordReader reader(path);
   while (std::optional<std::string> record = reader.next()) {
     dtf::tensorboard::Event event;
     if (!event.ParseFromString(*record))
-      throw dtf::summary::RecordError(path + ": a record is not an Event");
+      throw dtf::data::RecordError(path + ": a record is not an Event");
     std::cout << path << ": ";
     if (event.has_file_version()) {
       std::cout << "file_version " << event.file_version() << "\n";
@@ -92,7 +92,7 @@ int main(int argc, char **argv) {
         files.push_back(argv[i]);
     }
     if (files.empty())
-      throw dtf::summary::RecordError("no events files found");
+      throw dtf::data::RecordError("no events files found");
     for (const std::string &file : files)
       printFile(file);
   } catch (const std::exception &error) {

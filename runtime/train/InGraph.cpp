@@ -629,11 +629,15 @@ int runInGraphMaster(mlir::ModuleOp program, const std::string &function,
     std::fflush(stdout);
 
     // Validation with the forward-only partitions.
-    validate(*inputs.validation, batch, step, telemetry, {},
-             [&](FeedMap &feeds) {
-               return master.runStep(eval, ++stepId, std::exchange(feeds, {}),
-                                     nullptr);
-             });
+    if (inputs.validation)
+      validate(*inputs.validation, batch, step, telemetry, {},
+               [&](FeedMap &feeds) {
+                 return master.runStep(eval, ++stepId,
+                                       std::exchange(feeds, {}), nullptr);
+               });
+    else
+      std::cout << "Worker 0: no evaluation input, no validation"
+                << std::endl;
     telemetry.finish();
   } catch (...) {
     master.stopOthers("the master failed");

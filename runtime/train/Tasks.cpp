@@ -87,13 +87,15 @@ static int64_t modelBatchSize(mlir::Operation *scope,
         "--batch_size=" + std::to_string(requested) +
         " does not match the model's batch of " + std::to_string(batch) +
         " (placeholder \"" + first + "\"); write the model with that batch "
-        "size");
+        "size, or leave its dimension 0 dynamic (tensor<?x...>)");
   return batch;
 }
 
 int64_t checkInputs(mlir::Operation *scope, const WorkerInputs &inputs,
                     int requestedBatch) {
   int64_t batch = modelBatchSize(scope, *inputs.train, requestedBatch);
+  if (!inputs.validation)
+    return batch;
   if (inputs.validation->placeholders() != inputs.train->placeholders())
     throw std::invalid_argument(
         "the validation input feeds other placeholders than the training "
@@ -284,8 +286,8 @@ int runWorkerTask(mlir::ModuleOp program, const TaskOptions &options,
             << std::endl;
   std::cout << "Worker " << index << ": training to global step "
             << options.trainSteps << " (" << numWorkers << " workers, "
-            << (options.replication.sync ? "sync" : "async") << ")"
-            << std::endl;
+            << (options.replication.sync ? "sync" : "async") << ", batches of "
+            << batch << ")" << std::endl;
   Clock::time_point start = Clock::now();
   int64_t localStep = 0;
   int64_t globalStep = 0;
@@ -372,13 +374,20 @@ int runWorkerTask(mlir::ModuleOp program, const TaskOptions &options,
                 static_cast<unsigned long long>(total.pushes));
   }
 
-  // Validation on the whole test split with the final parameters.
-  FeedMap pulled;
-  supervisor.withRecovery([&] { pullAll(pulled); }); // [reliability]
-  int64_t finalStep = 0;
-  supervisor.withRecovery([&] { finalStep = ps[0]->step(); }); // [reliability]
-  validate(*inputs.validation, batch, finalStep, telemetry, std::move(pulled),
-           [&](FeedMap &feeds) { return step->evaluate(feeds); });
+  // Validation on the whole evaluation input with the final parameters.
+  if (inputs.validation) {
+    FeedMap pulled;
+    supervisor.withRecovery([&] { pullAll(pulled); }); // [reliability]
+    int64_t finalStep = 0;
+    supervisor.withRecovery(
+        [&] { finalStep = ps[0]->step(); }); // [reliability]
+    validate(*inputs.validation, batch, finalStep, telemetry,
+             std::move(pulled),
+             [&](FeedMap &feeds) { return step->evaluate(feeds); });
+  } else {
+    std::cout << "Worker " << index
+              << ": no evaluation input, no validation" << std::endl;
+  }
   telemetry.finish();
 
   coordinator.workerDone(index);

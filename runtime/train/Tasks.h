@@ -79,7 +79,8 @@ struct WorkerInputs {
   /// This worker's shard of the training examples, pass after pass.
   std::unique_ptr<data::InputSource> train;
   /// Read once through after training, for the validation loss and
-  /// accuracy; it feeds the same placeholders as `train`.
+  /// accuracy; it feeds the same placeholders as `train`. Null: no
+  /// validation.
   std::unique_ptr<data::InputSource> validation;
 };
 

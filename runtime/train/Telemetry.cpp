@@ -33,7 +33,7 @@ void checkTelemetryOptions(const TelemetryOptions &options) {
   if (!options.logdir.empty()) {
     try {
       summary::makeDirectories(options.logdir);
-    } catch (const summary::RecordError &error) {
+    } catch (const data::RecordError &error) {
       throw std::invalid_argument(std::string("--logdir: ") + error.what());
     }
   }
@@ -211,7 +211,7 @@ WorkerTelemetry::WorkerTelemetry(const TelemetryOptions &options,
     try {
       writer = std::make_unique<summary::SummaryWriter>(
           options.logdir + "/worker_" + std::to_string(task.index));
-    } catch (const summary::RecordError &error) {
+    } catch (const data::RecordError &error) {
       throw std::runtime_error(std::string("--logdir: ") + error.what());
     }
   }
@@ -333,7 +333,7 @@ std::string makeTracePartsDir(const std::string &traceFile) {
   std::string dir = traceFile + ".parts";
   try {
     summary::makeDirectories(dir);
-  } catch (const summary::RecordError &error) {
+  } catch (const data::RecordError &error) {
     throw std::runtime_error(std::string("--trace: ") + error.what());
   }
   return dir;

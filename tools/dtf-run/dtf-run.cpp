@@ -4,7 +4,8 @@
 //
 //   dtf-run --ps_hosts=h:p[,...] --worker_hosts=h:p,... --job_name=ps|worker
 //           --task_index=N [--sync|--async] [--replicas_to_aggregate=N]
-//           --train_steps=N --batch_size=N --data=DIR model.mlir
+//           --train_steps=N --batch_size=N
+//           [--input=NAME=FORMAT:PATH[,KEY=VALUE...] ...] model.mlir
 //
 // or, without the cluster flags, from TF_CONFIG. `--local` launches a whole
 // cluster on loopback instead.
@@ -17,10 +18,11 @@
 #include "runtime/cluster/ClusterSpec.h"
 #include "runtime/cluster/Slurm.h"
 #include "runtime/data/IdxReader.h"
-#include "runtime/data/TensorSlices.h"
+#include "runtime/data/InputSpec.h"
 #include "runtime/rpc/Auth.h"
 #include "runtime/train/Compile.h"
 #include "runtime/train/InGraph.h"
+#include "runtime/train/Inputs.h"
 #include "runtime/train/Tasks.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -77,11 +79,29 @@ DEFINE_int64(max_partitions, 0,
              "number of PS tasks)");
 DEFINE_int64(train_steps, 2000, "Train until the global step reaches this");
 DEFINE_int32(batch_size, 0,
-             "Examples per step; must match the model's placeholders "
-             "(0 = the model's)");
+             "Examples per step: the batch of a model whose placeholders "
+             "leave dimension 0 dynamic (tensor<?x784xf32>); for a static "
+             "model it must match (0 = the model's)");
+// Inputs (runtime/data/InputSpec.h). --input and --eval_input repeat, one
+// binding each: gflags keeps one value per flag, so they are taken out of
+// the command line before gflags parses it (takeRepeatedFlag) and their
+// definitions serve --help.
+DEFINE_string(input, "",
+              "Repeatable: NAME=FORMAT:PATH[,KEY=VALUE...] feeds placeholder "
+              "NAME from idx, npy, npz or tfrecord files (a glob for "
+              "tfrecord), with options feature=, key=, scale=, onehot=; "
+              "without any, x and y_ are fed from --data");
+DEFINE_string(eval_input, "",
+              "Repeatable: the evaluation data after training, as --input");
+DEFINE_string(input_file, "",
+              "A file of bindings, one per line: 'input NAME=SPEC' or "
+              "'eval_input NAME=SPEC'");
+DEFINE_int32(prefetch, 2,
+             "Training batches a reader thread prepares while the step runs "
+             "(0 = none)");
 DEFINE_string(data, "/usr/share/datasets/fashion-mnist",
-              "Directory of the MNIST-format IDX files: images feed placeholder "
-              "x, one-hot labels y_");
+              "Without --input: the directory of the MNIST-format IDX files "
+              "whose images feed placeholder x and one-hot labels y_");
 DEFINE_string(device, "CPU",
               "Where a worker computes its steps: CPU, or GPU:K (the K-th "
               "visible GPU of its host; the step is lowered with "
@@ -284,25 +304,73 @@ dtf::train::ReliabilityOptions reliabilityOptionsFromFlags() {
   return options;
 }
 
-/// --data: the Fashion-MNIST IDX files, images fed to placeholder `x` and
-/// one-hot labels to `y_`. Worker `index` of `count` trains on its shard of
-/// the train split, shuffled with a seed of its own; every worker validates
-/// on the whole test split.
-dtf::train::WorkerInputs mnistInputs(int index, int count) {
-  using dtf::data::TensorSlices;
-  auto columns = [](dtf::data::MnistSplit split) {
-    std::vector<std::pair<std::string, dtf::Tensor>> columns;
-    columns.emplace_back("x", std::move(split.images));
-    columns.emplace_back("y_", std::move(split.oneHotLabels));
-    return columns;
-  };
-  dtf::train::WorkerInputs inputs;
-  inputs.train = std::make_unique<TensorSlices>(
-      columns(dtf::data::loadMnistSplit(FLAGS_data, "train")),
-      dtf::data::Shard{index, count}, /*shuffleSeed=*/1000 + index);
-  inputs.validation = std::make_unique<TensorSlices>(
-      columns(dtf::data::loadMnistSplit(FLAGS_data, "t10k")));
-  return inputs;
+/// The occurrences of the repeatable flag --`name` (and -`name`), as
+/// --name=VALUE or --name VALUE, removed from argv.
+std::vector<std::string> takeRepeatedFlag(int &argc, char **argv,
+                                          const std::string &name) {
+  std::vector<std::string> values;
+  int kept = 1;
+  for (int i = 1; i < argc; ++i) {
+    std::string argument = argv[i];
+    if (argument == "--")
+      break;
+    bool matched = false;
+    for (const std::string &prefix : {"--" + name, "-" + name}) {
+      if (argument.rfind(prefix + "=", 0) == 0) {
+        values.push_back(argument.substr(prefix.size() + 1));
+        matched = true;
+      } else if (argument == prefix && i + 1 < argc) {
+        values.push_back(argv[++i]);
+        matched = true;
+      }
+    }
+    if (!matched)
+      argv[kept++] = argv[i];
+  }
+  for (int i = kept; i < argc; ++i)
+    argv[i] = nullptr;
+  argc = kept;
+  return values;
+}
+
+/// What the workers read: --input, --eval_input and --input_file, else
+/// --data's Fashion-MNIST, the images scaled to [0, 1] feeding `x` and the
+/// one-hot labels `y_`, the test split for evaluation.
+dtf::train::InputOptions
+inputOptionsFromFlags(const std::vector<std::string> &inputs,
+                      const std::vector<std::string> &evalInputs) {
+  using dtf::data::parseInputSpec;
+  dtf::train::InputOptions options;
+  if (FLAGS_prefetch < 0)
+    throw std::invalid_argument("--prefetch: must be >= 0");
+  options.prefetch = static_cast<size_t>(FLAGS_prefetch);
+  if (!FLAGS_input_file.empty()) {
+    dtf::data::InputBindings bindings =
+        dtf::data::readInputFile(FLAGS_input_file);
+    options.train = std::move(bindings.train);
+    options.eval = std::move(bindings.eval);
+  }
+  for (const std::string &input : inputs)
+    options.train.push_back(parseInputSpec(input, "--input=" + input));
+  for (const std::string &input : evalInputs)
+    options.eval.push_back(parseInputSpec(input, "--eval_input=" + input));
+  if (!options.train.empty() || !options.eval.empty()) {
+    if (options.train.empty())
+      throw std::invalid_argument(
+          "--eval_input without --input: bind the training data too");
+    return options;
+  }
+  for (const char *split : {"train", "t10k"}) {
+    dtf::data::MnistFiles files =
+        dtf::data::locateMnistSplit(FLAGS_data, split);
+    std::string origin = "--data=" + FLAGS_data;
+    auto &specs = std::string(split) == "train" ? options.train : options.eval;
+    specs.push_back(
+        parseInputSpec("x=idx:" + files.images + ",scale=1/255", origin));
+    specs.push_back(
+        parseInputSpec("y_=idx:" + files.labels + ",onehot=10", origin));
+  }
+  return options;
 }
 
 /// In-graph replication runs each step on all of its devices at once: the
@@ -369,6 +437,9 @@ compileOptionsFromFlags(const dtf::cluster::ClusterSpec &cluster) {
   }
   options.betweenGraph = replicationFromFlags(cluster);
   options.placement = placementFromFlags();
+  if (FLAGS_batch_size < 0)
+    throw std::invalid_argument("--batch_size: must be > 0");
+  options.batchSize = FLAGS_batch_size;
   return options;
 }
 
@@ -404,6 +475,9 @@ void dropGrpcLog(gpr_log_func_args *) {}
 int main(int argc, char **argv) {
   dtf::train::keepStepMemoryOnTheHeap();
   std::vector<std::string> originalArguments(argv + 1, argv + argc);
+  std::vector<std::string> inputs = takeRepeatedFlag(argc, argv, "input");
+  std::vector<std::string> evalInputs =
+      takeRepeatedFlag(argc, argv, "eval_input");
   if (!std::getenv("GRPC_VERBOSITY"))
     gpr_set_log_function(dropGrpcLog);
   gflags::SetUsageMessage(
@@ -454,6 +528,15 @@ int main(int argc, char **argv) {
       if (!compiled.program)
         return 1;
       checkReplicationFlags(compiled.replication);
+      // The inputs are read and checked against the model here too, so that
+      // a bad input is one error before any task starts.
+      dtf::train::InputOptions inputOptions =
+          inputOptionsFromFlags(inputs, evalInputs);
+      inputOptions.prefetch = 0;
+      dtf::train::checkInputs(
+          *compiled.program,
+          dtf::train::openInputs(*compiled.program, inputOptions, {}, 0),
+          FLAGS_batch_size);
       options.inGraph =
           compiled.replication == dtf::train::Replication::InGraph;
       options.progress = FLAGS_progress;
@@ -502,16 +585,22 @@ int main(int argc, char **argv) {
       // one client of in-graph replication.
       if (config.task.job == dtf::cluster::Job::Worker &&
           config.task.index == 0)
-        return dtf::train::runInGraphMaster(program, compiled.function,
-                                            options, mnistInputs(0, 1));
+        return dtf::train::runInGraphMaster(
+            program, compiled.function, options,
+            dtf::train::openInputs(program,
+                                   inputOptionsFromFlags(inputs, evalInputs),
+                                   {}, /*shuffleSeed=*/1000));
       return dtf::train::serveInGraphTask(options);
     }
     if (config.task.job == dtf::cluster::Job::PS)
       return dtf::train::runPsTask(program, options);
     return dtf::train::runWorkerTask(
         program, options,
-        mnistInputs(config.task.index,
-                    static_cast<int>(config.cluster.workers().size())));
+        dtf::train::openInputs(
+            program, inputOptionsFromFlags(inputs, evalInputs),
+            {config.task.index,
+             static_cast<int>(config.cluster.workers().size())},
+            /*shuffleSeed=*/1000 + config.task.index));
   } catch (const std::exception &error) {
     std::cerr << "dtf-run: " << error.what() << "\n";
     return 1;

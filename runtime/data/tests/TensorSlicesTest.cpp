@@ -59,6 +59,13 @@ TEST(TensorSlicesTest, ShardsSplitTheExamplesAndEachPassIsShuffled) {
   }
   EXPECT_EQ(seen.size(), 10u);
 
+  // Dataset.shard(3, 1): every third example from the second.
+  TensorSlices shard(tenExamples(), Shard{1, 3});
+  FeedMap feeds;
+  shard.nextBatch(shard.size(), feeds);
+  EXPECT_EQ(feeds.at("label").toVector<int64_t>(),
+            (std::vector<int64_t>{1, 4, 7}));
+
   // Two passes of one shard visit its examples in different orders.
   TensorSlices input(tenExamples(), Shard{0, 1}, /*shuffleSeed=*/7);
   FeedMap first, second;
@@ -88,7 +95,8 @@ TEST(TensorSlicesTest, RejectsColumnsOfDifferentLengthsNamingThem) {
 TEST(TensorSlicesTest, RejectsAnEmptyShard) {
   std::vector<std::pair<std::string, Tensor>> columns;
   columns.emplace_back("x", Tensor(DType::F32, {2, 3}));
-  EXPECT_THROW(TensorSlices(std::move(columns), Shard{0, 3}),
+  // Shards 0 and 1 of 3 hold one example each; shard 2 none.
+  EXPECT_THROW(TensorSlices(std::move(columns), Shard{2, 3}),
                std::invalid_argument);
 }
 

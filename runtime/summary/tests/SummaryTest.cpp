@@ -1,7 +1,7 @@
 //===- SummaryTest.cpp - Event files: CRC-32C, records, events ------------===//
 
 #include "runtime/core/Crc32c.h"
-#include "runtime/summary/Records.h"
+#include "runtime/data/Records.h"
 #include "runtime/summary/SummaryWriter.h"
 
 #include "event.pb.h"
@@ -19,6 +19,8 @@
 #include <vector>
 
 using namespace dtf::summary;
+using dtf::data::RecordReader;
+using dtf::data::frameRecord;
 using dtf::crc32c;
 using dtf::maskCrc;
 

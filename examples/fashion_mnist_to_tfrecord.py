@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""Converts the Fashion-MNIST IDX files into TFRecord shards of tf.train.Example.
+
+As TensorFlow's convert_to_records.py does for MNIST: one Example per image,
+with the features
+
+  image  bytes_list: the 784 raw pixel bytes, row by row
+  label  int64_list: the class id, 0 to 9
+
+written to <out>/train-0000K-of-0000N.tfrecord[.gz] and
+<out>/test-00000-of-00001.tfrecord[.gz]. DTF reads them with
+
+  dtf-run --batch_size=100 \\
+    --input=image=tfrecord:<out>/train-*,scale=1/255 \\
+    --input=label=tfrecord:<out>/train-* \\
+    --eval_input=image=tfrecord:<out>/test-*,scale=1/255 \\
+    --eval_input=label=tfrecord:<out>/test-* examples/image_label_mlp.mlir
+
+Only the standard library is needed (TensorFlow is not): the Example protos
+are encoded by hand in protobuf's wire format, and the records are framed
+with their masked CRC-32C as TensorFlow's record_writer.cc frames them. Each
+file is written under a temporary name and renamed when complete, so an
+interrupted run leaves no half-written shard.
+"""
+
+import argparse
+import gzip
+import os
+import struct
+import sys
+
+try:  # A C implementation when one is installed (python3-crc32c).
+    from crc32c import crc32c as _fast_crc32c
+except ImportError:
+    _fast_crc32c = None
+
+
+def _crc32c_table():
+    table = []
+    for byte in range(256):
+        crc = byte
+        for _ in range(8):
+            crc = (crc >> 1) ^ 0x82F63B78 if crc & 1 else crc >> 1
+        table.append(crc)
+    return table
+
+
+_TABLE = _crc32c_table()
+
+
+def crc32c(data):
+    if _fast_crc32c is not None:
+        return _fast_crc32c(data)
+    crc = 0xFFFFFFFF
+    table = _TABLE
+    for byte in data:
+        crc = table[(crc ^ byte) & 0xFF] ^ (crc >> 8)
+    return crc ^ 0xFFFFFFFF
+
+
+def masked_crc(data):
+    crc = crc32c(data)
+    return (((crc >> 15) | (crc << 17)) + 0xA282EAD8) & 0xFFFFFFFF
+
+
+def frame(record):
+    length = struct.pack("<Q", len(record))
+    return (length + struct.pack("<I", masked_crc(length)) + record +
+            struct.pack("<I", masked_crc(record)))
+
+
+def varint(value):
+    out = bytearray()
+    while True:
+        bits = value & 0x7F
+        value >>= 7
+        if value:
+            out.append(bits | 0x80)
+        else:
+            out.append(bits)
+            return bytes(out)
+
+
+def field(number, payload):
+    """A length-delimited field (wire type 2)."""
+    return varint(number << 3 | 2) + varint(len(payload)) + payload
+
+
+def example(pixels, label):
+    """tf.train.Example{features{feature{"image": bytes_list, "label": int64_list}}}."""
+    image = field(1, field(1, pixels))             # Feature.bytes_list.value
+    label_feature = field(3, field(1, varint(label)))  # Feature.int64_list.value, packed
+    entries = (field(1, field(1, b"image") + field(2, image)) +
+               field(1, field(1, b"label") + field(2, label_feature)))
+    return field(1, entries)                       # Example.features
+
+
+def read_idx(directory, name):
+    for path in (os.path.join(directory, name + ".gz"), os.path.join(directory, name)):
+        if os.path.exists(path):
+            opener = gzip.open if path.endswith(".gz") else open
+            with opener(path, "rb") as f:
+                data = f.read()
+            magic, = struct.unpack(">I", data[:4])
+            rank = magic & 0xFF
+            if magic >> 8 != 0x08 or rank < 1:
+                sys.exit("%s: not an IDX file of unsigned bytes (magic 0x%08x)" % (path, magic))
+            dims = struct.unpack(">%dI" % rank, data[4:4 + 4 * rank])
+            return path, dims, data[4 + 4 * rank:]
+    sys.exit("%s: not found (nor %s.gz)" % (os.path.join(directory, name),
+                                            os.path.join(directory, name)))
+
+
+def convert(directory, split, out, prefix, shards, compress):
+    images_path, dims, pixels = read_idx(directory, split + "-images-idx3-ubyte")
+    labels_path, label_dims, labels = read_idx(directory, split + "-labels-idx1-ubyte")
+    count, size = dims[0], dims[1] * dims[2]
+    if label_dims[0] != count:
+        sys.exit("%s and %s: %d images but %d labels" %
+                 (images_path, labels_path, count, label_dims[0]))
+    suffix = ".tfrecord.gz" if compress else ".tfrecord"
+    for shard in range(shards):
+        name = "%s-%05d-of-%05d%s" % (prefix, shard, shards, suffix)
+        path = os.path.join(out, name)
+        temporary = path + ".tmp"
+        # Contiguous shards: a reader's own Dataset.shard() interleaves them.
+        begin, end = count * shard // shards, count * (shard + 1) // shards
+        records = b"".join(
+            frame(example(pixels[i * size:(i + 1) * size], labels[i]))
+            for i in range(begin, end))
+        opener = gzip.open if compress else open
+        with opener(temporary, "wb") as f:
+            f.write(records)
+        os.replace(temporary, path)
+        print("%s: %d examples" % (path, end - begin))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--data", default="/usr/share/datasets/fashion-mnist",
+                        help="directory of the IDX files")
+    parser.add_argument("--out", required=True, help="directory of the TFRecord files")
+    parser.add_argument("--train-shards", type=int, default=4)
+    parser.add_argument("--compression", choices=["gzip", "none"], default="gzip")
+    args = parser.parse_args()
+    if args.train_shards < 1:
+        sys.exit("--train-shards: must be at least 1")
+    os.makedirs(args.out, exist_ok=True)
+    compress = args.compression == "gzip"
+    convert(args.data, "train", args.out, "train", args.train_shards, compress)
+    convert(args.data, "t10k", args.out, "test", 1, compress)
+
+
+if __name__ == "__main__":
+    main()

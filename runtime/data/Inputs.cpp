@@ -1,0 +1,252 @@
+//===- Inputs.cpp - A model's placeholders fed from data files ------------===//
+
+#include "runtime/data/Inputs.h"
+
+#include "runtime/data/Examples.h"
+#include "runtime/data/IdxReader.h"
+#include "runtime/data/Npy.h"
+
+#include <cstring>
+#include <set>
+#include <stdexcept>
+
+namespace dtf::data {
+
+namespace {
+
+bool isInteger(ElementType type) {
+  return type == ElementType::U8 || type == ElementType::I32 ||
+         type == ElementType::I64;
+}
+
+bool isFloat(DType dtype) { return dtype == DType::F32 || dtype == DType::F64; }
+
+/// Element `index` of `array` as a double (integers of up to 53 bits are
+/// exact) or as an int64.
+double valueAt(const Array &array, int64_t index) {
+  const std::byte *at =
+      array.bytes.data() + index * elementTypeSize(array.type);
+  switch (array.type) {
+  case ElementType::U8:
+  case ElementType::Bool:
+    return static_cast<double>(static_cast<uint8_t>(*at));
+  case ElementType::I32: {
+    int32_t value;
+    std::memcpy(&value, at, sizeof(value));
+    return value;
+  }
+  case ElementType::I64: {
+    int64_t value;
+    std::memcpy(&value, at, sizeof(value));
+    return static_cast<double>(value);
+  }
+  case ElementType::F32: {
+    float value;
+    std::memcpy(&value, at, sizeof(value));
+    return value;
+  }
+  case ElementType::F64: {
+    double value;
+    std::memcpy(&value, at, sizeof(value));
+    return value;
+  }
+  }
+  return 0;
+}
+
+int64_t integerAt(const Array &array, int64_t index) {
+  if (array.type == ElementType::I64) {
+    int64_t value;
+    std::memcpy(&value, array.bytes.data() + index * 8, sizeof(value));
+    return value;
+  }
+  return static_cast<int64_t>(valueAt(array, index));
+}
+
+/// `array` as the column of placeholder `spec.placeholder` of `type`.
+Tensor toColumn(const Array &array, const InputSpec &spec,
+                const ExampleType &type) {
+  std::string where = spec.origin + ": input of placeholder '" +
+                      spec.placeholder + "' (" + dtypeName(type.dtype) + " " +
+                      shapeToString(type.shape) + " per example) from " +
+                      array.source + ": ";
+  if (array.shape.empty())
+    throw std::invalid_argument(where + "a scalar; dimension 0 must index "
+                                        "the examples");
+  const int64_t examples = array.shape[0];
+  const int64_t wanted = numElementsOf(type.shape);
+  Shape exampleShape(array.shape.begin() + 1, array.shape.end());
+  int64_t held = numElementsOf(exampleShape);
+  std::string holds = std::string("holds ") + elementTypeName(array.type) +
+                      " " + shapeToString(exampleShape) + " per example";
+
+  Shape shape = type.shape;
+  shape.insert(shape.begin(), examples);
+  Tensor column(type.dtype, shape);
+  if (spec.oneHotClasses) {
+    int64_t classes = *spec.oneHotClasses;
+    if (!isInteger(array.type) || held != 1)
+      throw std::invalid_argument(where + holds +
+                                  "; onehot takes one integer class id per "
+                                  "example");
+    if (!isFloat(type.dtype) || wanted != classes)
+      throw std::invalid_argument(
+          where + "onehot=" + std::to_string(classes) + " makes " +
+          std::to_string(classes) +
+          " floats per example, which the placeholder does not take");
+    double scale = spec.scale.value_or(1.0);
+    for (int64_t n = 0; n < examples; ++n) {
+      int64_t id = integerAt(array, n);
+      if (id < 0 || id >= classes)
+        throw std::invalid_argument(where + "example " + std::to_string(n) +
+                                    ": class id " + std::to_string(id) +
+                                    " is outside [0, " +
+                                    std::to_string(classes) + ")");
+      if (type.dtype == DType::F32)
+        column.data<float>()[n * classes + id] = static_cast<float>(scale);
+      else
+        column.data<double>()[n * classes + id] = scale;
+    }
+    return column;
+  }
+  if (held != wanted)
+    throw std::invalid_argument(where + holds + " (" + std::to_string(held) +
+                                " elements), not " + std::to_string(wanted));
+  const int64_t count = examples * held;
+  if (isFloat(type.dtype)) {
+    if (array.type == ElementType::Bool)
+      throw std::invalid_argument(where + holds +
+                                  ": bool values do not convert to floats");
+    double scale = spec.scale.value_or(1.0);
+    if (type.dtype == DType::F32 && array.type == ElementType::F32 &&
+        !spec.scale) {
+      std::memcpy(column.rawData(), array.bytes.data(), array.bytes.size());
+      return column;
+    }
+    for (int64_t i = 0; i < count; ++i) {
+      double value = valueAt(array, i) * scale;
+      if (type.dtype == DType::F32)
+        column.data<float>()[i] = static_cast<float>(value);
+      else
+        column.data<double>()[i] = value;
+    }
+    return column;
+  }
+  if (spec.scale)
+    throw std::invalid_argument(where +
+                                "scale makes floats, and the "
+                                "placeholder takes " +
+                                std::string(dtypeName(type.dtype)));
+  if (type.dtype == DType::Bool) {
+    if (array.type != ElementType::Bool)
+      throw std::invalid_argument(where + holds +
+                                  "; a bool placeholder takes bools");
+    std::memcpy(column.rawData(), array.bytes.data(), array.bytes.size());
+    return column;
+  }
+  if (!isInteger(array.type))
+    throw std::invalid_argument(where + holds +
+                                "; floats do not convert to an integer "
+                                "placeholder");
+  for (int64_t i = 0; i < count; ++i) {
+    int64_t value = integerAt(array, i);
+    if (type.dtype == DType::I64) {
+      column.data<int64_t>()[i] = value;
+    } else {
+      if (value != static_cast<int32_t>(value))
+        throw std::invalid_argument(where + "value " + std::to_string(value) +
+                                    " of element " + std::to_string(i) +
+                                    " does not fit int32");
+      column.data<int32_t>()[i] = static_cast<int32_t>(value);
+    }
+  }
+  return column;
+}
+
+Array fromIdx(const std::string &path) {
+  IdxArray idx = readIdxFile(path, kAnyRank);
+  Array array;
+  array.type = ElementType::U8;
+  array.shape = idx.dims;
+  array.bytes.resize(idx.bytes.size());
+  std::memcpy(array.bytes.data(), idx.bytes.data(), idx.bytes.size());
+  array.source = path;
+  return array;
+}
+
+/// Reads the arrays of `specs`, each file set once.
+std::vector<Array> readArrays(const std::vector<InputSpec> &specs) {
+  std::vector<Array> arrays(specs.size());
+  std::vector<bool> done(specs.size(), false);
+  for (size_t i = 0; i < specs.size(); ++i) {
+    if (done[i])
+      continue;
+    const InputSpec &spec = specs[i];
+    if (spec.format == "idx") {
+      arrays[i] = fromIdx(spec.path);
+    } else if (spec.format == "npy") {
+      arrays[i] = readNpy(spec.path);
+    } else if (spec.format == "npz") {
+      arrays[i] = readNpzMember(spec.path, spec.member);
+    } else {
+      // Every feature read from the same files, in one pass over them.
+      std::vector<size_t> group;
+      std::vector<std::string> features;
+      for (size_t j = i; j < specs.size(); ++j)
+        if (specs[j].format == "tfrecord" && specs[j].path == spec.path) {
+          group.push_back(j);
+          features.push_back(specs[j].member);
+        }
+      std::vector<Array> read =
+          readExampleFeatures(matchFiles(spec.path), features);
+      for (size_t k = 0; k < group.size(); ++k) {
+        arrays[group[k]] = std::move(read[k]);
+        done[group[k]] = true;
+      }
+    }
+    done[i] = true;
+  }
+  return arrays;
+}
+
+} // namespace
+
+std::vector<std::pair<std::string, Tensor>>
+readColumns(const std::vector<InputSpec> &specs,
+            const std::map<std::string, ExampleType> &placeholders) {
+  std::set<std::string> bound;
+  for (const InputSpec &spec : specs) {
+    if (!placeholders.count(spec.placeholder))
+      throw std::invalid_argument(spec.origin +
+                                  ": the model has no "
+                                  "placeholder '" +
+                                  spec.placeholder + "'");
+    if (!bound.insert(spec.placeholder).second)
+      throw std::invalid_argument(spec.origin + ": placeholder '" +
+                                  spec.placeholder + "' is bound twice");
+  }
+  std::vector<Array> arrays;
+  try {
+    arrays = readArrays(specs);
+  } catch (const std::runtime_error &error) {
+    // A file's own error names the file (and the record at fault).
+    throw std::invalid_argument(error.what());
+  }
+  std::vector<std::pair<std::string, Tensor>> columns;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const InputSpec &spec = specs[i];
+    columns.emplace_back(
+        spec.placeholder,
+        toColumn(arrays[i], spec, placeholders.at(spec.placeholder)));
+    if (columns.back().second.dim(0) != columns.front().second.dim(0))
+      throw std::invalid_argument(
+          spec.origin + ": placeholder '" + spec.placeholder + "' gets " +
+          std::to_string(columns.back().second.dim(0)) + " examples from " +
+          arrays[i].source + ", but '" + columns.front().first + "' gets " +
+          std::to_string(columns.front().second.dim(0)) + " from " +
+          arrays.front().source);
+  }
+  return columns;
+}
+
+} // namespace dtf::data

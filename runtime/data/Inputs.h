@@ -1,0 +1,48 @@
+//===- Inputs.h - A model's placeholders fed from data files --------------===//
+//
+// Turns the bindings of InputSpec.h into the columns of a TensorSlices
+// source: each file is read once (the features of one TFRecord file set,
+// the members of one .npz, together), and each array is converted to the
+// type of the placeholder it feeds:
+//
+//   - values: integers (pixels, class ids) convert to a float placeholder,
+//     as a feed_dict converts a NumPy array; floats never convert to an
+//     integer placeholder; `scale` multiplies into a float placeholder;
+//     `onehot=N` turns class ids into rows of N floats;
+//   - shape: an example (one row along dimension 0) must hold as many
+//     elements as one example of the placeholder, and is read in row-major
+//     order (an IDX image of 28x28 pixels feeds a [784] placeholder).
+//
+// Every mismatch is one std::invalid_argument naming the binding, the file
+// and the placeholder.
+//
+//===----------------------------------------------------------------------===//
+
+#pragma once
+
+#include "runtime/core/Tensor.h"
+#include "runtime/data/InputSpec.h"
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace dtf::data {
+
+/// What one example of a placeholder is: its element type and its shape
+/// without the batch dimension.
+struct ExampleType {
+  DType dtype = DType::F32;
+  Shape shape;
+};
+
+/// Reads the data of `specs` and converts each array to the example type of
+/// its placeholder in `placeholders`; all columns hold the same number of
+/// examples. A binding of a placeholder the model lacks, or of one
+/// placeholder twice, is an error.
+std::vector<std::pair<std::string, Tensor>>
+readColumns(const std::vector<InputSpec> &specs,
+            const std::map<std::string, ExampleType> &placeholders);
+
+} // namespace dtf::data
