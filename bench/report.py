@@ -404,6 +404,30 @@ def main():
                     {"WorkerStep": "Worker step", "PsUpdate": "PS update"}[what], ex / ip))
         w("")
 
+    inputs = os.path.join(out, "inputs.json")
+    if os.path.exists(inputs):
+        data = json.load(open(inputs))
+        w("## TFRecord input against IDX input (DTF only)\n")
+        w("`%s`: examples/mnist_mlp.mlir, between-graph async, 1 PS + 2 workers, "
+          "one thread per task, %d steps, %d interleaved repetitions; medians, and "
+          "the ratio to the IDX run of the same repetition with its range. "
+          "Training time starts after the inputs are read.\n"
+          % (data["command"], data["steps"], data["reps"]))
+        w("| input | runs | global steps/s | vs. IDX (range) | accuracy |\n"
+          "|---|---|---|---|---|")
+        for row in data["summary"]:
+            if not row.get("runs"):
+                w("| %s | 0 | failed | | |" % row["name"])
+                continue
+            ratio = "(peer)"
+            if "ratio_to_peer" in row:
+                ratio = "%.2fx (%.2f-%.2f)" % (row["ratio_to_peer"], min(row["ratios"]),
+                                               max(row["ratios"]))
+            w("| %s | %d | %.1f | %s | %.4f |" % (
+                row["name"], row["runs"], row["global_steps_per_s"], ratio,
+                row["accuracy"]))
+        w("")
+
     w("## Plot\n\n![scaling](scaling.png)\n")
     w("`scaling.png`: global steps/s and examples/s against workers, median with "
       "min–max bars, DTF and TensorFlow, sync and async; and the paired DTF/TensorFlow ratio.\n")

@@ -10,8 +10,9 @@
 # TensorFlow side by side: 1 PS with 1, 2 and 3 workers, sync and async,
 # --reps repetitions, plus the network-namespace mode as root), the
 # Google Benchmark programs, bench/in_graph.py (in-graph against
-# between-graph), and writes
-# bench/results/{results.json,REPORT.md,scaling.png,micro-*.json,in-graph.json}.
+# between-graph), bench/inputs.py (TFRecord input against IDX), and writes
+# bench/results/{results.json,REPORT.md,scaling.png,micro-*.json,in-graph.json,
+# inputs.json}.
 # Every flag is passed to run_study.py (python3 bench/run_study.py --help).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -58,5 +59,7 @@ OPENBLAS_NUM_THREADS=1 "$BUILD/bin/dtf-bench-step" --benchmark_min_time=0.10 \
   --benchmark_format=json > "$OUT/micro-step.json"
 # In-graph replication (model parallel, two towers) against between-graph.
 python3 bench/in_graph.py --dtf_run="$BUILD/bin/dtf-run" --out="$OUT/in-graph.json"
+# TFRecord input (gzip shards of tf.train.Example) against IDX input.
+python3 bench/inputs.py --dtf_run="$BUILD/bin/dtf-run" --out="$OUT/inputs.json"
 "$PY" bench/report.py "$OUT"
 echo "wrote $OUT/REPORT.md and $OUT/scaling.png"
