@@ -32,6 +32,17 @@ void checkLogitsAndLabels(const char *op, const Tensor &logits,
   requireSameType(op, logits, "logits", labels, "labels");
 }
 
+/// Checks that `dloss` holds one loss gradient per row of `logits`.
+void requireLossPerRow(const char *op, const Tensor &dloss,
+                       const Tensor &logits) {
+  requireSameDType(op, dloss, "dloss", logits, "logits");
+  if (dloss.shape() != Shape{logits.dim(0)})
+    throw std::invalid_argument(
+        opError(op, "dloss " + dloss.typeString() +
+                        " must be 1-D with one entry per row of logits " +
+                        logits.typeString()));
+}
+
 /// Checks sparse logits [N, C] against class ids [N] and returns the ids
 /// as int64, each in [0, C).
 std::vector<int64_t> classIdsOf(const char *op, const Tensor &logits,
@@ -134,12 +145,7 @@ Tensor softmax_cross_entropy_with_logits_grad(const Tensor &dloss,
                                               const Tensor &labels) {
   const char *op = "softmax_cross_entropy_with_logits_grad";
   checkLogitsAndLabels(op, logits, labels);
-  requireSameDType(op, dloss, "dloss", logits, "logits");
-  if (dloss.shape() != Shape{logits.dim(0)})
-    throw std::invalid_argument(
-        opError(op, "dloss " + dloss.typeString() +
-                        " must be 1-D with one entry per row of logits " +
-                        logits.typeString()));
+  requireLossPerRow(op, dloss, logits);
   return dispatchFloat(op, logits.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     const int64_t batch = logits.dim(0);
@@ -185,12 +191,7 @@ Tensor sparse_softmax_cross_entropy_with_logits_grad(const Tensor &dloss,
                                                      const Tensor &labels) {
   const char *op = "sparse_softmax_cross_entropy_with_logits_grad";
   std::vector<int64_t> ids = classIdsOf(op, logits, labels);
-  requireSameDType(op, dloss, "dloss", logits, "logits");
-  if (dloss.shape() != Shape{logits.dim(0)})
-    throw std::invalid_argument(
-        opError(op, "dloss " + dloss.typeString() +
-                        " must be 1-D with one entry per row of logits " +
-                        logits.typeString()));
+  requireLossPerRow(op, dloss, logits);
   return dispatchFloat(op, logits.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     const int64_t batch = logits.dim(0);

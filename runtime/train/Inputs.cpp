@@ -4,33 +4,15 @@
 
 #include "dialects/dtf/IR/DTFOps.h"
 #include "runtime/data/Prefetch.h"
+#include "runtime/exec/OpKernels.h"
 
 #include "mlir/IR/BuiltinTypes.h"
-#include "llvm/Support/raw_ostream.h"
 
 #include <stdexcept>
 
 namespace dtf::train {
 
 namespace {
-
-DType dtypeOf(mlir::Type element, ir::PlaceholderOp placeholder) {
-  if (element.isF32())
-    return DType::F32;
-  if (element.isF64())
-    return DType::F64;
-  if (element.isInteger(64))
-    return DType::I64;
-  if (element.isInteger(32))
-    return DType::I32;
-  if (element.isInteger(1))
-    return DType::Bool;
-  std::string text;
-  llvm::raw_string_ostream(text) << placeholder.getType();
-  throw std::invalid_argument("placeholder '" + placeholder.getName().str() +
-                              "' is " + text +
-                              ": inputs feed f32, f64, i64, i32 or i1");
-}
 
 /// The bindings of `specs` as columns of the model's placeholders.
 std::vector<std::pair<std::string, Tensor>>
@@ -61,7 +43,13 @@ dataPlaceholders(mlir::Operation *scope) {
       return;
     mlir::RankedTensorType type = placeholder.getType();
     data::ExampleType example;
-    example.dtype = dtypeOf(type.getElementType(), placeholder);
+    try {
+      example.dtype = exec::toDType(type.getElementType(), {});
+    } catch (const std::exception &error) {
+      throw std::invalid_argument("placeholder '" +
+                                  placeholder.getName().str() +
+                                  "': " + error.what());
+    }
     if (type.getRank() > 0)
       example.shape.assign(type.getShape().begin() + 1, type.getShape().end());
     placeholders[placeholder.getName().str()] = example;

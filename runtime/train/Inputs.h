@@ -35,8 +35,8 @@ struct InputOptions {
 
 /// The placeholders of `scope` that data feeds (not the pulled variables
 /// of runtime/ABI.md), by name, with the type of one example. Throws
-/// std::invalid_argument for a placeholder whose element type no input
-/// produces.
+/// std::invalid_argument for a placeholder whose element type no kernel
+/// takes.
 std::map<std::string, data::ExampleType>
 dataPlaceholders(mlir::Operation *scope);
 

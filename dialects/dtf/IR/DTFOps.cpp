@@ -726,13 +726,17 @@ LogicalResult ApplyGradientsOp::verify() {
 // Gradient ops
 //===----------------------------------------------------------------------===//
 
-LogicalResult SoftmaxCrossEntropyWithLogitsGradOp::inferReturnTypes(
-    MLIRContext *context, std::optional<Location> location, Adaptor adaptor,
-    SmallVectorImpl<Type> &inferred) {
+/// The result type of a cross-entropy gradient op, its logits' type, once
+/// `dloss` matches the loss that `LossOp` infers from the logits and labels.
+template <typename LossOp, typename GradAdaptor>
+static LogicalResult inferCrossEntropyGradType(MLIRContext *context,
+                                               std::optional<Location> location,
+                                               GradAdaptor adaptor,
+                                               SmallVectorImpl<Type> &inferred) {
   SmallVector<Type> lossType;
-  if (failed(SoftmaxCrossEntropyWithLogitsOp::inferReturnTypes(
+  if (failed(LossOp::inferReturnTypes(
           context, location,
-          SoftmaxCrossEntropyWithLogitsOp::Adaptor(
+          typename LossOp::Adaptor(
               ValueRange{adaptor.getLogits(), adaptor.getLabels()}),
           lossType)))
     return failure();
@@ -744,22 +748,18 @@ LogicalResult SoftmaxCrossEntropyWithLogitsGradOp::inferReturnTypes(
   return success();
 }
 
+LogicalResult SoftmaxCrossEntropyWithLogitsGradOp::inferReturnTypes(
+    MLIRContext *context, std::optional<Location> location, Adaptor adaptor,
+    SmallVectorImpl<Type> &inferred) {
+  return inferCrossEntropyGradType<SoftmaxCrossEntropyWithLogitsOp>(
+      context, location, adaptor, inferred);
+}
+
 LogicalResult SparseSoftmaxCrossEntropyWithLogitsGradOp::inferReturnTypes(
     MLIRContext *context, std::optional<Location> location, Adaptor adaptor,
     SmallVectorImpl<Type> &inferred) {
-  SmallVector<Type> lossType;
-  if (failed(SparseSoftmaxCrossEntropyWithLogitsOp::inferReturnTypes(
-          context, location,
-          SparseSoftmaxCrossEntropyWithLogitsOp::Adaptor(
-              ValueRange{adaptor.getLogits(), adaptor.getLabels()}),
-          lossType)))
-    return failure();
-  if (lossType.front() != adaptor.getDloss().getType())
-    return emitOptionalError(location, "dloss ", adaptor.getDloss().getType(),
-                             " does not match the loss ", lossType.front(),
-                             " of logits ", adaptor.getLogits().getType());
-  inferred.push_back(adaptor.getLogits().getType());
-  return success();
+  return inferCrossEntropyGradType<SparseSoftmaxCrossEntropyWithLogitsOp>(
+      context, location, adaptor, inferred);
 }
 
 LogicalResult BiasAddGradOp::inferReturnTypes(MLIRContext *,
