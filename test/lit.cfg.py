@@ -19,7 +19,8 @@ config.substitutions.append(
 
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(
-    ["dtf-opt", "dtf-gradcheck"], [config.dtf_tools_dir, config.llvm_tools_dir])
+    ["dtf-opt", "dtf-gradcheck", "dtf-translate"],
+    [config.dtf_tools_dir, config.llvm_tools_dir])
 
 # Lowering to cubins runs ptxas from the CUDA toolkit found at configure time
 # (absent when it was not found, or with -DDTF_ENABLE_CUDA=OFF).

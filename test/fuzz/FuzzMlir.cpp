@@ -6,6 +6,9 @@
 // type parsers). Whatever the bytes, that must end in a diagnostic or a
 // module, never a crash, a hang or a sanitizer report.
 //
+// The same bytes are also imported as a TensorFlow GraphDef, binary and
+// text (dtf-translate --import-graphdef), which must end the same way.
+//
 // With DTF_FUZZ_PIPELINE=1 in the environment, a module that verifies is
 // also compiled with dtf-run's training pipeline (autodiff, optimizer
 // expansion, placement, replication) for a cluster of 2 PS and 2 workers.
@@ -19,6 +22,7 @@
 
 #include "dialects/dtf/IR/DTFDialect.h"
 #include "passes/InitAll.h"
+#include "translate/graphdef/GraphDefImport.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -28,6 +32,8 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <google/protobuf/stubs/logging.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -50,6 +56,10 @@ struct State {
   bool pipeline = false;
 
   State() {
+    // Protobuf logs what it rejects in a binary GraphDef; the fuzzer's
+    // output is for crashes.
+    google::protobuf::SetLogHandler(
+        [](google::protobuf::LogLevel, const char *, int, const std::string &) {});
     dtf::ir::registerAllDialects(registry);
     dtf::ir::registerAllPasses();
     const char *flag = std::getenv("DTF_FUZZ_PIPELINE");
@@ -98,6 +108,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   // dtf-run (llvm::MemoryBuffer::getFile) has; libFuzzer's bytes have none.
   std::string text(reinterpret_cast<const char *>(data), size);
   llvm::StringRef source(text.c_str(), text.size());
+  for (const char *name : {"fuzz-input.pb", "fuzz-input.pbtxt"})
+    (void)dtf::translate::importGraphDef(source, name, &context,
+                                         {{"accuracy"}});
   mlir::ParserConfig config(&context, /*verifyAfterParse=*/true);
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::parseSourceString<mlir::ModuleOp>(source, config, "fuzz-input");

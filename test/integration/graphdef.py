@@ -1,0 +1,100 @@
+"""A TensorFlow 1.x graph on a DTF cluster (dtf-translate --import-graphdef).
+
+- train: the distributed-MNIST GraphDef that examples/tf/mnist_graphs.py
+  wrote with tf.compat.v1 is imported and trained by
+  `dtf-run --local --ps=1 --workers=2` to a test accuracy of at least 0.80.
+- tf-compare: TensorFlow and the imported model compute the same logits and
+  loss for the same batch and the same variable values (to 1e-5): the
+  variables TensorFlow initialized are written to a .npz and fed
+  to the imported model by dtf-eval-model. Needs TensorFlow
+  (bench/setup_venv.sh installs it into build/bench-venv); skipped, saying
+  so, where it is missing.
+"""
+
+import argparse
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+
+import cluster
+
+GRAPHS = os.path.join(cluster.ROOT, "examples", "tf")
+
+
+def train(args):
+    model = os.path.join(args.work, "mnist_mlp.mlir")
+    subprocess.run([args.dtf_translate, "--import-graphdef",
+                    os.path.join(GRAPHS, "mnist_mlp.pbtxt"), "--outputs=accuracy",
+                    "-o", model], check=True)
+    result = subprocess.run([args.dtf_run, "--local", "--ps=1", "--workers=2",
+                             "--progress=false", "--batch_size=100", "--train_steps=2000",
+                             model], capture_output=True, text=True, timeout=600)
+    cluster.check(result.returncode == 0, "the run failed:\n%s\n%s" % (
+        result.stdout[-3000:], result.stderr[-3000:]))
+    match = cluster.ACCURACY.search(result.stdout)
+    cluster.check(match, "no validation result:\n" + result.stdout[-3000:])
+    accuracy = float(match.group(2))
+    print("imported GraphDef, 1 PS + 2 workers: test accuracy %.4f" % accuracy)
+    cluster.check(accuracy >= 0.80, "test accuracy %.4f < 0.80" % accuracy)
+
+
+def tf_compare(args):
+    python = args.tf_python
+    probe = subprocess.run([python, "-c", "import tensorflow"], capture_output=True) \
+        if python and os.path.exists(python) else None
+    if not probe or probe.returncode != 0:
+        print("SKIP: TensorFlow is not installed in %s (bash bench/setup_venv.sh "
+              "installs it)" % (python or "a venv"))
+        sys.exit(77)
+    # TensorFlow evaluates its graph on a batch with its initial variables and
+    # writes the batch (.npy), the variables (.npz) and its logits
+    # and loss.
+    subprocess.run([python, os.path.join(os.path.dirname(__file__), "tf_reference.py"),
+                    "--graph", os.path.join(GRAPHS, "mnist_mlp.pbtxt"),
+                    "--out", args.work], check=True)
+    model = os.path.join(args.work, "mnist_mlp.mlir")
+    subprocess.run([args.dtf_translate, "--import-graphdef",
+                    os.path.join(GRAPHS, "mnist_mlp.pbtxt"),
+                    "--outputs=xw_plus_b_1", "-o", model], check=True)
+    result = subprocess.run(
+        [args.dtf_eval, "--variables=" + os.path.join(args.work, "variables.npz"),
+         "--feed=x=" + os.path.join(args.work, "x.npy"),
+         "--feed=y_=" + os.path.join(args.work, "y_.npy"),
+         "--out=" + args.work, model], capture_output=True, text=True, timeout=120)
+    cluster.check(result.returncode == 0, "dtf-eval-model failed:\n" + result.stderr)
+    worst = 0.0
+    for index, name in enumerate(["loss", "logits"]):
+        expected = read_f32(os.path.join(args.work, "tf-%s.bin" % name))
+        actual = read_f32(os.path.join(args.work, "result-%d.bin" % index))
+        cluster.check(len(expected) == len(actual),
+                      "%s: %d values from TensorFlow, %d from DTF" % (name, len(expected), len(actual)))
+        for e, a in zip(expected, actual):
+            difference = abs(e - a) / max(1.0, abs(e))
+            worst = max(worst, difference)
+            cluster.check(difference <= 1e-5, "%s: TensorFlow %r, DTF %r" % (name, e, a))
+    print("logits and loss equal TensorFlow's to %.2g (relative, at most 1e-5)" % worst)
+
+
+def read_f32(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    return struct.unpack("<%df" % (len(data) // 4), data)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--dtf-run", required=True)
+    parser.add_argument("--dtf-translate", required=True)
+    parser.add_argument("--dtf-eval", default="")
+    parser.add_argument("--tf-python", default="")
+    parser.add_argument("--case", required=True, choices=["train", "tf-compare"])
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as work:
+        args.work = work
+        cluster.run_test(lambda: {"train": train, "tf-compare": tf_compare}[args.case](args))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,109 @@
+//===- dtf-translate.cpp - Models of other frameworks as dtf modules ------===//
+//
+// An mlir-translate-style driver with one translation:
+//
+//   dtf-translate --import-graphdef model.pbtxt [--outputs=a,b] [-o out.mlir]
+//
+// Reads a TensorFlow GraphDef (binary, or text when named *.pbtxt) and
+// prints the dtf module. Errors are one line each, "file:line:col: error:
+// ...", with the node at fault.
+//
+//===----------------------------------------------------------------------===//
+
+#include "translate/graphdef/GraphDefImport.h"
+
+#include "dialects/dtf/IR/DTFDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <google/protobuf/stubs/logging.h>
+
+namespace cl = llvm::cl;
+
+static cl::opt<std::string> inputFilename(cl::Positional,
+                                          cl::desc("<input file>"),
+                                          cl::init("-"));
+static cl::opt<std::string> outputFilename("o", cl::desc("Output file"),
+                                           cl::value_desc("filename"),
+                                           cl::init("-"));
+static cl::opt<bool>
+    importGraphDef("import-graphdef",
+                   cl::desc("Import a TensorFlow GraphDef (.pb, or text "
+                            ".pbtxt) as a dtf module"));
+static cl::list<std::string> outputs(
+    "outputs",
+    cl::desc("Nodes whose values the imported function returns after the "
+             "loss, e.g. the batch accuracy (comma-separated)"),
+    cl::CommaSeparated);
+
+/// "file:line:col" of a diagnostic's location.
+static std::string describe(mlir::Location location) {
+  if (auto name = llvm::dyn_cast<mlir::NameLoc>(location))
+    return describe(name.getChildLoc());
+  if (auto file = llvm::dyn_cast<mlir::FileLineColLoc>(location)) {
+    // Line 0: the file as a whole (a binary GraphDef has no lines).
+    if (file.getLine() == 0)
+      return file.getFilename().str();
+    return (file.getFilename().str() + ":" + std::to_string(file.getLine()) +
+            ":" + std::to_string(file.getColumn()));
+  }
+  std::string text;
+  llvm::raw_string_ostream(text) << location;
+  return text;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  // Protobuf's own log line about a malformed binary GraphDef (invalid
+  // UTF-8 in a name) would come before the importer's one error line.
+  google::protobuf::SetLogHandler(
+      [](google::protobuf::LogLevel, const char *, int, const std::string &) {});
+  cl::ParseCommandLineOptions(argc, argv, "dtf translation tool\n");
+  if (!importGraphDef) {
+    llvm::errs() << "dtf-translate: choose a translation (--import-graphdef)\n";
+    return 1;
+  }
+  std::string error;
+  std::unique_ptr<llvm::MemoryBuffer> input =
+      mlir::openInputFile(inputFilename, &error);
+  if (!input) {
+    llvm::errs() << "dtf-translate: " << error << "\n";
+    return 1;
+  }
+  mlir::MLIRContext context;
+  context.printOpOnDiagnostic(false);
+  mlir::ScopedDiagnosticHandler diagnostics(
+      &context, [](mlir::Diagnostic &diagnostic) {
+        llvm::errs() << describe(diagnostic.getLocation()) << ": "
+                     << (diagnostic.getSeverity() ==
+                                 mlir::DiagnosticSeverity::Error
+                             ? "error: "
+                             : "note: ")
+                     << diagnostic << "\n";
+        return mlir::success();
+      });
+  dtf::translate::GraphDefImportOptions options;
+  options.outputs.assign(outputs.begin(), outputs.end());
+  mlir::OwningOpRef<mlir::ModuleOp> module = dtf::translate::importGraphDef(
+      input->getBuffer(), inputFilename, &context, options);
+  if (!module)
+    return 1;
+  std::unique_ptr<llvm::ToolOutputFile> output =
+      mlir::openOutputFile(outputFilename, &error);
+  if (!output) {
+    llvm::errs() << "dtf-translate: " << error << "\n";
+    return 1;
+  }
+  module->print(output->os());
+  output->os() << "\n";
+  output->keep();
+  return 0;
+}

@@ -1,0 +1,47 @@
+//===- GraphDefImport.h - A TF1 GraphDef as a dtf module ---------*- C++ -*-===//
+//
+// dtf-translate --import-graphdef: the graph a TensorFlow 1.x script builds
+// (placeholders, variables, tf.device pins, the forward ops, an optimizer's
+// minimize) as a `dtf` module that dtf-opt verifies and dtf-run trains.
+//
+// What is imported is the forward graph from the placeholders and variables
+// to the loss and the requested outputs. The training part of the graph is
+// recognized, not translated: the optimizer's apply ops (ApplyAdam,
+// ApplyGradientDescent, ApplyMomentum and their Resource forms) name the
+// trainable variables and the optimizer's hyper-parameters, the
+// `gradients/` subgraph they read names the loss (the input of its Shape
+// node), and the AssignAdd beside them names the global step. The module
+// gets one `dtf.minimize` of that loss, so that DTF's own autodiff and
+// optimizer expansion take over; the gradient ops, the optimizer's slots and
+// the initializers' assignments are dropped.
+//
+//===----------------------------------------------------------------------===//
+
+#pragma once
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <string>
+#include <vector>
+
+namespace dtf::translate {
+
+struct GraphDefImportOptions {
+  /// Nodes (`name` or `name:K`) whose values the function returns after the
+  /// loss, e.g. the batch accuracy; the loss alone when empty.
+  std::vector<std::string> outputs;
+};
+
+/// Imports the GraphDef in `bytes`, read from `filename`: text format when
+/// the name ends in .pbtxt, binary otherwise. Errors are emitted on the
+/// context with the file (and the node's line in a text GraphDef) and
+/// return null.
+mlir::OwningOpRef<mlir::ModuleOp>
+importGraphDef(llvm::StringRef bytes, llvm::StringRef filename,
+               mlir::MLIRContext *context,
+               const GraphDefImportOptions &options);
+
+} // namespace dtf::translate
