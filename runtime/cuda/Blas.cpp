@@ -2,7 +2,7 @@
 
 #include "runtime/cuda/Library.h"
 
-#include <cublas_v2.h>
+#include "runtime/cuda/HostLibraries.h"
 
 namespace dtf::cuda {
 
@@ -39,7 +39,7 @@ void gemm(Device &device, const float *a, const float *b, float *c, int64_t m,
   cublasHandle_t handle = device.blas();
   device.makeCurrent();
   const float one = 1.0f, zero = 0.0f;
-  cublasStatus_t status = cublasSgemm(
+  cublasStatus_t status = libraries::cublas().cublasSgemm(
       handle, transposeB ? CUBLAS_OP_T : CUBLAS_OP_N,
       transposeA ? CUBLAS_OP_T : CUBLAS_OP_N, static_cast<int>(n),
       static_cast<int>(m), static_cast<int>(k), &one, b,

@@ -6,8 +6,7 @@
 
 #include "runtime/core/DeviceName.h"
 
-#include <cublas_v2.h>
-#include <cudnn.h>
+#include "runtime/cuda/HostLibraries.h"
 
 #include <algorithm>
 #include <optional>
@@ -216,12 +215,12 @@ cublasContext *Device::blas() {
   if (!blas_) {
     makeCurrent();
     cublasHandle_t handle = nullptr;
-    if (cublasCreate(&handle) != CUBLAS_STATUS_SUCCESS)
+    if (libraries::cublas().cublasCreate(&handle) != CUBLAS_STATUS_SUCCESS)
       throw CudaError(name() + ": cuBLAS failed to initialize");
-    cublasSetStream(handle, stream_);
+    libraries::cublas().cublasSetStream(handle, stream_);
     // FP32 arithmetic: no TF32 tensor-core shortcuts, so that results agree
     // with the CPU kernels.
-    cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH);
+    libraries::cublas().cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH);
     blas_ = handle;
   }
   return blas_;
@@ -232,11 +231,11 @@ cudnnContext *Device::dnn() {
   if (!dnn_) {
     makeCurrent();
     cudnnHandle_t handle = nullptr;
-    cudnnStatus_t status = cudnnCreate(&handle);
+    cudnnStatus_t status = libraries::cudnn().cudnnCreate(&handle);
     if (status != CUDNN_STATUS_SUCCESS)
       throw CudaError(name() + ": cuDNN failed to initialize: " +
-                      cudnnGetErrorString(status));
-    cudnnSetStream(handle, stream_);
+                      libraries::cudnn().cudnnGetErrorString(status));
+    libraries::cudnn().cudnnSetStream(handle, stream_);
     dnn_ = handle;
   }
   return dnn_;

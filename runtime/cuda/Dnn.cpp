@@ -8,7 +8,7 @@
 
 #include "runtime/cuda/Library.h"
 
-#include <cudnn.h>
+#include "runtime/cuda/HostLibraries.h"
 
 #include <array>
 #include <optional>
@@ -41,7 +41,7 @@ void check(cudnnStatus_t status, Device &device, const char *what,
            const WindowGeometry &g) {
   if (status != CUDNN_STATUS_SUCCESS)
     throw CudaError(device.name() + ": cuDNN " + what + " of " +
-                    g.toString() + ": " + cudnnGetErrorString(status));
+                    g.toString() + ": " + libraries::cudnn().cudnnGetErrorString(status));
 }
 
 int dim(int64_t value) { return static_cast<int>(value); }
@@ -50,44 +50,44 @@ struct TensorDescriptor {
   cudnnTensorDescriptor_t handle = nullptr;
   TensorDescriptor(Device &device, const WindowGeometry &g, int64_t n,
                    int64_t c, int64_t h, int64_t w) {
-    check(cudnnCreateTensorDescriptor(&handle), device, "tensor descriptor",
+    check(libraries::cudnn().cudnnCreateTensorDescriptor(&handle), device, "tensor descriptor",
           g);
-    check(cudnnSetTensor4dDescriptor(handle, CUDNN_TENSOR_NHWC,
+    check(libraries::cudnn().cudnnSetTensor4dDescriptor(handle, CUDNN_TENSOR_NHWC,
                                      CUDNN_DATA_FLOAT, dim(n), dim(c), dim(h),
                                      dim(w)),
           device, "tensor descriptor", g);
   }
-  ~TensorDescriptor() { cudnnDestroyTensorDescriptor(handle); }
+  ~TensorDescriptor() { libraries::cudnn().cudnnDestroyTensorDescriptor(handle); }
 };
 
 struct FilterDescriptor {
   cudnnFilterDescriptor_t handle = nullptr;
   FilterDescriptor(Device &device, const WindowGeometry &g) {
-    check(cudnnCreateFilterDescriptor(&handle), device, "filter descriptor",
+    check(libraries::cudnn().cudnnCreateFilterDescriptor(&handle), device, "filter descriptor",
           g);
-    check(cudnnSetFilter4dDescriptor(handle, CUDNN_DATA_FLOAT,
+    check(libraries::cudnn().cudnnSetFilter4dDescriptor(handle, CUDNN_DATA_FLOAT,
                                      CUDNN_TENSOR_NHWC, dim(g.outChannels),
                                      dim(g.channels), dim(g.windowH),
                                      dim(g.windowW)),
           device, "filter descriptor", g);
   }
-  ~FilterDescriptor() { cudnnDestroyFilterDescriptor(handle); }
+  ~FilterDescriptor() { libraries::cudnn().cudnnDestroyFilterDescriptor(handle); }
 };
 
 struct ConvolutionDescriptor {
   cudnnConvolutionDescriptor_t handle = nullptr;
   ConvolutionDescriptor(Device &device, const WindowGeometry &g) {
-    check(cudnnCreateConvolutionDescriptor(&handle), device,
+    check(libraries::cudnn().cudnnCreateConvolutionDescriptor(&handle), device,
           "convolution descriptor", g);
     // TensorFlow's conv2d is a cross-correlation.
-    check(cudnnSetConvolution2dDescriptor(
+    check(libraries::cudnn().cudnnSetConvolution2dDescriptor(
               handle, dim(g.padH), dim(g.padW), dim(g.strideH),
               dim(g.strideW), 1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
           device, "convolution descriptor", g);
-    check(cudnnSetConvolutionMathType(handle, CUDNN_FMA_MATH), device,
+    check(libraries::cudnn().cudnnSetConvolutionMathType(handle, CUDNN_FMA_MATH), device,
           "convolution math type", g);
   }
-  ~ConvolutionDescriptor() { cudnnDestroyConvolutionDescriptor(handle); }
+  ~ConvolutionDescriptor() { libraries::cudnn().cudnnDestroyConvolutionDescriptor(handle); }
 };
 
 /// The descriptors of one convolution.
@@ -97,7 +97,7 @@ struct Convolution {
         y(device, g, g.batch, g.outChannels, g.outHeight, g.outWidth),
         filter(device, g), conv(device, g) {
     int n = 0, c = 0, h = 0, w = 0;
-    check(cudnnGetConvolution2dForwardOutputDim(conv.handle, x.handle,
+    check(libraries::cudnn().cudnnGetConvolution2dForwardOutputDim(conv.handle, x.handle,
                                                 filter.handle, &n, &c, &h, &w),
           device, "output size", g);
     if (n != g.batch || c != g.outChannels || h != g.outHeight ||
@@ -210,7 +210,7 @@ void conv2d(Device &device, const WindowGeometry &g, const float *x,
         std::vector<Candidate> result;
         cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
         int count = 0;
-        check(cudnnGetConvolutionForwardAlgorithm_v7(
+        check(libraries::cudnn().cudnnGetConvolutionForwardAlgorithm_v7(
                   handle, c.x.handle, c.filter.handle, c.conv.handle,
                   c.y.handle, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &count, perf),
               device, "convolution algorithm", g);
@@ -221,13 +221,13 @@ void conv2d(Device &device, const WindowGeometry &g, const float *x,
       [&](int algorithm) {
         auto algo = static_cast<cudnnConvolutionFwdAlgo_t>(algorithm);
         size_t bytes = 0;
-        cudnnStatus_t status = cudnnGetConvolutionForwardWorkspaceSize(
+        cudnnStatus_t status = libraries::cudnn().cudnnGetConvolutionForwardWorkspaceSize(
             handle, c.x.handle, c.filter.handle, c.conv.handle, c.y.handle,
             algo, &bytes);
         if (status != CUDNN_STATUS_SUCCESS)
           return status;
         Workspace workspace(device, bytes);
-        return cudnnConvolutionForward(
+        return libraries::cudnn().cudnnConvolutionForward(
             handle, &one, c.x.handle, x, c.filter.handle, filter,
             c.conv.handle, algo, workspace.pointer, bytes, &zero, c.y.handle,
             y);
@@ -248,7 +248,7 @@ void conv2dBackpropInput(Device &device, const WindowGeometry &g,
         cudnnConvolutionBwdDataAlgoPerf_t
             perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
         int count = 0;
-        check(cudnnGetConvolutionBackwardDataAlgorithm_v7(
+        check(libraries::cudnn().cudnnGetConvolutionBackwardDataAlgorithm_v7(
                   handle, c.filter.handle, c.y.handle, c.conv.handle,
                   c.x.handle, CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &count,
                   perf),
@@ -260,13 +260,13 @@ void conv2dBackpropInput(Device &device, const WindowGeometry &g,
       [&](int algorithm) {
         auto algo = static_cast<cudnnConvolutionBwdDataAlgo_t>(algorithm);
         size_t bytes = 0;
-        cudnnStatus_t status = cudnnGetConvolutionBackwardDataWorkspaceSize(
+        cudnnStatus_t status = libraries::cudnn().cudnnGetConvolutionBackwardDataWorkspaceSize(
             handle, c.filter.handle, c.y.handle, c.conv.handle, c.x.handle,
             algo, &bytes);
         if (status != CUDNN_STATUS_SUCCESS)
           return status;
         Workspace workspace(device, bytes);
-        return cudnnConvolutionBackwardData(
+        return libraries::cudnn().cudnnConvolutionBackwardData(
             handle, &one, c.filter.handle, filter, c.y.handle, dy,
             c.conv.handle, algo, workspace.pointer, bytes, &zero, c.x.handle,
             dx);
@@ -287,7 +287,7 @@ void conv2dBackpropFilter(Device &device, const WindowGeometry &g,
         cudnnConvolutionBwdFilterAlgoPerf_t
             perf[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
         int count = 0;
-        check(cudnnGetConvolutionBackwardFilterAlgorithm_v7(
+        check(libraries::cudnn().cudnnGetConvolutionBackwardFilterAlgorithm_v7(
                   handle, c.x.handle, c.y.handle, c.conv.handle,
                   c.filter.handle, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT,
                   &count, perf),
@@ -299,13 +299,13 @@ void conv2dBackpropFilter(Device &device, const WindowGeometry &g,
       [&](int algorithm) {
         auto algo = static_cast<cudnnConvolutionBwdFilterAlgo_t>(algorithm);
         size_t bytes = 0;
-        cudnnStatus_t status = cudnnGetConvolutionBackwardFilterWorkspaceSize(
+        cudnnStatus_t status = libraries::cudnn().cudnnGetConvolutionBackwardFilterWorkspaceSize(
             handle, c.x.handle, c.y.handle, c.conv.handle, c.filter.handle,
             algo, &bytes);
         if (status != CUDNN_STATUS_SUCCESS)
           return status;
         Workspace workspace(device, bytes);
-        return cudnnConvolutionBackwardFilter(
+        return libraries::cudnn().cudnnConvolutionBackwardFilter(
             handle, &one, c.x.handle, x, c.y.handle, dy, c.conv.handle, algo,
             workspace.pointer, bytes, &zero, c.filter.handle, dfilter);
       });
@@ -315,16 +315,16 @@ namespace {
 struct PoolingDescriptor {
   cudnnPoolingDescriptor_t handle = nullptr;
   PoolingDescriptor(Device &device, const WindowGeometry &g) {
-    check(cudnnCreatePoolingDescriptor(&handle), device, "pooling descriptor",
+    check(libraries::cudnn().cudnnCreatePoolingDescriptor(&handle), device, "pooling descriptor",
           g);
-    check(cudnnSetPooling2dDescriptor(handle, CUDNN_POOLING_MAX,
+    check(libraries::cudnn().cudnnSetPooling2dDescriptor(handle, CUDNN_POOLING_MAX,
                                       CUDNN_NOT_PROPAGATE_NAN, dim(g.windowH),
                                       dim(g.windowW), dim(g.padH),
                                       dim(g.padW), dim(g.strideH),
                                       dim(g.strideW)),
           device, "pooling descriptor", g);
   }
-  ~PoolingDescriptor() { cudnnDestroyPoolingDescriptor(handle); }
+  ~PoolingDescriptor() { libraries::cudnn().cudnnDestroyPoolingDescriptor(handle); }
 };
 } // namespace
 
@@ -338,7 +338,7 @@ void maxPool(Device &device, const WindowGeometry &g, const float *x,
   TensorDescriptor yDesc(device, g, g.batch, g.channels, g.outHeight,
                          g.outWidth);
   const float one = 1.0f, zero = 0.0f;
-  check(cudnnPoolingForward(handle, pool.handle, &one, xDesc.handle, x, &zero,
+  check(libraries::cudnn().cudnnPoolingForward(handle, pool.handle, &one, xDesc.handle, x, &zero,
                             yDesc.handle, y),
         device, "max pooling", g);
 }
@@ -353,7 +353,7 @@ void maxPoolGrad(Device &device, const WindowGeometry &g, const float *x,
   TensorDescriptor yDesc(device, g, g.batch, g.channels, g.outHeight,
                          g.outWidth);
   const float one = 1.0f, zero = 0.0f;
-  check(cudnnPoolingBackward(handle, pool.handle, &one, yDesc.handle, y,
+  check(libraries::cudnn().cudnnPoolingBackward(handle, pool.handle, &one, yDesc.handle, y,
                              yDesc.handle, dy, xDesc.handle, x, &zero,
                              xDesc.handle, dx),
         device, "max pooling gradient", g);
