@@ -12,6 +12,7 @@
 #include "runtime/core/Tensor.h"
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -31,7 +32,7 @@ struct Array {
   /// Dimension 0 indexes the examples.
   Shape shape;
   /// Row-major, in the host's (little-endian) byte order.
-  std::vector<std::byte> bytes;
+  std::vector<uint8_t> bytes;
   /// What the array was read from ("train.npz member x.npy"), for errors.
   std::string source;
 };

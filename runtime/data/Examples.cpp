@@ -125,7 +125,7 @@ readExampleFeatures(const std::vector<std::string> &files,
                      " values where the first example's is a " +
                      kindName(kinds[i]) + " of " + std::to_string(counts[i]));
         }
-        const auto *begin = static_cast<const std::byte *>(values.data);
+        const auto *begin = static_cast<const uint8_t *>(values.data);
         arrays[i].bytes.insert(arrays[i].bytes.end(), begin,
                                begin +
                                    values.count * elementTypeSize(values.type));

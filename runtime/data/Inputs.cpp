@@ -24,7 +24,7 @@ bool isFloat(DType dtype) { return dtype == DType::F32 || dtype == DType::F64; }
 /// Element `index` of `array` as a double (integers of up to 53 bits are
 /// exact) or as an int64.
 double valueAt(const Array &array, int64_t index) {
-  const std::byte *at =
+  const uint8_t *at =
       array.bytes.data() + index * elementTypeSize(array.type);
   switch (array.type) {
   case ElementType::U8:
@@ -167,9 +167,8 @@ Array fromIdx(const std::string &path) {
   IdxArray idx = readIdxFile(path, kAnyRank);
   Array array;
   array.type = ElementType::U8;
-  array.shape = idx.dims;
-  array.bytes.resize(idx.bytes.size());
-  std::memcpy(array.bytes.data(), idx.bytes.data(), idx.bytes.size());
+  array.shape = std::move(idx.dims);
+  array.bytes = std::move(idx.bytes);
   array.source = path;
   return array;
 }
