@@ -40,38 +40,45 @@ template <typename Table> struct Loaded {
   std::string error;
 };
 
+/// Opens `soname` (what: "cuBLAS") and fills its table with `lookup`,
+/// which sets the error when a function is missing.
+template <typename Table, typename Lookup>
+Loaded<Table> load(const char *what, const std::string &soname,
+                   Lookup lookup) {
+  Loaded<Table> loaded;
+  void *library = openFirst(candidates(soname), loaded.error);
+  if (!library) {
+    loaded.error = std::string(what) + " (" + soname +
+                   ") cannot be loaded: " + loaded.error;
+    return loaded;
+  }
+  loaded.error.clear();
+  lookup(library, loaded);
+  return loaded;
+}
+
 #define DTF_CUDA_LOOKUP(name)                                                  \
   loaded.table.name = reinterpret_cast<decltype(&::name)>(                     \
       dlsym(library, DTF_CUDA_STRINGIFY_EXPANDED(name)));                      \
   if (!loaded.table.name) {                                                    \
     loaded.error = soname + " lacks " DTF_CUDA_STRINGIFY_EXPANDED(name);       \
-    return loaded;                                                             \
+    return;                                                                    \
   }
 
 Loaded<Cublas> loadCublas() {
-  Loaded<Cublas> loaded;
   std::string soname = "libcublas.so." + std::to_string(CUBLAS_VER_MAJOR);
-  void *library = openFirst(candidates(soname), loaded.error);
-  if (!library) {
-    loaded.error = "cuBLAS (" + soname + ") cannot be loaded: " + loaded.error;
-    return loaded;
-  }
-  loaded.error.clear();
-  DTF_CUBLAS_FUNCTIONS(DTF_CUDA_LOOKUP)
-  return loaded;
+  return load<Cublas>("cuBLAS", soname,
+                      [&](void *library, Loaded<Cublas> &loaded) {
+                        DTF_CUBLAS_FUNCTIONS(DTF_CUDA_LOOKUP)
+                      });
 }
 
 Loaded<Cudnn> loadCudnn() {
-  Loaded<Cudnn> loaded;
   std::string soname = "libcudnn.so." + std::to_string(CUDNN_MAJOR);
-  void *library = openFirst(candidates(soname), loaded.error);
-  if (!library) {
-    loaded.error = "cuDNN (" + soname + ") cannot be loaded: " + loaded.error;
-    return loaded;
-  }
-  loaded.error.clear();
-  DTF_CUDNN_FUNCTIONS(DTF_CUDA_LOOKUP)
-  return loaded;
+  return load<Cudnn>("cuDNN", soname,
+                     [&](void *library, Loaded<Cudnn> &loaded) {
+                       DTF_CUDNN_FUNCTIONS(DTF_CUDA_LOOKUP)
+                     });
 }
 
 #undef DTF_CUDA_LOOKUP

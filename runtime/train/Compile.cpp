@@ -4,6 +4,7 @@
 
 #include "dialects/dtf/IR/DTFDialect.h"
 #include "dialects/dtf/IR/DTFOps.h"
+#include "dialects/dtf/IR/OneLineDiagnostics.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -44,17 +45,6 @@ static mlir::Attribute clusterAttr(mlir::MLIRContext &context,
   };
   return dtf::ir::ClusterAttr::get(&context, addresses(cluster.ps()),
                                      addresses(cluster.workers()));
-}
-
-/// "file:line:col" of a diagnostic, or its location as MLIR prints it.
-static std::string describeLocation(mlir::Location location) {
-  if (auto file = llvm::dyn_cast<mlir::FileLineColLoc>(location))
-    return (file.getFilename().str() + ":" + llvm::Twine(file.getLine()) +
-            ":" + llvm::Twine(file.getColumn()))
-        .str();
-  std::string text;
-  llvm::raw_string_ostream(text) << location;
-  return text;
 }
 
 /// dtf-run trains until the global step reaches --train_steps, so an update
@@ -150,21 +140,8 @@ CompiledModel compileModel(mlir::MLIRContext &context, const std::string &path,
   // would be printed with it ("see current operation:"), pages of IR for a
   // function that fails to verify.
   context.printOpOnDiagnostic(false);
-  // One line per diagnostic, "model.mlir:4:8: error: ...": a task's log is
-  // read by people and by scripts, not by an IDE.
-  mlir::ScopedDiagnosticHandler diagnostics(
-      &context, [](mlir::Diagnostic &diagnostic) {
-        llvm::errs() << describeLocation(diagnostic.getLocation()) << ": "
-                     << (diagnostic.getSeverity() ==
-                                 mlir::DiagnosticSeverity::Error
-                             ? "error: "
-                             : "note: ")
-                     << diagnostic << "\n";
-        for (mlir::Diagnostic &note : diagnostic.getNotes())
-          llvm::errs() << describeLocation(note.getLocation())
-                       << ": note: " << note << "\n";
-        return mlir::success();
-      });
+  // One line per diagnostic, "model.mlir:4:8: error: ...".
+  dtf::ir::OneLineDiagnostics diagnostics(&context);
   CompiledModel compiled;
   auto sourceMgr = std::make_shared<llvm::SourceMgr>();
   std::string error;

@@ -189,6 +189,21 @@ def validation(task):
     return float(match.group(1)), float(match.group(2)), int(steps.group(1))
 
 
+def train_local(dtf_run, flags, model, timeout=600):
+    """`dtf-run --local` with 1 PS and 2 workers to the end: (the validation
+    accuracy the first worker to finish reports, the run's output); fails
+    unless it exits 0 and reports a validation result."""
+    argv = [dtf_run, "--local", "--ps=1", "--workers=2", "--progress=false"] + flags + [model]
+    print("running: " + " ".join(argv))
+    result = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
+    check(result.returncode == 0,
+          "the run failed (exit %d):\n%s\n%s" % (result.returncode, result.stdout[-3000:],
+                                                 result.stderr[-3000:]))
+    match = ACCURACY.search(result.stdout)
+    check(match, "no validation result:\n" + result.stdout[-3000:])
+    return float(match.group(2)), result.stdout
+
+
 def check(condition, message):
     if not condition:
         raise AssertionError(message)

@@ -41,19 +41,6 @@ def tfrecord_inputs(directory, split="train", flag="--input"):
             flag + "=label=tfrecord:" + files]
 
 
-def train_local(dtf_run, flags, model, timeout=600):
-    argv = [dtf_run, "--local", "--ps=1", "--workers=2", "--progress=false"] + flags + [model]
-    print("running: " + " ".join(argv))
-    result = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
-    cluster.check(result.returncode == 0,
-                  "the run failed (exit %d):\n%s\n%s" % (result.returncode,
-                                                         result.stdout[-3000:],
-                                                         result.stderr[-3000:]))
-    match = cluster.ACCURACY.search(result.stdout)
-    cluster.check(match, "no validation result:\n" + result.stdout[-3000:])
-    return float(match.group(2)), result.stdout
-
-
 def convert(args):
     shutil.rmtree(args.tfrecords, ignore_errors=True)
     subprocess.run([sys.executable, CONVERTER, "--data=" + cluster.DATA,
@@ -65,7 +52,7 @@ def convert(args):
 
 
 def tfrecord(args):
-    accuracy, _ = train_local(
+    accuracy, _ = cluster.train_local(
         args.dtf_run,
         ["--train_steps=1500", "--batch_size=100"] +
         tfrecord_inputs(args.tfrecords) +
@@ -110,7 +97,7 @@ def npz(args):
                 "input y_=npz:%s,key=labels,onehot=10\n"
                 "eval_input x=npz:%s,key=images,scale=1/255\n"
                 "eval_input y_=npz:%s,key=labels,onehot=10\n" % (train, train, test, test))
-    accuracy, _ = train_local(args.dtf_run, ["--train_steps=600", "--input_file=" + bindings],
+    accuracy, _ = cluster.train_local(args.dtf_run, ["--train_steps=600", "--input_file=" + bindings],
                               cluster.MLP)
     print(".npz input: test accuracy %.4f" % accuracy)
     cluster.check(accuracy >= 0.75, "test accuracy %.4f < 0.75" % accuracy)
@@ -118,7 +105,7 @@ def npz(args):
 
 def batch_sizes(args):
     for batch in [32, 128]:
-        accuracy, output = train_local(
+        accuracy, output = cluster.train_local(
             args.dtf_run,
             ["--train_steps=300", "--batch_size=%d" % batch, "--log_every=100"] +
             tfrecord_inputs(args.tfrecords) +

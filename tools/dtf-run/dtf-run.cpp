@@ -438,7 +438,8 @@ compileOptionsFromFlags(const dtf::cluster::ClusterSpec &cluster) {
   options.betweenGraph = replicationFromFlags(cluster);
   options.placement = placementFromFlags();
   if (FLAGS_batch_size < 0)
-    throw std::invalid_argument("--batch_size: must be > 0");
+    throw std::invalid_argument(
+        "--batch_size: must be >= 0 (0: the model's static batch)");
   options.batchSize = FLAGS_batch_size;
   return options;
 }

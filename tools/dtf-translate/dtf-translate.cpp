@@ -12,7 +12,7 @@
 
 #include "translate/graphdef/GraphDefImport.h"
 
-#include "dialects/dtf/IR/DTFDialect.h"
+#include "dialects/dtf/IR/OneLineDiagnostics.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -44,22 +44,6 @@ static cl::list<std::string> outputs(
              "loss, e.g. the batch accuracy (comma-separated)"),
     cl::CommaSeparated);
 
-/// "file:line:col" of a diagnostic's location.
-static std::string describe(mlir::Location location) {
-  if (auto name = llvm::dyn_cast<mlir::NameLoc>(location))
-    return describe(name.getChildLoc());
-  if (auto file = llvm::dyn_cast<mlir::FileLineColLoc>(location)) {
-    // Line 0: the file as a whole (a binary GraphDef has no lines).
-    if (file.getLine() == 0)
-      return file.getFilename().str();
-    return (file.getFilename().str() + ":" + std::to_string(file.getLine()) +
-            ":" + std::to_string(file.getColumn()));
-  }
-  std::string text;
-  llvm::raw_string_ostream(text) << location;
-  return text;
-}
-
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   // Protobuf's own log line about a malformed binary GraphDef (invalid
@@ -80,16 +64,7 @@ int main(int argc, char **argv) {
   }
   mlir::MLIRContext context;
   context.printOpOnDiagnostic(false);
-  mlir::ScopedDiagnosticHandler diagnostics(
-      &context, [](mlir::Diagnostic &diagnostic) {
-        llvm::errs() << describe(diagnostic.getLocation()) << ": "
-                     << (diagnostic.getSeverity() ==
-                                 mlir::DiagnosticSeverity::Error
-                             ? "error: "
-                             : "note: ")
-                     << diagnostic << "\n";
-        return mlir::success();
-      });
+  dtf::ir::OneLineDiagnostics diagnostics(&context);
   dtf::translate::GraphDefImportOptions options;
   options.outputs.assign(outputs.begin(), outputs.end());
   mlir::OwningOpRef<mlir::ModuleOp> module = dtf::translate::importGraphDef(
