@@ -89,8 +89,11 @@ Shape broadcastShapes(const Shape &a, const Shape &b) {
   return result;
 }
 
-void Tensor::AlignedFree::operator()(std::byte *p) const {
-  ::operator delete[](p, kBufferAlignment);
+void Tensor::BufferRelease::operator()(std::byte *p) const {
+  if (viewOwner)
+    viewOwner.reset();
+  else
+    ::operator delete[](p, kBufferAlignment);
 }
 
 Tensor::Tensor() : dtype_(DType::F32), shape_{0}, numElements_(0) {}
@@ -110,6 +113,21 @@ Tensor Tensor::uninitialized(DType dtype, Shape shape) {
   if (bytes != 0)
     result.buffer_.reset(
         static_cast<std::byte *>(::operator new[](bytes, kBufferAlignment)));
+  return result;
+}
+
+Tensor Tensor::view(DType dtype, Shape shape, void *data,
+                    std::shared_ptr<const void> owner) {
+  Tensor result;
+  result.dtype_ = dtype;
+  result.shape_ = std::move(shape);
+  result.numElements_ = numElementsOf(result.shape_);
+  if (reinterpret_cast<uintptr_t>(data) % dtypeSize(dtype) != 0)
+    throw std::invalid_argument("a view of " + result.typeString() +
+                                " must be aligned to " +
+                                std::to_string(dtypeSize(dtype)) + " bytes");
+  result.buffer_ = std::unique_ptr<std::byte[], BufferRelease>(
+      static_cast<std::byte *>(data), BufferRelease{std::move(owner)});
   return result;
 }
 

@@ -72,6 +72,11 @@ public:
   /// one of them next (a copy, a decoder, a kernel): it saves the zeroing
   /// pass over memory that the constructor makes.
   static Tensor uninitialized(DType dtype, Shape shape);
+  /// A tensor over memory it does not own, such as a received message's
+  /// buffer: `owner` is kept while the tensor lives and released with it.
+  /// `data` must be aligned for `dtype` and hold the whole tensor.
+  static Tensor view(DType dtype, Shape shape, void *data,
+                     std::shared_ptr<const void> owner);
   /// Every element set to `value` converted to `dtype` (Bool: value != 0).
   static Tensor filled(DType dtype, Shape shape, double value);
   /// Copies `values` (row-major) into a new tensor of dtype dtypeOf<T>.
@@ -132,7 +137,9 @@ public:
   std::string typeString() const;
 
 private:
-  struct AlignedFree {
+  /// Frees an owned buffer; for a view, releases its owner instead.
+  struct BufferRelease {
+    mutable std::shared_ptr<const void> viewOwner;
     void operator()(std::byte *p) const;
   };
 
@@ -142,7 +149,7 @@ private:
   DType dtype_;
   Shape shape_;
   int64_t numElements_;
-  std::unique_ptr<std::byte[], AlignedFree> buffer_;
+  std::unique_ptr<std::byte[], BufferRelease> buffer_;
 };
 
 template <typename T>

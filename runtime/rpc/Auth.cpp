@@ -22,7 +22,7 @@ bool constantTimeEquals(const char *a, size_t aSize, const std::string &b) {
 
 } // namespace
 
-grpc::Status checkClusterToken(const grpc::ServerContext &context,
+grpc::Status checkClusterToken(const grpc::ServerContextBase &context,
                                const std::string &token,
                                const std::string &service) {
   if (token.empty())

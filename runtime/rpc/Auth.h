@@ -32,7 +32,7 @@ namespace dtf::rpc {
 /// OK when `token` is empty or `context` carries exactly it;
 /// UNAUTHENTICATED naming `service` and the peer otherwise. Compares in
 /// constant time.
-grpc::Status checkClusterToken(const grpc::ServerContext &context,
+grpc::Status checkClusterToken(const grpc::ServerContextBase &context,
                                const std::string &token,
                                const std::string &service);
 

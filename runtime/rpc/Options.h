@@ -1,9 +1,11 @@
 //===- Options.h - Limits and timeouts of the RPC layer ---------*- C++ -*-===//
 //
-// Tensors travel in chunks of kDefaultChunkBytes so that no message comes
-// near the message size limit, which servers and channels set explicitly
-// (gRPC's own default, 4 MiB for receiving and unlimited for sending, is
-// neither documented here nor symmetric).
+// The messages of a training step (Pull, Push, PushPull) carry whole
+// tensors, one message per call, as TensorFlow's RecvTensor does; the
+// streams of Snapshot and of the worker service cut tensors into chunks of
+// kDefaultChunkBytes. Servers and channels set the message size limit
+// explicitly (gRPC's own default, 4 MiB for receiving and unlimited for
+// sending, is neither documented here nor symmetric).
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +14,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <limits>
 #include <string>
 
 namespace dtf::rpc {
@@ -19,9 +22,12 @@ namespace dtf::rpc {
 /// Tensor bytes per message of a Pull or Push stream.
 inline constexpr size_t kDefaultChunkBytes = size_t(1) << 20;
 
-/// Largest message a server or channel accepts or sends: a chunk plus room
-/// for the headers of the (small) tensors packed beside it.
-inline constexpr int kDefaultMaxMessageBytes = 4 << 20;
+/// Largest message a server or channel accepts or sends: gRPC's largest,
+/// as TensorFlow sets it. It bounds what one pull or push of a PS task
+/// carries (2 GiB); a variable beyond it is sharded over PS tasks
+/// (dtf-run --min_slice_size).
+inline constexpr int kDefaultMaxMessageBytes =
+    std::numeric_limits<int>::max();
 
 /// Transport security shared by servers and clients (runtime/rpc/README.md,
 /// "Security"). PEM contents, not paths. Without a certificate and key the

@@ -5,6 +5,7 @@
 #include "runtime/rpc/Auth.h"
 #include "runtime/rpc/StatusConversion.h"
 #include "runtime/rpc/TensorCodec.h"
+#include "runtime/rpc/TensorWire.h"
 
 #include <stdexcept>
 
@@ -43,7 +44,7 @@ ParameterServerService::ParameterServerService(ps::ParameterServer &task,
     : task_(task), onStop(std::move(onStop)), chunkBytes_(chunkBytes) {}
 
 grpc::Status
-ParameterServerService::authorize(grpc::ServerContext *context) const {
+ParameterServerService::authorize(grpc::ServerContextBase *context) const {
   return checkClusterToken(*context, clusterToken,
                            "PS task " + task_.taskName());
 }
@@ -62,106 +63,183 @@ grpc::Status ParameterServerService::Initialize(grpc::ServerContext *context,
   return grpc::Status::OK;
 }
 
-grpc::Status
-ParameterServerService::Pull(grpc::ServerContext *context,
-                             const PullRequest *request,
-                             grpc::ServerWriter<PullResponse> *writer) {
-  if (grpc::Status denied = authorize(context); !denied.ok())
-    return denied;
-  // Encode the values while the task holds them still, so that they come
-  // from one state between updates, and stream the messages after. Encoding
-  // is the one copy a pull makes of the values.
-  std::vector<PullResponse> messages;
-  std::vector<std::string> names(request->names().begin(),
-                                 request->names().end());
+namespace {
+
+
+/// Finishes a callback call with `status` at once.
+grpc::ServerUnaryReactor *finishWith(grpc::CallbackServerContext *context,
+                                     grpc::Status status) {
+  grpc::ServerUnaryReactor *reactor = context->DefaultReactor();
+  reactor->Finish(std::move(status));
+  return reactor;
+}
+
+} // namespace
+
+void ParameterServerService::addValues(const std::vector<std::string> &names,
+                                       int field, int epochField,
+                                       WireMessageBuilder &message) {
+  // Copy the values while the task holds them still, so that they come from
+  // one state between updates; the message points at the copies, which
+  // live until gRPC has sent them. The copy is the one a pull makes.
+  auto values = std::make_shared<std::vector<Tensor>>();
+  int64_t valuesEpoch = 0;
+  task_.read(names, [&](const std::vector<const Tensor *> &read,
+                        int64_t epoch) {
+    values->reserve(read.size());
+    for (const Tensor *value : read)
+      values->push_back(value->clone());
+    valuesEpoch = epoch;
+  });
+  std::vector<TensorRef> refs;
+  for (size_t i = 0; i < names.size(); ++i)
+    refs.push_back({names[i], &(*values)[i]});
+  message.addVarint(epochField, static_cast<uint64_t>(valuesEpoch));
+  message.addTensors(field, refs, values);
+}
+
+grpc::Status ParameterServerService::pull(const grpc::ByteBuffer &request,
+                                          grpc::ByteBuffer &response) {
+  std::vector<std::string> names;
   try {
-    task_.read(names, [&](const std::vector<const Tensor *> &values,
-                          int64_t epoch) {
-      std::vector<TensorRef> refs;
-      for (size_t i = 0; i < names.size(); ++i)
-        refs.push_back({names[i], values[i]});
-      encodeTensors(refs, chunkBytes_, [&](std::vector<TensorChunk> &chunks) {
-        PullResponse &message = messages.emplace_back();
-        message.set_epoch(epoch);
-        for (TensorChunk &chunk : chunks)
-          *message.add_chunks() = std::move(chunk);
-        return true;
-      });
-      if (messages.empty()) // no tensors, still the epoch
-        messages.emplace_back().set_epoch(epoch);
-    });
+    WireReader reader(request);
+    while (!reader.atEnd()) {
+      int field;
+      WireReader::WireType type;
+      reader.readTag(field, type);
+      if (field == PullRequest::kNamesFieldNumber && type == WireReader::LengthDelimited)
+        names.push_back(reader.readString());
+      else
+        reader.skip(type);
+    }
+  } catch (const std::invalid_argument &error) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                        task_.messagePrefix() +
+                            "malformed Pull request: " + error.what());
+  }
+  try {
+    WireMessageBuilder message;
+    addValues(names, PullResponse::kChunksFieldNumber, PullResponse::kEpochFieldNumber, message);
+    response = message.finish();
   } catch (const std::exception &error) {
     return failed(error);
   }
-  for (const PullResponse &message : messages)
-    if (!writer->Write(message))
-      return grpc::Status(grpc::StatusCode::CANCELLED,
-                          task_.messagePrefix() +
-                              "the client went away during Pull");
   return grpc::Status::OK;
 }
 
-grpc::Status
-ParameterServerService::Push(grpc::ServerContext *context,
-                             grpc::ServerReader<PushRequest> *reader,
-                             PushResponse *response) {
-  if (grpc::Status denied = authorize(context); !denied.ok())
-    return denied;
+// Push and PushPull requests begin alike, and are read by one function.
+static_assert(int(PushRequest::kHeaderFieldNumber) ==
+                      int(PushPullRequest::kHeaderFieldNumber) &&
+                  int(PushRequest::kChunksFieldNumber) ==
+                      int(PushPullRequest::kChunksFieldNumber),
+              "Push and PushPull requests share their first fields");
+
+grpc::Status ParameterServerService::pushPull(const grpc::ByteBuffer &request,
+                                              grpc::ByteBuffer &response,
+                                              bool alsoPull) {
   auto rejected = [&](const std::string &why) {
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
                         task_.messagePrefix() +
                             "push rejected, nothing applied: " + why);
   };
-
-  // Read and check the whole push before touching any state.
-  PushRequest message;
-  if (!reader->Read(&message))
-    return rejected("the stream carries no message");
-  if (!message.has_header())
-    return rejected("the first message has no header");
-  int64_t pushStep = message.header().step();
-  int64_t pushEpoch = message.header().epoch();
+  // Decode and check the whole push before touching any state.
+  bool haveHeader = false;
+  int64_t pushStep = 0, pushEpoch = 0;
+  std::vector<Tensor> gradients;
+  std::vector<std::string> pullNames;
   try {
-    // Refuse early rather than after receiving megabytes.
-    task_.checkPushAccepted(pushEpoch);
-  } catch (const std::exception &error) {
-    return failed(error);
-  }
-  std::vector<NamedTensor> gradients;
-  try {
-    TensorAssembler assembler([this](size_t index, const std::string &name,
-                                     DType dtype, const Shape &shape) {
+    WireReader reader(request);
+    auto checkGradient = [this](size_t index, const std::string &name,
+                                DType dtype, const Shape &shape) {
       task_.checkGradient(index, name, dtype, shape);
-    });
-    bool first = true;
-    do {
-      if (!first && message.has_header())
-        throw std::invalid_argument("a message after the first has a header");
-      first = false;
-      for (const TensorChunk &chunk : message.chunks())
-        assembler.add(chunk);
-    } while (reader->Read(&message));
-    gradients = assembler.finish();
+    };
+    while (!reader.atEnd()) {
+      int field;
+      WireReader::WireType type;
+      reader.readTag(field, type);
+      if (field == PushRequest::kHeaderFieldNumber && type == WireReader::LengthDelimited) {
+        reader.readSubmessage(reader.readLength(), [&] {
+          while (!reader.atEnd()) {
+            int headerField;
+            WireReader::WireType headerType;
+            reader.readTag(headerField, headerType);
+            if (headerField == PushHeader::kStepFieldNumber && headerType == WireReader::Varint)
+              pushStep = static_cast<int64_t>(reader.readVarint());
+            else if (headerField == PushHeader::kEpochFieldNumber &&
+                     headerType == WireReader::Varint)
+              pushEpoch = static_cast<int64_t>(reader.readVarint());
+            else
+              reader.skip(headerType);
+          }
+        });
+        haveHeader = true;
+        // A task that does not serve, or a push of another epoch, is
+        // refused as such rather than for its gradients.
+        task_.checkPushAccepted(pushEpoch);
+      } else if (field == PushRequest::kChunksFieldNumber && type == WireReader::LengthDelimited) {
+        gradients.push_back(readWholeTensor(reader, reader.readLength(),
+                                            gradients.size(), checkGradient)
+                                .tensor);
+      } else if (alsoPull && field == PushPullRequest::kPullNamesFieldNumber &&
+                 type == WireReader::LengthDelimited) {
+        pullNames.push_back(reader.readString());
+      } else {
+        reader.skip(type);
+      }
+    }
+    if (!haveHeader)
+      throw std::invalid_argument("the request has no header");
+  } catch (const Error &error) {
+    return failed(error);
   } catch (const std::invalid_argument &error) {
     return rejected(error.what());
   }
-  // Read() also ends when the client cancels; a push cut short must not be
-  // applied, even if it happens to end between two gradients.
-  if (context->IsCancelled())
-    return grpc::Status(grpc::StatusCode::CANCELLED,
-                        task_.messagePrefix() +
-                            "the push was cancelled, nothing applied");
-  std::vector<Tensor> tensors;
-  for (NamedTensor &gradient : gradients)
-    tensors.push_back(std::move(gradient.tensor));
   try {
-    ps::PushResult result = task_.push(pushStep, pushEpoch, std::move(tensors));
-    response->set_outcome(toProto(result.outcome));
-    response->set_step(result.step);
+    ps::PushResult result =
+        task_.push(pushStep, pushEpoch, std::move(gradients));
+    WireMessageBuilder message;
+    if (alsoPull) {
+      message.addVarint(PushPullResponse::kOutcomeFieldNumber, toProto(result.outcome));
+      message.addVarint(PushPullResponse::kStepFieldNumber,
+                        static_cast<uint64_t>(result.step));
+      addValues(pullNames, PushPullResponse::kChunksFieldNumber, PushPullResponse::kEpochFieldNumber,
+                message);
+    } else {
+      message.addVarint(PushResponse::kOutcomeFieldNumber, toProto(result.outcome));
+      message.addVarint(PushResponse::kStepFieldNumber, static_cast<uint64_t>(result.step));
+    }
+    response = message.finish();
   } catch (const std::exception &error) {
     return failed(error);
   }
   return grpc::Status::OK;
+}
+
+grpc::ServerUnaryReactor *
+ParameterServerService::Pull(grpc::CallbackServerContext *context,
+                             const grpc::ByteBuffer *request,
+                             grpc::ByteBuffer *response) {
+  if (grpc::Status denied = authorize(context); !denied.ok())
+    return finishWith(context, denied);
+  return finishWith(context, pull(*request, *response));
+}
+
+grpc::ServerUnaryReactor *
+ParameterServerService::Push(grpc::CallbackServerContext *context,
+                             const grpc::ByteBuffer *request,
+                             grpc::ByteBuffer *response) {
+  if (grpc::Status denied = authorize(context); !denied.ok())
+    return finishWith(context, denied);
+  return finishWith(context, pushPull(*request, *response, false));
+}
+
+grpc::ServerUnaryReactor *
+ParameterServerService::PushPull(grpc::CallbackServerContext *context,
+                                 const grpc::ByteBuffer *request,
+                                 grpc::ByteBuffer *response) {
+  if (grpc::Status denied = authorize(context); !denied.ok())
+    return finishWith(context, denied);
+  return finishWith(context, pushPull(*request, *response, true));
 }
 
 grpc::Status ParameterServerService::GetStep(grpc::ServerContext *context,

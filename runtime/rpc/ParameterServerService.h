@@ -7,6 +7,12 @@
 // status of its code. As TensorFlow splits worker.h from
 // rpc/grpc_worker_service.cc, nothing here knows what an update is.
 //
+// The methods of a training step (Pull, Push, PushPull) use gRPC's callback
+// API on raw byte buffers: they run on gRPC's own threads, without a thread
+// handed each call, and read and write their messages with TensorWire.h,
+// without protobuf copies of the tensors. The others, rare and some
+// blocking (WaitForStep), stay on the synchronous server's threads.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef DTF_RUNTIME_RPC_PARAMETERSERVERSERVICE_H
@@ -14,6 +20,7 @@
 
 #include "runtime/ps/ParameterServer.h"
 #include "runtime/rpc/Options.h"
+#include "runtime/rpc/TensorWire.h"
 
 #include "parameter_server.grpc.pb.h"
 
@@ -22,7 +29,13 @@
 
 namespace dtf::rpc {
 
-class ParameterServerService final : public ParameterServer::Service {
+/// The step's methods on the callback API, with raw messages.
+using ParameterServerStepMethods = ParameterServer::WithRawCallbackMethod_Pull<
+    ParameterServer::WithRawCallbackMethod_Push<
+        ParameterServer::WithRawCallbackMethod_PushPull<
+            ParameterServer::Service>>>;
+
+class ParameterServerService final : public ParameterServerStepMethods {
 public:
   /// Serves `task`, which must outlive the service. `onStop` is called
   /// (from the handler's thread, after the reply is ready) when a Stop RPC
@@ -44,11 +57,15 @@ public:
   grpc::Status Initialize(grpc::ServerContext *context,
                           const InitializeRequest *request,
                           InitializeResponse *response) override;
-  grpc::Status Pull(grpc::ServerContext *context, const PullRequest *request,
-                    grpc::ServerWriter<PullResponse> *writer) override;
-  grpc::Status Push(grpc::ServerContext *context,
-                    grpc::ServerReader<PushRequest> *reader,
-                    PushResponse *response) override;
+  grpc::ServerUnaryReactor *Pull(grpc::CallbackServerContext *context,
+                                 const grpc::ByteBuffer *request,
+                                 grpc::ByteBuffer *response) override;
+  grpc::ServerUnaryReactor *Push(grpc::CallbackServerContext *context,
+                                 const grpc::ByteBuffer *request,
+                                 grpc::ByteBuffer *response) override;
+  grpc::ServerUnaryReactor *PushPull(grpc::CallbackServerContext *context,
+                                     const grpc::ByteBuffer *request,
+                                     grpc::ByteBuffer *response) override;
   grpc::Status GetStep(grpc::ServerContext *context,
                        const GetStepRequest *request,
                        GetStepResponse *response) override;
@@ -67,7 +84,18 @@ public:
 
 private:
   /// OK unless the token check fails.
-  grpc::Status authorize(grpc::ServerContext *context) const;
+  grpc::Status authorize(grpc::ServerContextBase *context) const;
+
+  /// The bodies of Pull, Push and PushPull.
+  grpc::Status pull(const grpc::ByteBuffer &request,
+                    grpc::ByteBuffer &response);
+  grpc::Status pushPull(const grpc::ByteBuffer &request,
+                        grpc::ByteBuffer &response, bool alsoPull);
+  /// Encodes the values of `names` (read from one state between updates)
+  /// as repeated field `field` of `message`, with the epoch as field
+  /// `epochField`.
+  void addValues(const std::vector<std::string> &names, int field,
+                 int epochField, WireMessageBuilder &message);
 
   ps::ParameterServer &task_;
   std::function<void()> onStop;

@@ -4,9 +4,10 @@
 
 #include "runtime/rpc/Channel.h"
 #include "runtime/rpc/Errors.h"
+#include "runtime/rpc/TensorWire.h"
 
-#include <optional>
 #include <stdexcept>
+#include <string_view>
 
 namespace dtf::rpc {
 
@@ -14,7 +15,8 @@ PsClient::PsClient(std::string taskName, std::string address,
                    ClientOptions options)
     : peer_("PS " + taskName + " at " + address), options_(options),
       channel(createChannel(address, options)),
-      stub(ParameterServer::NewStub(channel)) {
+      stub(ParameterServer::NewStub(channel)),
+      rawStub(std::make_unique<grpc::GenericStub>(channel)) {
   checkChunkSize(options_.chunkBytes, options_.maxMessageBytes);
 }
 
@@ -29,109 +31,286 @@ bool PsClient::initialize() {
   return response.initialized_now();
 }
 
-std::vector<Tensor> PsClient::pull(const std::vector<std::string> &names,
-                                   int64_t *epoch) {
-  grpc::ClientContext context;
-  prepareCall(context, options_, options_.callTimeout);
-  PullRequest request;
-  for (const std::string &name : names)
-    request.add_names(name);
+namespace {
 
-  // The server must answer with exactly the requested tensors, in order.
-  TensorAssembler assembler([&](size_t index, const std::string &name, DType,
-                                const Shape &) {
+
+std::string methodPath(const char *method) {
+  return std::string("/") + ParameterServer::service_full_name() + "/" +
+         method;
+}
+
+static_assert(int(PushRequest::kHeaderFieldNumber) ==
+                      int(PushPullRequest::kHeaderFieldNumber) &&
+                  int(PushRequest::kChunksFieldNumber) ==
+                      int(PushPullRequest::kChunksFieldNumber),
+              "Push and PushPull requests share their first fields");
+
+/// The push part of a Push or PushPull request: its header, then the
+/// gradients.
+void addPush(WireMessageBuilder &message, int64_t step, int64_t epoch,
+             const std::vector<TensorRef> &gradients,
+             const std::shared_ptr<const void> &owner) {
+  PushHeader header;
+  header.set_step(step);
+  header.set_epoch(epoch);
+  message.addMessage(PushRequest::kHeaderFieldNumber, header);
+  message.addTensors(PushRequest::kChunksFieldNumber, gradients, owner);
+}
+
+/// Reads a response made of an outcome, a step, an epoch and the values of
+/// `names` (fields as given; 0: absent from the message).
+struct ResponseFields {
+  int outcome = 0, step = 0, epoch = 0, chunks = 0;
+};
+
+PushPullResult decodeResponse(const grpc::ByteBuffer &buffer,
+                              const ResponseFields &fields,
+                              const std::vector<std::string> &names) {
+  PushPullResult result{};
+  auto expectName = [&](size_t index, const std::string &name, DType,
+                        const Shape &) {
     if (index >= names.size() || name != names[index])
       throw std::invalid_argument(
           "tensor " + std::to_string(index) + " is '" + name +
           "' but the request asked for " +
           (index < names.size() ? "'" + names[index] + "'"
                                 : std::to_string(names.size()) + " tensors"));
-  });
-  std::optional<std::string> malformed;
-  std::unique_ptr<grpc::ClientReader<PullResponse>> reader =
-      stub->Pull(&context, request);
-  PullResponse message;
-  uint64_t bytes = 0;
-  int64_t valuesEpoch = 0;
-  while (!malformed && reader->Read(&message)) {
-    bytes += message.ByteSizeLong();
-    valuesEpoch = message.epoch();
-    try {
-      for (const TensorChunk &chunk : message.chunks())
-        assembler.add(chunk);
-    } catch (const std::invalid_argument &error) {
-      malformed = error.what();
-      context.TryCancel();
-    }
+  };
+  int outcome = 0;
+  WireReader reader(buffer);
+  while (!reader.atEnd()) {
+    int field;
+    WireReader::WireType type;
+    reader.readTag(field, type);
+    if (field == fields.chunks && type == WireReader::LengthDelimited)
+      result.pulled.values.push_back(
+          readWholeTensor(reader, reader.readLength(),
+                          result.pulled.values.size(), expectName)
+              .tensor);
+    else if (field == fields.outcome && type == WireReader::Varint)
+      outcome = static_cast<int>(reader.readVarint());
+    else if (field == fields.step && type == WireReader::Varint)
+      result.push.step = static_cast<int64_t>(reader.readVarint());
+    else if (field == fields.epoch && type == WireReader::Varint)
+      result.pulled.epoch = static_cast<int64_t>(reader.readVarint());
+    else
+      reader.skip(type);
   }
-  grpc::Status status = reader->Finish();
-  std::vector<NamedTensor> tensors;
-  if (!malformed && status.ok()) {
-    try {
-      tensors = assembler.finish();
-      if (tensors.size() != names.size())
-        throw std::invalid_argument("the response carries " +
-                                    std::to_string(tensors.size()) + " of " +
-                                    std::to_string(names.size()) + " tensors");
-    } catch (const std::invalid_argument &error) {
-      malformed = error.what();
-    }
+  if (result.pulled.values.size() != names.size())
+    throw std::invalid_argument(
+        "the response carries " + std::to_string(result.pulled.values.size()) +
+        " of " + std::to_string(names.size()) + " tensors");
+  if (fields.outcome) {
+    if (!PushResponse::Outcome_IsValid(outcome) ||
+        outcome == PushResponse::OUTCOME_UNSPECIFIED)
+      throw std::invalid_argument("the push outcome " +
+                                  std::to_string(outcome) + " is unknown");
+    result.push.outcome = static_cast<PushResponse::Outcome>(outcome);
   }
-  if (malformed)
-    throw callError(peer_, "Pull",
-                    grpc::Status(grpc::StatusCode::DATA_LOSS,
-                                 "malformed response: " + *malformed));
-  if (!status.ok())
-    throw callError(peer_, "Pull", status);
+  return result;
+}
 
-  ++pulls_;
-  pulledBytes_ += bytes;
+} // namespace
+
+template <typename Result>
+Result PsClient::finishRawCall(
+    const char *method, const grpc::Status &status, uint64_t sentBytes,
+    const grpc::ByteBuffer &response,
+    const std::function<Result(const grpc::ByteBuffer &)> &decode) {
+  if (!status.ok())
+    throw callError(peer_, method, status);
+  Result result;
+  try {
+    result = decode(response);
+  } catch (const std::invalid_argument &error) {
+    throw callError(peer_, method,
+                    grpc::Status(grpc::StatusCode::DATA_LOSS,
+                                 std::string("malformed response: ") +
+                                     error.what()));
+  }
+  std::string_view name(method);
+  if (name != "Pull") {
+    ++pushes_;
+    pushedBytes_ += sentBytes;
+  }
+  if (name != "Push") {
+    ++pulls_;
+    pulledBytes_ += response.Length();
+  }
+  if (name == "PushPull")
+    ++pushPulls_;
+  return result;
+}
+
+template <typename Result>
+Result PsClient::rawCall(
+    const char *method, const grpc::ByteBuffer &request,
+    const std::function<Result(const grpc::ByteBuffer &)> &decode) {
+  // The calling thread waits on a queue of its own and so polls the
+  // connection itself: the response is read and decoded on this thread,
+  // without waking another (gRPC's blocking calls work alike).
+  grpc::ClientContext context;
+  prepareCall(context, options_, options_.callTimeout);
+  grpc::CompletionQueue queue;
+  std::unique_ptr<grpc::GenericClientAsyncResponseReader> call =
+      rawStub->PrepareUnaryCall(&context, methodPath(method), request, &queue);
+  call->StartCall();
+  grpc::ByteBuffer response;
+  grpc::Status status;
+  call->Finish(&response, &status, nullptr);
+  void *tag;
+  bool ok;
+  queue.Next(&tag, &ok);
+  queue.Shutdown();
+  while (queue.Next(&tag, &ok)) {
+  }
+  return finishRawCall(method, status, request.Length(), response, decode);
+}
+
+template <typename Result>
+std::future<Result> PsClient::startRawCall(
+    const char *method, grpc::ByteBuffer request,
+    std::function<Result(const grpc::ByteBuffer &)> decode) {
+  // Everything the call uses, alive until its completion has run.
+  struct Call {
+    grpc::ClientContext context;
+    grpc::ByteBuffer request, response;
+    std::promise<Result> result;
+  };
+  auto call = std::make_shared<Call>();
+  call->request = std::move(request);
+  prepareCall(call->context, options_, options_.callTimeout);
+  std::future<Result> future = call->result.get_future();
+  rawStub->UnaryCall(
+      &call->context, methodPath(method), grpc::StubOptions(), &call->request,
+      &call->response,
+      [this, call, method, decode = std::move(decode)](grpc::Status status) {
+        try {
+          call->result.set_value(finishRawCall(method, status,
+                                               call->request.Length(),
+                                               call->response, decode));
+        } catch (const RpcError &) {
+          call->result.set_exception(std::current_exception());
+        }
+      });
+  return future;
+}
+
+namespace {
+
+grpc::ByteBuffer pullRequest(const std::vector<std::string> &names) {
+  WireMessageBuilder message;
+  for (const std::string &name : names)
+    message.addString(PullRequest::kNamesFieldNumber, name);
+  return message.finish();
+}
+
+std::function<PulledValues(const grpc::ByteBuffer &)>
+pullDecoder(std::vector<std::string> names) {
+  return [names = std::move(names)](const grpc::ByteBuffer &response) {
+    ResponseFields fields;
+    fields.epoch = PullResponse::kEpochFieldNumber;
+    fields.chunks = PullResponse::kChunksFieldNumber;
+    return decodeResponse(response, fields, names).pulled;
+  };
+}
+
+/// A PushPull request over `gradients`, which it keeps until gRPC is done.
+grpc::ByteBuffer pushPullRequest(int64_t step,
+                                 std::vector<NamedTensor> gradients,
+                                 int64_t epoch,
+                                 const std::vector<std::string> &pullNames) {
+  auto owned = std::make_shared<std::vector<NamedTensor>>(std::move(gradients));
+  std::vector<TensorRef> refs;
+  for (const NamedTensor &gradient : *owned)
+    refs.push_back({gradient.name, &gradient.tensor});
+  WireMessageBuilder message;
+  addPush(message, step, epoch, refs, owned);
+  for (const std::string &name : pullNames)
+    message.addString(PushPullRequest::kPullNamesFieldNumber, name);
+  return message.finish();
+}
+
+std::function<PushPullResult(const grpc::ByteBuffer &)>
+pushPullDecoder(std::vector<std::string> pullNames) {
+  return [pullNames = std::move(pullNames)](const grpc::ByteBuffer &response) {
+    ResponseFields fields;
+    fields.outcome = PushPullResponse::kOutcomeFieldNumber;
+    fields.step = PushPullResponse::kStepFieldNumber;
+    fields.epoch = PushPullResponse::kEpochFieldNumber;
+    fields.chunks = PushPullResponse::kChunksFieldNumber;
+    return decodeResponse(response, fields, pullNames);
+  };
+}
+
+} // namespace
+
+std::vector<Tensor> PsClient::pull(const std::vector<std::string> &names,
+                                   int64_t *epoch) {
+  PulledValues pulled =
+      rawCall<PulledValues>("Pull", pullRequest(names), pullDecoder(names));
   if (epoch)
-    *epoch = valuesEpoch;
-  std::vector<Tensor> values;
-  values.reserve(tensors.size());
-  for (NamedTensor &tensor : tensors)
-    values.push_back(std::move(tensor.tensor));
-  return values;
+    *epoch = pulled.epoch;
+  return std::move(pulled.values);
+}
+
+std::future<PulledValues>
+PsClient::startPull(const std::vector<std::string> &names) {
+  return startRawCall<PulledValues>("Pull", pullRequest(names),
+                                    pullDecoder(names));
 }
 
 PushResult PsClient::push(int64_t step, const std::vector<TensorRef> &gradients,
                           int64_t epoch) {
-  grpc::ClientContext context;
-  prepareCall(context, options_, options_.callTimeout);
-  PushResponse response;
-  std::unique_ptr<grpc::ClientWriter<PushRequest>> writer =
-      stub->Push(&context, &response);
-
-  bool headerSent = false;
-  uint64_t bytes = 0;
-  auto send = [&](std::vector<TensorChunk> &chunks) {
-    PushRequest message;
-    if (!headerSent) {
-      message.mutable_header()->set_step(step);
-      message.mutable_header()->set_epoch(epoch);
-      headerSent = true;
+  // The message points at the caller's gradients: wait until gRPC has let
+  // go of them as well as for the answer.
+  std::promise<void> released;
+  std::future<void> allReleased = released.get_future();
+  std::exception_ptr failure;
+  PushResult result{};
+  {
+    std::shared_ptr<const void> owner(
+        nullptr, [&released](const void *) { released.set_value(); });
+    WireMessageBuilder message;
+    addPush(message, step, epoch, gradients, owner);
+    owner.reset();
+    try {
+      result = rawCall<PushPullResult>(
+                   "Push", message.finish(),
+                   [](const grpc::ByteBuffer &response) {
+                     ResponseFields fields;
+                     fields.outcome = PushResponse::kOutcomeFieldNumber;
+                     fields.step = PushResponse::kStepFieldNumber;
+                     return decodeResponse(response, fields, {});
+                   })
+                   .push;
+    } catch (...) {
+      // A failed call releases the gradients too.
+      failure = std::current_exception();
     }
-    for (TensorChunk &chunk : chunks)
-      *message.add_chunks() = std::move(chunk);
-    bytes += message.ByteSizeLong();
-    return writer->Write(message);
-  };
-  // A failed write means the server ended the call (e.g. rejected the
-  // push); Finish() tells why.
-  bool written = encodeTensors(gradients, options_.chunkBytes, send);
-  if (written && !headerSent) {
-    std::vector<TensorChunk> none;
-    written = send(none);
   }
-  if (written)
-    writer->WritesDone();
-  grpc::Status status = writer->Finish();
-  if (!status.ok())
-    throw callError(peer_, "Push", status);
-  ++pushes_;
-  pushedBytes_ += bytes;
-  return {response.outcome(), response.step()};
+  allReleased.wait();
+  if (failure)
+    std::rethrow_exception(failure);
+  return result;
+}
+
+PushPullResult PsClient::pushPull(int64_t step,
+                                  std::vector<NamedTensor> gradients,
+                                  int64_t epoch,
+                                  const std::vector<std::string> &pullNames) {
+  return rawCall<PushPullResult>(
+      "PushPull", pushPullRequest(step, std::move(gradients), epoch, pullNames),
+      pushPullDecoder(pullNames));
+}
+
+std::future<PushPullResult>
+PsClient::startPushPull(int64_t step, std::vector<NamedTensor> gradients,
+                        int64_t epoch,
+                        const std::vector<std::string> &pullNames) {
+  return startRawCall<PushPullResult>(
+      "PushPull", pushPullRequest(step, std::move(gradients), epoch, pullNames),
+      pushPullDecoder(pullNames));
 }
 
 int64_t PsClient::step() {
@@ -221,6 +400,7 @@ TransferStats PsClient::transferStats() const {
   stats.pulledBytes = pulledBytes_.load();
   stats.pushes = pushes_.load();
   stats.pushedBytes = pushedBytes_.load();
+  stats.pushPulls = pushPulls_.load();
   return stats;
 }
 

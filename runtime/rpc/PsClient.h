@@ -16,29 +16,53 @@
 
 #include "parameter_server.grpc.pb.h"
 
+#include <grpcpp/generic/generic_stub.h>
+
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
+#include <future>
 #include <memory>
 #include <string>
 #include <vector>
 
 namespace dtf::rpc {
 
-/// What a client has moved: the serialized sizes of the Pull responses it
-/// read and the Push requests it wrote (tensor data plus chunk headers, not
-/// counting gRPC's and HTTP/2's framing).
+/// What a client has moved: the sizes of the Pull (and PushPull) responses
+/// it read and the Push (and PushPull) requests it wrote (tensor data plus
+/// chunk headers, not counting gRPC's and HTTP/2's framing).
 struct TransferStats {
+  /// Responses with values: Pull and PushPull calls.
   uint64_t pulls = 0;
   uint64_t pulledBytes = 0;
+  /// Requests with gradients: Push and PushPull calls.
   uint64_t pushes = 0;
   uint64_t pushedBytes = 0;
+  /// PushPull calls, each counted as a pull and a push.
+  uint64_t pushPulls = 0;
+
+  /// The calls that moved tensors.
+  uint64_t roundTrips() const { return pulls + pushes - pushPulls; }
 };
 
 struct PushResult {
   PushResponse::Outcome outcome;
   /// The task's current step after the push.
   int64_t step;
+};
+
+/// Values read from a PS task, with the task's epoch when it read them.
+struct PulledValues {
+  int64_t epoch = 0;
+  std::vector<Tensor> values;
+};
+
+/// What a PushPull returns: the push's outcome and the values read after
+/// it.
+struct PushPullResult {
+  PushResult push;
+  PulledValues pulled;
 };
 
 /// A PS task's variables with its step and epoch (the Snapshot RPC).
@@ -74,13 +98,27 @@ public:
   /// receives the task's epoch when it read them.
   std::vector<Tensor> pull(const std::vector<std::string> &names,
                            int64_t *epoch = nullptr);
+  /// pull() without waiting: the future throws what pull() would.
+  std::future<PulledValues> startPull(const std::vector<std::string> &names);
 
   /// Pushes one replica's gradients (in the task's dtf.gradients order)
   /// tagged with the global step read at the start of the worker's step
   /// and the epoch of the values they were computed from (0: unchecked; a
-  /// push of another epoch fails with ABORTED).
+  /// push of another epoch fails with ABORTED). gRPC sends the gradients
+  /// from their own memory; push() returns once it has let go of it.
   PushResult push(int64_t step, const std::vector<TensorRef> &gradients,
                   int64_t epoch = 0);
+
+  /// A push, then the values of `pullNames` as the task holds them after
+  /// it: a training step in one round trip. The gradients are kept until
+  /// gRPC has sent them.
+  PushPullResult pushPull(int64_t step, std::vector<NamedTensor> gradients,
+                          int64_t epoch,
+                          const std::vector<std::string> &pullNames);
+  /// pushPull() without waiting: the future throws what it would.
+  std::future<PushPullResult>
+  startPushPull(int64_t step, std::vector<NamedTensor> gradients,
+                int64_t epoch, const std::vector<std::string> &pullNames);
 
   /// The task's current step.
   int64_t step();
@@ -108,12 +146,34 @@ public:
   TransferStats transferStats() const;
 
 private:
+  /// A call of the step's method `method` ("Pull") with `request` (a raw
+  /// message), run to completion on the calling thread; `decode` turns the
+  /// response into the result, throwing std::invalid_argument if it is
+  /// malformed.
+  template <typename Result>
+  Result rawCall(const char *method, const grpc::ByteBuffer &request,
+                 const std::function<Result(const grpc::ByteBuffer &)> &decode);
+  /// rawCall() without waiting: the response is decoded on gRPC's thread.
+  template <typename Result>
+  std::future<Result>
+  startRawCall(const char *method, grpc::ByteBuffer request,
+               std::function<Result(const grpc::ByteBuffer &)> decode);
+  /// The result of a finished call, or the RpcError it ends with; counts
+  /// what it moved.
+  template <typename Result>
+  Result finishRawCall(
+      const char *method, const grpc::Status &status, uint64_t sentBytes,
+      const grpc::ByteBuffer &response,
+      const std::function<Result(const grpc::ByteBuffer &)> &decode);
+
   std::string peer_;
   ClientOptions options_;
   std::shared_ptr<grpc::Channel> channel;
   std::unique_ptr<ParameterServer::Stub> stub;
+  /// Pull, Push and PushPull, on raw messages (runtime/rpc/TensorWire.h).
+  std::unique_ptr<grpc::GenericStub> rawStub;
   std::atomic<uint64_t> pulls_{0}, pulledBytes_{0}, pushes_{0},
-      pushedBytes_{0};
+      pushedBytes_{0}, pushPulls_{0};
 };
 
 } // namespace dtf::rpc

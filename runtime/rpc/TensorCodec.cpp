@@ -111,9 +111,7 @@ bool encodeTensors(const std::vector<TensorRef> &tensors, size_t chunkBytes,
 TensorAssembler::TensorAssembler(HeaderCheck check, uint64_t maxTensorBytes)
     : check(std::move(check)), maxTensorBytes(maxTensorBytes) {}
 
-/// The byte size of a tensor of `dtype` and `shape` as a peer described it;
-/// throws if the shape is invalid or the size exceeds `limit`.
-static uint64_t checkedByteSize(const std::string &name, DType dtype,
+uint64_t checkedTensorBytes(const std::string &name, DType dtype,
                                 const Shape &shape, uint64_t limit) {
   uint64_t size = dtypeSize(dtype);
   for (int64_t dim : shape) {
@@ -143,7 +141,7 @@ void TensorAssembler::add(const TensorChunk &chunk) {
       throw std::invalid_argument(
           "the first chunk of tensor '" + chunk.name() + "' starts at byte " +
           std::to_string(chunk.offset()) + " instead of 0");
-    checkedByteSize(chunk.name(), dtype, shape, maxTensorBytes);
+    checkedTensorBytes(chunk.name(), dtype, shape, maxTensorBytes);
     if (check)
       check(complete.size(), chunk.name(), dtype, shape);
     current.name = chunk.name();

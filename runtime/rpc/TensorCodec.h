@@ -38,6 +38,12 @@ DataType toProtoDType(DType dtype);
 /// value.
 DType fromProtoDType(int dtype);
 
+/// The byte size of a tensor of `dtype` and `shape` as a peer described
+/// it; throws std::invalid_argument naming the tensor if the shape has a
+/// negative dimension or the size exceeds `limit`.
+uint64_t checkedTensorBytes(const std::string &name, DType dtype,
+                            const Shape &shape, uint64_t limit);
+
 /// Once a message holds this many bytes of chunk headers (names, shapes),
 /// encodeTensors sends it even if its data is below the chunk size: many
 /// tiny tensors must not add up to an oversized message.

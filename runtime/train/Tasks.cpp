@@ -17,10 +17,12 @@
 
 #include <chrono>
 #include <cstdio>
+#include <future>
 #include <iostream>
 #include <malloc.h>
 #include <map>
 #include <memory>
+#include <optional>
 
 namespace dtf::train {
 namespace {
@@ -268,17 +270,64 @@ int runWorkerTask(mlir::ModuleOp program, const TaskOptions &options,
     executorOptions.opObserver = telemetry.opObserver();
     step = makeCpuWorkerStep(worker, std::move(executorOptions));
   }
+  // [speed] In async mode a push to a PS task also brings back the values
+  // of the task's variables (PushPull): one round trip per step. With
+  // --overlap_pull the push-pull of a step flies while the next step
+  // computes on the values the one before brought.
+  bool pushPull = !options.replication.sync;
+  std::vector<int> pullGroupOf(worker.pushes.size(), -1);
+  for (size_t i = 0; i < worker.pushes.size(); ++i)
+    for (size_t g = 0; g < worker.pulls.size(); ++g)
+      if (pushPull && worker.pulls[g].psTask == worker.pushes[i].psTask)
+        pullGroupOf[i] = static_cast<int>(g);
+  // Values of a pull group for the next step, when a push-pull brought them.
+  std::vector<std::optional<rpc::PulledValues>> nextValues(worker.pulls.size());
+  // Push-pulls in flight (--overlap_pull), by push group.
+  std::vector<std::future<rpc::PushPullResult>> inFlight(worker.pushes.size());
+  // Forgets what earlier steps left behind: after a failed RPC the step
+  // starts over from a fresh pull.
+  auto dropPending = [&] {
+    for (auto &call : inFlight)
+      if (call.valid())
+        try {
+          call.get();
+        } catch (const rpc::RpcError &) {
+          // The failure that ended the step, or one of its kind.
+        }
+    for (auto &values : nextValues)
+      values.reset();
+  };
+
   auto pullAll = [&](FeedMap &feeds) {
     supervisor.beginStep(); // [reliability] one epoch per step
-    for (const WorkerProgram::PullGroup &group : worker.pulls) {
-      auto span = telemetry.rpc("pull ps" + std::to_string(group.psTask),
-                                {{"variables", group.variables.size()}});
-      int64_t epoch = 0;
-      std::vector<Tensor> values =
-          ps[group.psTask]->pull(group.variables, &epoch);
-      supervisor.sawEpoch(epoch, ps[group.psTask]->peer());
-      for (size_t i = 0; i < values.size(); ++i)
-        feeds[group.feedNames[i]] = std::move(values[i]);
+    // The pulls of several PS tasks fly together; a single one runs on
+    // this thread (PsClient::pull, no hand-off).
+    size_t missing = 0;
+    for (const auto &values : nextValues)
+      missing += !values;
+    std::vector<std::future<rpc::PulledValues>> pulls(worker.pulls.size());
+    if (missing > 1)
+      for (size_t g = 0; g < worker.pulls.size(); ++g)
+        if (!nextValues[g])
+          pulls[g] = ps[worker.pulls[g].psTask]->startPull(
+              worker.pulls[g].variables);
+    for (size_t g = 0; g < worker.pulls.size(); ++g) {
+      const WorkerProgram::PullGroup &group = worker.pulls[g];
+      rpc::PulledValues pulled;
+      if (nextValues[g]) {
+        pulled = std::move(*nextValues[g]);
+        nextValues[g].reset();
+      } else {
+        auto span = telemetry.rpc("pull ps" + std::to_string(group.psTask),
+                                  {{"variables", group.variables.size()}});
+        if (pulls[g].valid())
+          pulled = pulls[g].get();
+        else
+          pulled.values = ps[group.psTask]->pull(group.variables, &pulled.epoch);
+      }
+      supervisor.sawEpoch(pulled.epoch, ps[group.psTask]->peer());
+      for (size_t i = 0; i < pulled.values.size(); ++i)
+        feeds[group.feedNames[i]] = std::move(pulled.values[i]);
     }
   };
 
@@ -287,7 +336,8 @@ int runWorkerTask(mlir::ModuleOp program, const TaskOptions &options,
   std::cout << "Worker " << index << ": training to global step "
             << options.trainSteps << " (" << numWorkers << " workers, "
             << (options.replication.sync ? "sync" : "async") << ", batches of "
-            << batch << ")" << std::endl;
+            << batch << (options.overlapPull ? ", pulls overlapped" : "")
+            << ")" << std::endl;
   Clock::time_point start = Clock::now();
   int64_t localStep = 0;
   int64_t globalStep = 0;
@@ -307,21 +357,50 @@ int runWorkerTask(mlir::ModuleOp program, const TaskOptions &options,
       fetched = step->train(feeds);
     }
     int64_t stepTag = -1;
+    bool trained = false;
     for (size_t i = 0; i < worker.pushes.size(); ++i) {
       const WorkerProgram::PushGroup &group = worker.pushes[i];
-      stepTag = static_cast<int64_t>(
-          fetched[worker.pushOffset(i)].scalarAsDouble());
-      if (stepTag >= options.trainSteps)
+      size_t offset = worker.pushOffset(i);
+      stepTag = static_cast<int64_t>(fetched[offset].scalarAsDouble());
+      if (inFlight[i].valid()) {
+        // The previous step's push-pull: its values are the next step's.
+        auto span = telemetry.rpc("push-pull ps" +
+                                  std::to_string(group.psTask) + " (wait)");
+        rpc::PushPullResult previous = inFlight[i].get();
+        trained = trained || previous.push.step >= options.trainSteps;
+        nextValues[pullGroupOf[i]] = std::move(previous.pulled);
+      }
+      if (stepTag >= options.trainSteps || trained)
         break;
-      auto span = telemetry.rpc("push ps" + std::to_string(group.psTask),
-                                {{"step", stepTag},
-                                 {"gradients", group.names.size()}});
-      ps[group.psTask]->push(stepTag,
-                             gradientRefs(group, fetched,
-                                          worker.pushOffset(i) + 1),
-                             supervisor.epoch());
+      auto span = telemetry.rpc(
+          (pullGroupOf[i] >= 0 ? "push-pull ps" : "push ps") +
+              std::to_string(group.psTask),
+          {{"step", stepTag}, {"gradients", group.names.size()}});
+      if (pullGroupOf[i] < 0) {
+        ps[group.psTask]->push(stepTag, gradientRefs(group, fetched, offset + 1),
+                               supervisor.epoch());
+        continue;
+      }
+      std::vector<rpc::NamedTensor> gradients;
+      for (size_t k = 0; k < group.names.size(); ++k)
+        gradients.push_back(
+            {group.names[k], std::move(fetched[offset + 1 + k])});
+      const std::vector<std::string> &pullNames =
+          worker.pulls[pullGroupOf[i]].variables;
+      if (options.overlapPull && localStep > 0) {
+        inFlight[i] = ps[group.psTask]->startPushPull(
+            stepTag, std::move(gradients), supervisor.epoch(), pullNames);
+      } else {
+        // Without overlap, and on the first step, which has no values
+        // ahead yet: the step waits for its own.
+        nextValues[pullGroupOf[i]] =
+            ps[group.psTask]
+                ->pushPull(stepTag, std::move(gradients), supervisor.epoch(),
+                           pullNames)
+                .pulled;
+      }
     }
-    if (stepTag >= options.trainSteps)
+    if (stepTag >= options.trainSteps || trained)
       break;
     if (options.replication.sync)
       for (const WorkerProgram::PushGroup &group : worker.pushes) {
@@ -345,9 +424,12 @@ int runWorkerTask(mlir::ModuleOp program, const TaskOptions &options,
     }
     supervisor.afterStep(globalStep); // [reliability] checkpoint, delay
   } catch (const rpc::RpcError &error) {
+    dropPending();
     if (!supervisor.recover(error)) // [reliability]
       throw;
   }
+  // The last push-pulls still fly; validation pulls the final values afresh.
+  dropPending();
   telemetry.endTraining();
   supervisor.finish(); // [reliability] the last checkpoint
   double trainingSeconds =
@@ -356,7 +438,8 @@ int runWorkerTask(mlir::ModuleOp program, const TaskOptions &options,
             << " local steps" << std::endl;
   std::printf("Training elapsed time: %f s\n", trainingSeconds);
   // What this worker's training moved over the network, summed over the PS
-  // tasks: serialized Pull responses and Push requests.
+  // tasks: Pull responses and Push requests (a PushPull is both, in one
+  // round trip).
   {
     rpc::TransferStats total;
     for (auto &task : ps) {
@@ -365,13 +448,15 @@ int runWorkerTask(mlir::ModuleOp program, const TaskOptions &options,
       total.pulledBytes += stats.pulledBytes;
       total.pushes += stats.pushes;
       total.pushedBytes += stats.pushedBytes;
+      total.pushPulls += stats.pushPulls;
     }
     std::printf("Worker %d: RPC traffic: pulled %llu bytes in %llu pulls, "
-                "pushed %llu bytes in %llu pushes\n",
+                "pushed %llu bytes in %llu pushes, in %llu round trips\n",
                 index, static_cast<unsigned long long>(total.pulledBytes),
                 static_cast<unsigned long long>(total.pulls),
                 static_cast<unsigned long long>(total.pushedBytes),
-                static_cast<unsigned long long>(total.pushes));
+                static_cast<unsigned long long>(total.pushes),
+                static_cast<unsigned long long>(total.roundTrips()));
   }
 
   // Validation on the whole evaluation input with the final parameters.

@@ -41,6 +41,9 @@ struct TaskOptions {
   /// negative number the calling thread alone (executorOptionsFor).
   int interOpThreads = 0;
   int logEvery = 0;
+  /// Async workers: compute a step on the values of the previous step's
+  /// push-pull while this step's is in flight (--overlap_pull).
+  bool overlapPull = false;
   int rpcDeadlineMs = 10000;
   /// How long a task waits at start for each peer to come up.
   int connectTimeoutMs = 60000;

@@ -8,7 +8,10 @@ on loopback and checks:
   (async: one update per push, as many as the workers' local steps, every
   worker making steps; sync: one aggregate per global step,
   of a push from each worker);
-- in sync mode, that the global step counts the applied aggregates.
+- in sync mode, that the global step counts the applied aggregates;
+- the round trips of each worker's step: async, one (a push that brings
+  the next step's values back), after the first step's pull; sync, a push
+  and a pull.
 """
 
 import argparse
@@ -66,6 +69,16 @@ def main():
         cluster.check(dropped == 0 and pushes == 2 * applied,
                       "sync: %d aggregates of %d pushes (%d dropped); every step needs "
                       "both workers' pushes" % (applied, pushes, dropped))
+
+    for worker, steps in zip(c.workers, local):
+        trips = re.search(r"in (\d+) round trips", worker.output())
+        cluster.check(trips, "%s did not report its round trips" % worker.name)
+        # The step that reaches --train_steps pulls (or takes the values of
+        # its push-pull) and pushes no more.
+        expected = steps + 1 if args.mode == "async" else 2 * steps + 1
+        cluster.check(int(trips.group(1)) == expected,
+                      "%s: %s round trips for %d local steps, expected %d"
+                      % (worker.name, trips.group(1), steps, expected))
 
     for worker in c.workers:
         loss, accuracy, step = cluster.validation(worker)

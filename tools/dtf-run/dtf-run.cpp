@@ -49,6 +49,14 @@ DEFINE_bool(sync, false,
 DEFINE_bool(async, false,
             "Asynchronous updates (the default): each worker's gradients are "
             "applied as they arrive");
+DEFINE_bool(overlap_pull, false,
+            "Async: compute each step on the values the previous step's "
+            "push-pull returned while this step's push-pull is in flight, as "
+            "TensorFlow's benchmarks stage variables (--staged_vars). A "
+            "step's values then lack the worker's own last gradients: one "
+            "more step of staleness, which costs accuracy at high learning "
+            "rates (runtime/rpc/README.md, \"One round trip per step\"). "
+            "Not with --sync: sync replicas compute on the applied aggregate");
 DEFINE_string(replication, "",
               "How the cluster runs the model: between-graph (each worker "
               "trains its own copy on its shard of the data) or in-graph "
@@ -378,7 +386,8 @@ inputOptionsFromFlags(const std::vector<std::string> &inputs,
 void checkReplicationFlags(dtf::train::Replication replication) {
   if (replication != dtf::train::Replication::InGraph)
     return;
-  for (const char *flag : {"sync", "async", "replicas_to_aggregate", "device"})
+  for (const char *flag :
+       {"sync", "async", "replicas_to_aggregate", "device", "overlap_pull"})
     if (!gflags::GetCommandLineFlagInfoOrDie(flag).is_default)
       throw std::invalid_argument(
           std::string("--") + flag +
@@ -498,6 +507,11 @@ int main(int argc, char **argv) {
     std::cerr << "dtf-run: --sync and --async exclude each other\n";
     return 2;
   }
+  if (FLAGS_sync && FLAGS_overlap_pull) {
+    std::cerr << "dtf-run: --overlap_pull: sync replicas compute each step "
+                 "on the aggregate of the previous one, not on older values\n";
+    return 2;
+  }
 
   try {
     dtf::train::TelemetryOptions telemetry;
@@ -573,6 +587,7 @@ int main(int argc, char **argv) {
     options.device = device;
     options.interOpThreads = FLAGS_inter_op_parallelism_threads;
     options.logEvery = FLAGS_log_every;
+    options.overlapPull = FLAGS_overlap_pull && !options.replication.sync;
     options.rpcDeadlineMs = FLAGS_rpc_deadline_ms;
     if (FLAGS_connect_timeout_ms <= 0)
       throw std::invalid_argument("--connect_timeout_ms: must be > 0");

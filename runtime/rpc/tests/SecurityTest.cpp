@@ -66,6 +66,8 @@ struct TokenCluster {
   static ServerOptions options(const TlsSettings &tls,
                                const std::string &token) {
     ServerOptions options{"127.0.0.1:0"};
+    // OversizedAndMalformedRequestsGetAStatus sends more.
+    options.maxMessageBytes = 4 << 20;
     options.clusterToken = token;
     options.tls = tls;
     return options;
@@ -376,6 +378,39 @@ TEST_F(SecurityTest, OversizedAndMalformedRequestsGetAStatus) {
   EXPECT_EQ(client.step(), 0);
 }
 
+TEST_F(SecurityTest, ATruncatedPushIsRejectedAndNothingApplied) {
+  RunningPs ps(module.function("ps_0"), Replication::async());
+  PsClient client("/job:ps/task:0", ps.server.address(), fastClientOptions());
+  client.initialize();
+  Tensor gradient = Tensor::filled(DType::F32, {2}, 0.5);
+  PushRequest push;
+  push.mutable_header()->set_step(0);
+  TensorChunk *chunk = push.add_chunks();
+  chunk->set_name("w");
+  chunk->set_dtype(DATA_TYPE_F32);
+  chunk->mutable_shape()->add_dims(2);
+  chunk->set_data(gradient.rawData(), gradient.byteSize());
+  std::string bytes = push.SerializeAsString();
+  for (size_t length = 0; length < bytes.size(); ++length) {
+    grpc::Status status = rawUnaryCall(
+        ps.server.address(), "/dtf.rpc.ParameterServer/Push",
+        bytes.substr(0, length));
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT)
+        << length << " bytes: " << status.error_message();
+    EXPECT_TRUE(contains(status.error_message(), "nothing applied"))
+        << status.error_message();
+  }
+  EXPECT_EQ(client.step(), 0);
+  EXPECT_EQ(client.pull({"w"})[0].toVector<float>(),
+            std::vector<float>(2, 1.0f));
+  // The whole message is a valid push.
+  EXPECT_TRUE(rawUnaryCall(ps.server.address(), "/dtf.rpc.ParameterServer/Push",
+                           bytes)
+                  .ok());
+  EXPECT_EQ(client.pull({"w"})[0].toVector<float>(),
+            std::vector<float>(2, 0.5f));
+}
+
 TEST_F(SecurityTest, APushClaimingAHugeTensorIsRefusedBeforeAllocating) {
   RunningPs ps(module.function("ps_0"), Replication::async());
   PsClient client("/job:ps/task:0", ps.server.address(), fastClientOptions());
@@ -388,7 +423,6 @@ TEST_F(SecurityTest, APushClaimingAHugeTensorIsRefusedBeforeAllocating) {
     grpc::ClientContext context;
     setTimeout(context, milliseconds(5'000));
     PushResponse response;
-    auto writer = stub->Push(&context, &response);
     PushRequest message;
     message.mutable_header()->set_step(0);
     TensorChunk *chunk = message.add_chunks();
@@ -397,9 +431,7 @@ TEST_F(SecurityTest, APushClaimingAHugeTensorIsRefusedBeforeAllocating) {
     for (int64_t dim : dims)
       chunk->mutable_shape()->add_dims(dim);
     chunk->set_data(std::string(8, '\0'));
-    writer->Write(message);
-    writer->WritesDone();
-    grpc::Status status = writer->Finish();
+    grpc::Status status = stub->Push(&context, message, &response);
     EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT)
         << status.error_message();
     EXPECT_TRUE(contains(status.error_message(), "nothing applied"))
