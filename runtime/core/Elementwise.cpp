@@ -30,7 +30,8 @@ Tensor broadcastBinary(const char *op, const Tensor &a, const Tensor &b,
                        Fn fn) {
   requireSameDType(op, a, "lhs", b, "rhs");
   Shape outShape = broadcastShapesFor(op, a, b);
-  Tensor out(dtypeOf<Out>, outShape);
+  // Every element is written below.
+  Tensor out = Tensor::uninitialized(dtypeOf<Out>, outShape);
   const int64_t n = out.numElements();
   if (n == 0)
     return out;
@@ -95,7 +96,7 @@ Tensor numericBinary(const char *op, const Tensor &a, const Tensor &b, Fn fn) {
 }
 
 template <typename T, typename Fn> Tensor mapUnary(const Tensor &x, Fn fn) {
-  Tensor out(x.dtype(), x.shape());
+  Tensor out = Tensor::uninitialized(x.dtype(), x.shape());
   const T *in = x.data<T>();
   T *po = out.data<T>();
   for (int64_t i = 0, n = x.numElements(); i < n; ++i)
@@ -115,7 +116,7 @@ Tensor floatUnary(const char *op, const Tensor &x, Fn fn) {
 /// need.
 template <typename T, typename Fn>
 Tensor zipSameShape(const Tensor &dy, const Tensor &x, Fn fn) {
-  Tensor out(dy.dtype(), dy.shape());
+  Tensor out = Tensor::uninitialized(dy.dtype(), dy.shape());
   const T *pdy = dy.data<T>();
   const T *px = x.data<T>();
   T *po = out.data<T>();
@@ -208,7 +209,7 @@ Tensor bias_add(const Tensor &x, const Tensor &b) {
                                 x.typeString()));
   return dispatchNumeric("bias_add", x.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
-    Tensor out(x.dtype(), x.shape());
+    Tensor out = Tensor::uninitialized(x.dtype(), x.shape());
     const int64_t channels = b.numElements();
     const T *px = x.data<T>();
     const T *pb = b.data<T>();
@@ -231,7 +232,7 @@ Tensor bias_add_grad(const Tensor &dy) {
     for (int64_t base = 0, n = dy.numElements(); base < n; base += channels)
       for (int64_t c = 0; c < channels; ++c)
         sums[c] += pdy[base + c];
-    Tensor out(dy.dtype(), {channels});
+    Tensor out = Tensor::uninitialized(dy.dtype(), {channels});
     std::copy(sums.begin(), sums.end(), out.data<T>());
     return out;
   });
@@ -261,11 +262,13 @@ Tensor clip_by_value_grad(const Tensor &dy, const Tensor &x, double clip_min,
 }
 
 Tensor cast(const Tensor &x, DType dtype) {
+  if (x.dtype() == dtype)
+    return x.clone();
   return dispatchAny("cast", x.dtype(), [&](auto fromTag) {
     using From = typename decltype(fromTag)::type;
     return dispatchAny("cast", dtype, [&](auto toTag) {
       using To = typename decltype(toTag)::type;
-      Tensor out(dtype, x.shape());
+      Tensor out = Tensor::uninitialized(dtype, x.shape());
       const From *in = x.data<From>();
       To *po = out.data<To>();
       for (int64_t i = 0, n = x.numElements(); i < n; ++i)

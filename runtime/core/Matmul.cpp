@@ -23,7 +23,8 @@ Tensor matmul(const Tensor &a, const Tensor &b, bool transpose_a,
                       b.typeString() + (transpose_b ? " (transposed)" : "")));
   return dispatchFloat("matmul", a.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
-    Tensor out(a.dtype(), {m, n});
+    // gemm with beta 0 writes every element.
+    Tensor out = Tensor::uninitialized(a.dtype(), {m, n});
     gemm(transpose_a, transpose_b, m, n, k, T(1), a.data<T>(), a.dim(1),
          b.data<T>(), b.dim(1), T(0), out.data<T>(), n);
     return out;

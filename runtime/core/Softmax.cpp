@@ -78,7 +78,7 @@ Tensor softmax(const Tensor &x) {
   requireMinRank("softmax", x, "logits", 1);
   return dispatchFloat("softmax", x.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
-    Tensor out(x.dtype(), x.shape());
+    Tensor out = Tensor::uninitialized(x.dtype(), x.shape());
     const int64_t length = x.dim(-1);
     const T *px = x.data<T>();
     T *po = out.data<T>();
@@ -94,7 +94,7 @@ Tensor softmax_grad(const Tensor &dy, const Tensor &y) {
   requireSameType("softmax_grad", dy, "dy", y, "softmax output");
   return dispatchFloat("softmax_grad", y.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
-    Tensor out(y.dtype(), y.shape());
+    Tensor out = Tensor::uninitialized(y.dtype(), y.shape());
     const int64_t length = y.dim(-1);
     const T *pdy = dy.data<T>();
     const T *py = y.data<T>();
