@@ -5,8 +5,10 @@ on the same model, cluster shapes and step count, in the same run.
 For each repetition and each configuration (1 PS with 1, 2, 3 workers; sync
 and async) it runs DTF's cluster and then TensorFlow's, back to back, so
 that both see the same load on the machine; every task is a process of its
-own under /usr/bin/time (peak RSS, CPU time). Optionally the same on three
-network namespaces joined by a bridge (--netns). Writes results.json;
+own under /usr/bin/time (peak RSS, CPU time). Optionally 1 PS + 2 workers on
+network namespaces joined by a bridge (--netns), sync and async, in two
+shapes (--netns_shapes): 3 hosts (PS, worker, worker) and 2 hosts (PS beside
+worker 0 on one, worker 1 on the other). Writes results.json;
 bench/report.py turns it into REPORT.md and the plot.
 
 Invoked by bench/run.sh; see there for the command line.
@@ -132,25 +134,32 @@ def run_cluster(system, workers, sync, steps, args, hosts=None, netns=None):
     jobs = [("ps", 0)] + [("worker", i) for i in range(workers)]
     tasks = []
     t0 = time.time()
-    for name, (job, index) in zip(names, jobs):
-        ns = netns[len(tasks)] if netns else None
-        # One compute thread per task for both systems: TensorFlow's
-        # intra/inter-op pools of 1 (tf_replica.py), DTF's executor pool and
-        # OpenBLAS's pool of 1.
-        extra = {"OPENBLAS_NUM_THREADS": str(args.blas_threads)} if system == "dtf" else {}
-        tasks.append(Task(name, exe + common + ["--job_name=" + job, "--task_index=%d" % index] + tail, ns, extra))
-        if job == "ps":
-            time.sleep(0.2)
-    deadline = t0 + args.timeout
     error = None
     codes = {}
-    for t in tasks[1:]:
-        codes[t.name] = t.wait(deadline - time.time())
-        if codes[t.name] is None:
-            error = "%s did not finish within %d s" % (t.name, args.timeout)
-            break
-        if codes[t.name] != 0:
-            error = "%s exited with status %d" % (t.name, codes[t.name])
+    try:
+        for name, (job, index) in zip(names, jobs):
+            ns = netns[len(tasks)] if netns else None
+            # One compute thread per task for both systems: TensorFlow's
+            # intra/inter-op pools of 1 (tf_replica.py), DTF's executor pool and
+            # OpenBLAS's pool of 1.
+            extra = {"OPENBLAS_NUM_THREADS": str(args.blas_threads)} if system == "dtf" else {}
+            tasks.append(Task(name, exe + common + ["--job_name=" + job, "--task_index=%d" % index] + tail, ns, extra))
+            if job == "ps":
+                time.sleep(0.2)
+        deadline = t0 + args.timeout
+        for t in tasks[1:]:
+            codes[t.name] = t.wait(deadline - time.time())
+            if codes[t.name] is None:
+                error = "%s did not finish within %d s" % (t.name, args.timeout)
+                break
+            if codes[t.name] != 0:
+                error = "%s exited with status %d" % (t.name, codes[t.name])
+    except BaseException:
+        # Interrupted (Ctrl-C, SIGTERM): no task may outlive the study, nor
+        # hold a port or a namespace.
+        for t in tasks:
+            t.kill()
+        raise
     workers_done = time.time()
     open(done_file, "w").close()
     if tasks[0].wait(20 if not error else 2) is None:
@@ -346,6 +355,19 @@ def netns_setup(prefix="dtfb"):
     return names, addrs
 
 
+# The namespace mode's cluster shapes: the namespace (index into
+# netns_setup's names) of ps0, worker0 and worker1.
+NETNS_SHAPES = {"3-host": (0, 1, 2), "2-host": (0, 0, 2)}
+
+
+def netns_cluster(shape, names, addrs, port):
+    """Hosts and namespaces of ps0, worker0, worker1 for a shape; the tasks
+    take consecutive ports from port, so that two tasks on one host differ."""
+    where = NETNS_SHAPES[shape]
+    hosts = ["%s:%d" % (addrs[h], port + i) for i, h in enumerate(where)]
+    return hosts, [names[h] for h in where]
+
+
 def netns_teardown(prefix="dtfb"):
     for i in range(3):
         subprocess.run(["ip", "link", "del", "%s-v%d" % (prefix, i)], capture_output=True)
@@ -363,6 +385,9 @@ def main():
     p.add_argument("--systems", default="dtf,tf")
     p.add_argument("--netns", default="on", choices=["on", "off"])
     p.add_argument("--netns_steps", type=int, default=0, help="0 = --steps")
+    p.add_argument("--netns_shapes", default="3-host,2-host",
+                   help="namespace mode shapes: 3-host (PS, worker, worker), "
+                        "2-host (PS beside worker 0, worker 1); its modes are --modes")
     p.add_argument("--netns_only", action="store_true",
                    help="run only the network-namespace mode (e.g. into a "
                         "supplementary --out=results-netns.json)")
@@ -444,33 +469,55 @@ def main():
         save()
 
     if args.netns == "on":
+        shapes = [x for x in args.netns_shapes.split(",") if x]
+        for x in shapes:
+            if x not in NETNS_SHAPES:
+                p.error("--netns_shapes: unknown shape %r (%s)" % (x, ", ".join(NETNS_SHAPES)))
         if os.geteuid() != 0:
             results["netns_skipped"] = "not root: cannot create network namespaces"
         else:
+            # SIGTERM unwinds through the finally below, which removes the
+            # namespaces and the bridge.
+            previous = signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
             try:
                 names, addrs = netns_setup()
                 steps = args.netns_steps or args.steps
-                for rep in range(args.reps):
-                    for system in systems:
-                        if out_of_time() and rep > 0:
-                            results["cut_by_deadline"] = True
-                            continue
-                        hosts = ["%s:%d" % (a, 2222 + i) for i, a in enumerate(addrs)]
-                        r = run_cluster(system, 2, False, steps, args, hosts=hosts, netns=names)
-                        r["rep"] = rep
-                        r["loadavg"] = loadavg()
-                        results["netns_runs"].append(r)
-                        if "error" in r:
-                            print("netns rep %d %s: ERROR %s" % (rep, system, r["error"]), flush=True)
-                        else:
-                            print("netns rep %d %-3s async 2w: %7.1f global steps/s, acc %.4f"
-                                  % (rep, system, r["global_steps_per_s"], r["accuracy"]), flush=True)
-                        save()
+                # A fresh port range per run: a task of an earlier run that
+                # outlived its kill cannot hold the next run's ports.
+                port = 2222
+                for shape in shapes:
+                    for mode in modes:
+                        for rep in range(args.reps):
+                            for system in systems:
+                                # Past the deadline, one repetition of each
+                                # shape and mode still runs.
+                                if out_of_time() and rep > 0:
+                                    results["cut_by_deadline"] = True
+                                    continue
+                                hosts, spaces = netns_cluster(shape, names, addrs, port)
+                                port = 2222 + (port - 2222 + 3) % 3000
+                                r = run_cluster(system, 2, mode == "sync", steps, args,
+                                                hosts=hosts, netns=spaces)
+                                r["shape"] = shape
+                                r["placement"] = {t: "%s (%s)" % (ns, h) for t, ns, h in
+                                                  zip(("ps0", "worker0", "worker1"), spaces, hosts)}
+                                r["rep"] = rep
+                                r["loadavg"] = loadavg()
+                                results["netns_runs"].append(r)
+                                if "error" in r:
+                                    print("netns %s rep %d %s %s: ERROR %s" % (shape, rep, system, mode, r["error"]),
+                                          flush=True)
+                                else:
+                                    print("netns %s rep %d %-3s %-5s 2w: %7.1f global steps/s, acc %.4f"
+                                          % (shape, rep, system, mode, r["global_steps_per_s"], r["accuracy"]),
+                                          flush=True)
+                                save()
             except RuntimeError as e:
                 results["netns_skipped"] = "cannot set up network namespaces: %s" % e
                 print(results["netns_skipped"], flush=True)
             finally:
                 netns_teardown()
+                signal.signal(signal.SIGTERM, previous)
     results["finished"] = time.strftime("%Y-%m-%d %H:%M:%S %z")
     results["loadavg_end"] = loadavg()
     save()
