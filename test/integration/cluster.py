@@ -2,10 +2,12 @@
 
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -243,6 +245,26 @@ def training_losses(logdir, skip=()):
                 if "loss" in event["values"]:
                     points.append((event["step"], event["values"]["loss"]))
     return sorted(points)
+
+
+def train_and_check_learning(dtf_run, num_workers, flags, train_steps):
+    """Trains the MLP on 1 PS and `num_workers` workers with `flags` plus
+    --train_steps and a log directory, to the end, and checks the loss
+    trajectory (check_learning); returns the Cluster, its tasks ended."""
+    logdir = tempfile.mkdtemp(prefix="dtf-train-")
+    c = Cluster(dtf_run, 1, num_workers,
+                flags + ["--train_steps=%d" % train_steps, "--logdir=" + logdir,
+                         "--save_summaries_steps=1"])
+    try:
+        for worker in c.workers:
+            check(worker.wait(600) == 0, worker.name + " failed")
+        check(c.ps[0].wait(60) == 0, "ps0 failed")
+        points = training_losses(logdir)
+        check_learning(points, untrained_loss(points), 1, train_steps)
+    finally:
+        c.kill_all()
+        shutil.rmtree(logdir, ignore_errors=True)
+    return c
 
 
 def check_learning(points, baseline, first_step, last_step):

@@ -8,9 +8,7 @@ applied; and that --sync refuses the flag, naming it.
 
 import argparse
 import re
-import shutil
 import subprocess
-import tempfile
 
 import cluster
 
@@ -31,19 +29,8 @@ def main():
     cluster.check(refused.returncode == 2 and "--overlap_pull" in refused.stderr,
                   "--sync --overlap_pull: exit %d, %r" % (refused.returncode, refused.stderr))
 
-    logdir = tempfile.mkdtemp(prefix="dtf-overlap-")
-    c = cluster.Cluster(args.dtf_run, 1, 1,
-                        ["--async", "--overlap_pull", "--train_steps=%d" % args.train_steps,
-                         "--logdir=" + logdir, "--save_summaries_steps=1"])
-    try:
-        cluster.check(c.workers[0].wait(600) == 0, "worker0 failed")
-        cluster.check(c.ps[0].wait(60) == 0, "ps0 failed")
-        points = cluster.training_losses(logdir)
-        cluster.check_learning(points, cluster.untrained_loss(points), 1, args.train_steps)
-    finally:
-        c.kill_all()
-        shutil.rmtree(logdir, ignore_errors=True)
-
+    c = cluster.train_and_check_learning(args.dtf_run, 1,
+                                         ["--async", "--overlap_pull"], args.train_steps)
     worker = c.workers[0]
     cluster.check("pulls overlapped" in worker.output(),
                   "worker0 does not say it overlaps its pulls")

@@ -16,8 +16,6 @@ on loopback and checks:
 
 import argparse
 import re
-import shutil
-import tempfile
 
 import cluster
 
@@ -29,20 +27,9 @@ def main():
     parser.add_argument("--train-steps", type=int, default=600)
     args = parser.parse_args()
 
-    logdir = tempfile.mkdtemp(prefix="dtf-train-")
-    c = cluster.Cluster(args.dtf_run, 1, 2,
-                        ["--" + args.mode, "--train_steps=%d" % args.train_steps,
-                         "--log_every=100", "--logdir=" + logdir,
-                         "--save_summaries_steps=1"])
-    try:
-        for worker in c.workers:
-            cluster.check(worker.wait(600) == 0, worker.name + " failed")
-        cluster.check(c.ps[0].wait(60) == 0, "ps0 failed")
-        points = cluster.training_losses(logdir)
-        cluster.check_learning(points, cluster.untrained_loss(points), 1, args.train_steps)
-    finally:
-        c.kill_all()
-        shutil.rmtree(logdir, ignore_errors=True)
+    c = cluster.train_and_check_learning(args.dtf_run, 2,
+                                         ["--" + args.mode, "--log_every=100"],
+                                         args.train_steps)
 
     local = [int(re.search(r"training ended after (\d+) local steps", w.output()).group(1))
              for w in c.workers]
