@@ -51,19 +51,40 @@ def med(values):
     return statistics.median(values) if values else None
 
 
-def ok_runs(runs, system, mode, workers):
+def num_ps(r):
+    """A run's PS tasks (runs before the 2-PS rows had one)."""
+    return r.get("num_ps", 1)
+
+
+def sharded(r):
+    """Whether a run split its big variables over the PS tasks (runs before
+    the 2-PS rows did not)."""
+    return bool(r.get("sharded", False))
+
+
+def config_runs(runs, system, mode, workers, ps=1, shard=False):
+    """The runs of one configuration, failed ones included; by default the
+    1-PS ones, which the main tables are about."""
     return [r for r in runs if r["system"] == system and r["mode"] == mode
-            and r["workers"] == workers and "error" not in r]
+            and r["workers"] == workers and num_ps(r) == ps and sharded(r) == shard]
 
 
-def paired_ratios(runs, mode, workers, key):
+def ok_runs(runs, system, mode, workers, ps=1, shard=False):
+    return [r for r in config_runs(runs, system, mode, workers, ps, shard) if "error" not in r]
+
+
+def paired_ratios(runs, mode, workers, key, ps=1, shard=False):
     ratios = []
     for rep in sorted({r["rep"] for r in runs}, key=str):
-        d = [r for r in ok_runs(runs, "dtf", mode, workers) if r["rep"] == rep]
-        t = [r for r in ok_runs(runs, "tf", mode, workers) if r["rep"] == rep]
+        d = [r for r in ok_runs(runs, "dtf", mode, workers, ps, shard) if r["rep"] == rep]
+        t = [r for r in ok_runs(runs, "tf", mode, workers, ps, shard) if r["rep"] == rep]
         if d and t and t[0][key]:
             ratios.append(d[0][key] / t[0][key])
     return ratios
+
+
+def is_ps_task(name):
+    return name.startswith("ps")
 
 
 # The namespace mode's shapes (bench/run_study.py), in the report's order.
@@ -80,7 +101,43 @@ def ps_cpu_per_update(r):
 def worker_cpu_per_step(r):
     """Each worker's CPU seconds (start-up and validation included) over its steps."""
     return [t["cpu_s"] / r["local_steps"][n] for n, t in r["tasks"].items()
-            if n != "ps0" and t.get("cpu_s") is not None and r.get("local_steps", {}).get(n)]
+            if not is_ps_task(n) and t.get("cpu_s") is not None and r.get("local_steps", {}).get(n)]
+
+
+def ps_cpu_per_update_tasks(r):
+    """{PS task: its CPU seconds (start-up included) over the updates it
+    applied}: dtf-run's PS line of that task where there is one, else the
+    global steps (TensorFlow's PS tasks print no figures; in async every
+    global step updates each PS task that holds a trained variable)."""
+    per = {}
+    for name, t in r["tasks"].items():
+        if not is_ps_task(name) or t.get("cpu_s") is None:
+            continue
+        line = (r.get("ps_tasks") or {}).get(name) or (r.get("ps") if name == "ps0" else None) or {}
+        updates = line.get("applied") or r.get("global_step")
+        if updates:
+            per[name] = t["cpu_s"] / updates
+    return per
+
+
+def ps_params(k, shard, min_slice_bytes=65536):
+    """Parameters on each of k PS tasks: the variables in creation order
+    (global_step first) placed round-robin, as dtf-run's default
+    --ps_strategy and replica_device_setter do; sharded, a variable bigger
+    than min_slice_bytes (f32) is first split along dimension 0 into
+    min(k, ceil(bytes / min_slice_bytes)) shards, each placed in turn
+    (dtf-run --min_slice_size, min_max_variable_partitioner). With 2 PS
+    tasks: whole, ps0 holds global_step, hid_b, sm_b and ps1 hid_w, sm_w;
+    sharded, ps0 hid_w/part_1, sm_w and ps1 hid_w/part_0, hid_b, sm_b."""
+    tasks = [0] * k
+    i = 0
+    for name, params in [("global_step", 0)] + list(VARIABLES.items()):
+        nbytes = 4 * params
+        parts = min(k, -(-nbytes // min_slice_bytes)) if shard and nbytes > min_slice_bytes else 1
+        for j in range(parts):
+            tasks[i % k] += params // parts + (1 if j < params % parts else 0)
+            i += 1
+    return tasks
 
 
 def to_seconds(value, unit):
@@ -387,6 +444,121 @@ def targets_section(w, res, runs, out, base):
     w("")
 
 
+def two_ps_runs(runs):
+    """The 2-PS rows' configurations present: [(sharded, DTF runs, TensorFlow
+    runs, failed runs)], whole placement first."""
+    rows = []
+    for shard in (False, True):
+        cfg = [r for r in runs if num_ps(r) == 2 and sharded(r) == shard
+               and r["mode"] == "async" and r["workers"] == 2]
+        if cfg:
+            rows.append((shard, [r for r in cfg if r["system"] == "dtf" and "error" not in r],
+                         [r for r in cfg if r["system"] == "tf" and "error" not in r],
+                         [r for r in cfg if "error" in r]))
+    return rows
+
+
+def two_ps_section(w, res, runs):
+    """The 2-PS rows (bench/run_study.py --ps_rows): async, 2 workers,
+    variables whole (round-robin) and sharded."""
+    w("## 2 PS tasks\n")
+    rows = two_ps_runs(runs)
+    if not rows:
+        why = ("`--ps_rows=off`" if res.get("ps_rows") is False else
+               "cut by `--deadline_s`" if res.get("cut_by_deadline") and res.get("ps_rows") else
+               "this results.json predates them")
+        w("Not run (%s). `bench/run_study.py --ps_rows=on` (the default) adds, after the 1-PS "
+          "configurations, 2 PS tasks with 2 async workers, each repetition: variables placed "
+          "whole and sharded.\n" % why)
+        return
+    whole, split = ps_params(2, False), ps_params(2, True)
+    w("Async, 2 workers, 2 PS tasks. **whole**: the variables placed round-robin in creation "
+      "order (dtf-run's default `--ps_strategy=round-robin`, TensorFlow's "
+      "`replica_device_setter`): ps0 holds global_step, hid_b and sm_b (%d parameters), ps1 "
+      "hid_w and sm_w (%d). **sharded**: variables over 64 KiB split along dimension 0 over "
+      "both (`dtf-run --min_slice_size=65536`; `tf_replica.py --min_slice_size=65536`, "
+      "TensorFlow's `min_max_variable_partitioner`), so hid_w's two 392x100 halves lie on "
+      "ps1 and ps0: ps0 holds hid_w/part_1 and sm_w (%d), ps1 hid_w/part_0, hid_b and sm_b "
+      "(%d). PS CPU per update is each PS task's CPU seconds (start-up included) over the "
+      "updates it applied (DTF's PS line; TensorFlow's: the global steps), medians; "
+      "\"both\" is their sum per run. \"vs. 1 PS\" is the median over the same system's "
+      "1 PS, 2 async workers runs of the same step count.\n" % (whole[0], whole[1], split[0], split[1]))
+    w("| placement | system | n | global steps/s | DTF / TensorFlow | vs. 1 PS | test accuracy | "
+      "PS CPU ms per update: ps0, ps1 | both PS tasks, ms | gradients served: ps0, ps1 |")
+    w("|---|---|---|---|---|---|---|---|---|---|")
+    for shard, dtf, tf, failed in rows:
+        rat = paired_ratios(runs, "async", 2, "global_steps_per_s", ps=2, shard=shard)
+        for system, rs in (("dtf", dtf), ("tf", tf)):
+            errs = [r for r in failed if r["system"] == system]
+            if not rs and not errs:
+                continue
+            per = [ps_cpu_per_update_tasks(r) for r in rs]
+            tasks = sorted({n for p in per for n in p})
+            one = [r["global_steps_per_s"] for r in ok_runs(runs, system, "async", 2)
+                   if rs and r["steps"] == rs[0]["steps"]]
+            served = sorted({n for r in rs for n, t in (r.get("ps_tasks") or {}).items() if "gradients" in t})
+            w("| %s | %s | %d%s | %s | %s | %s | %s | %s | %s | %s |" % (
+                "sharded" if shard else "whole", "DTF" if system == "dtf" else "TensorFlow", len(rs),
+                (" (+%d failed: %s)" % (len(errs), errs[0]["error"])) if errs else "",
+                mmm([r["global_steps_per_s"] for r in rs]),
+                (mmm(rat, "%.2fx") if rat else "–") if system == "dtf" else "",
+                "%.2fx" % (med([r["global_steps_per_s"] for r in rs]) / med(one)) if rs and one else "–",
+                mmm([r["accuracy"] for r in rs], "%.4f"),
+                ", ".join("%.3f" % (med([p.get(n) for p in per]) * 1e3) for n in tasks) or "–",
+                mmm([sum(p.values()) * 1e3 for p in per if len(p) == 2], "%.3f"),
+                ", ".join("%d" % med([(r.get("ps_tasks") or {}).get(n, {}).get("gradients") for r in rs])
+                          for n in served) or "–"))
+    w("\n(Gradients served: the trained variables or shards each DTF PS task updates, from its "
+      "`PS task N serving G gradients` line; TensorFlow prints none.)\n")
+
+
+def two_ps_check(w, runs, cores, lb, tw, tp, bps):
+    """The model against the 2-PS rows (K = 2, async, 2 workers): each PS
+    task's CPU per update predicted as t_ps x its share of the parameters,
+    and the global steps/s with K as the parameters over the largest task's
+    share (2 when sharded evenly, barely above 1 when hid_w lies whole on one
+    task)."""
+    rows = [(shard, dtf) for shard, dtf, _, _ in two_ps_runs(runs) if dtf]
+    if not rows or not lb:
+        return
+    w("**Check with 2 PS tasks** (async, 2 workers, loopback; the 2-PS rows above). Each PS "
+      "task's CPU per update is predicted as t_ps x its share of the parameters, and K in the "
+      "model as the parameters over the largest task's share (K_eff: what the busiest PS "
+      "task's ceilings see); the %d-core ceiling is unchanged, a global step still costing "
+      "t_w + t_ps of CPU over both PS tasks.\n" % cores)
+    w("| placement | parameters ps0, ps1 | PS CPU ms per update ps0, ps1: model | measured (medians) "
+      "| both, model | both, measured | K_eff | model (limit) | %d-core ceiling | predicted | "
+      "measured (median) | measured / predicted |" % cores)
+    w("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    extra = []
+    for shard, rs in rows:
+        tasks = ps_params(2, shard, rs[0].get("min_slice_size") or 65536)
+        k_eff = PARAMS / max(tasks)
+        model, limit, _ = scaling_model(2, k_eff, lb, tw, tp, bps)
+        shared = shared_cores_ceiling(cores, 2, tw, tp)
+        predicted = min(model, shared)
+        measured = med([r["global_steps_per_s"] for r in rs])
+        per = [ps_cpu_per_update_tasks(r) for r in rs]
+        names = ["ps0", "ps1"]
+        got = [med([p.get(n) for p in per]) for n in names]
+        both = med([sum(p.values()) for p in per if len(p) == 2])
+        w("| %s | %s | %s | %s | %.3f | %s | %.2f | %.0f (%s) | %.0f | %.0f | %.1f | %.2f |" % (
+            "sharded" if shard else "whole", ", ".join("%d" % t for t in tasks),
+            ", ".join("%.3f" % (tp * t / PARAMS * 1e3) for t in tasks),
+            ", ".join("%.3f" % (g * 1e3) if g is not None else "–" for g in got),
+            tp * 1e3, "%.3f" % (both * 1e3) if both else "–", k_eff, model, limit, shared,
+            predicted, measured, measured / predicted))
+        if both and both > 1.1 * tp:
+            extra.append("%s, %.2fx" % ("sharded" if shard else "whole", both / tp))
+    if extra:
+        w("\nThe two PS tasks together spent more CPU per update than one PS task's t_ps (%s): "
+          "each PS task's start-up (in its CPU time; it weighs most in short runs) and any cost "
+          "per push and pull are paid by each task whatever its share, and the model counts "
+          "neither (its PS CPU is all proportional to the bytes), so its K-fold PS ceilings "
+          "are an upper bound." % "; ".join(extra))
+    w("")
+
+
 def scaling_section(w, res, runs, cores):
     """Past this machine, on paper: scaling_model over N, K and the link."""
     w("## Past this machine, on paper\n")
@@ -463,6 +635,7 @@ def scaling_section(w, res, runs, cores):
                       ": waiting for the aggregate costs CPU here that the model does not count."
                       if ps_sync > 1.1 * tp or w_sync > 1.1 * tw else "."))
         w("")
+    two_ps_check(w, runs, cores, lb, tw, tp, bps)
 
     # The prediction.
     for gbps in LINKS_GBPS:
@@ -586,8 +759,7 @@ def main():
             configs.append((mode, workers))
             for system in ("dtf", "tf"):
                 rs = ok_runs(runs, system, mode, workers)
-                errs = [r for r in runs if r["system"] == system and r["mode"] == mode
-                        and r["workers"] == workers and "error" in r]
+                errs = [r for r in config_runs(runs, system, mode, workers) if "error" in r]
                 if not rs and not errs:
                     continue
                 if system == "dtf":
@@ -604,7 +776,7 @@ def main():
                     mmm([r["cross_entropy"] for r in rs], "%.2f"),
                     bps,
                     mmm([r["tasks"]["ps0"]["peak_rss_kb"] / 1024 for r in rs if r["tasks"]["ps0"]["peak_rss_kb"]], "%.0f"),
-                    mmm([max(t["peak_rss_kb"] or 0 for n, t in r["tasks"].items() if n != "ps0") / 1024 for r in rs], "%.0f")))
+                    mmm([max(t["peak_rss_kb"] or 0 for n, t in r["tasks"].items() if not is_ps_task(n)) / 1024 for r in rs], "%.0f")))
     w("")
     w("## DTF / TensorFlow (paired per repetition)\n")
     w("| mode | workers | n | global steps/s ratio | examples/s ratio | worker CPU s per local step, DTF | same, TensorFlow |")
@@ -621,7 +793,7 @@ def main():
             vals = []
             for r in ok_runs(runs, system, mode, workers):
                 for n, t in r["tasks"].items():
-                    if n != "ps0" and t["cpu_s"] is not None and r["local_steps"].get(n):
+                    if not is_ps_task(n) and t["cpu_s"] is not None and r["local_steps"].get(n):
                         vals.append(t["cpu_s"] / r["local_steps"][n])
             return mmm([v * 1000 for v in vals], "%.2f") + " ms"
         w("| %s | %d | %d | %s | %s | %s | %s |" % (mode, workers, len(rg), mmm(rg, "%.2fx"), mmm(re_, "%.2fx"),
@@ -629,6 +801,8 @@ def main():
     w("\n(Worker CPU per local step is the task's whole CPU time, start-up and "
       "validation included, over its training steps: an upper bound, dominated by "
       "TensorFlow's start-up at short step counts.)\n")
+
+    two_ps_section(w, res, runs)
 
     if base:
         w("## Before and after\n")
@@ -645,7 +819,7 @@ def main():
         def cpu_ms(rs):
             vals = [t["cpu_s"] / r["local_steps"][n] * 1000
                     for r in rs for n, t in r["tasks"].items()
-                    if n != "ps0" and t["cpu_s"] is not None and r["local_steps"].get(n)]
+                    if not is_ps_task(n) and t["cpu_s"] is not None and r["local_steps"].get(n)]
             return med(vals)
         for mode, workers in configs:
             b = ok_runs(base["runs"], "dtf", mode, workers)

@@ -8,7 +8,8 @@
 # the package indexes, else Debian's python3-torch; a peer that cannot be
 # installed is skipped with the reason), runs bench/run_study.py (DTF and
 # TensorFlow side by side: 1 PS with 1, 2 and 3 workers, sync and async,
-# --reps repetitions, plus the network-namespace mode as root), the
+# --reps repetitions; 2 PS tasks with 2 async workers, variables whole and
+# sharded; plus the network-namespace mode as root), the
 # Google Benchmark programs, bench/in_graph.py (in-graph against
 # between-graph), bench/inputs.py (TFRecord input against IDX), and writes
 # bench/results/{results.json,REPORT.md,scaling.png,micro-*.json,in-graph.json,

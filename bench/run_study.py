@@ -5,7 +5,9 @@ on the same model, cluster shapes and step count, in the same run.
 For each repetition and each configuration (1 PS with 1, 2, 3 workers; sync
 and async) it runs DTF's cluster and then TensorFlow's, back to back, so
 that both see the same load on the machine; every task is a process of its
-own under /usr/bin/time (peak RSS, CPU time). Optionally 1 PS + 2 workers on
+own under /usr/bin/time (peak RSS, CPU time). Then (--ps_rows) 2 PS tasks
+with 2 async workers, the variables placed whole round-robin and sharded
+(hid_w split over both PS tasks), each repetition. Optionally 1 PS + 2 workers on
 network namespaces joined by a bridge (--netns), sync and async, in two
 shapes (--netns_shapes): 3 hosts (PS, worker, worker) and 2 hosts (PS beside
 worker 0 on one, worker 1 on the other). Writes results.json;
@@ -36,8 +38,16 @@ VALID = re.compile(r"After (\d+) training step\(s\), validation cross entropy = 
                    r"([-0-9.e+naif]+), validation accuracy = ([-0-9.e+naif]+)")
 TRAFFIC = re.compile(r"RPC traffic: pulled (\d+) bytes in (\d+) pulls, pushed "
                      r"(\d+) bytes in (\d+) pushes")
-PS_LINE = re.compile(r"PS task 0 stopped at step (\d+): applied (\d+) \w+ of "
+# dtf-run's PS tasks; TensorFlow's print "PS task N stopped" alone.
+PS_LINE = re.compile(r"PS task (\d+) stopped at step (\d+): applied (\d+) \w+ of "
                      r"(\d+) pushes, dropped (\d+) stale")
+# dtf-run's PS task at start-up: the gradients (variables it updates) it holds.
+PS_SERVING = re.compile(r"PS task (\d+) serving (\d+) gradients")
+# The 2-PS rows' sharding: variables bigger than this many bytes are split
+# along dimension 0 over the PS tasks (hid_w, 784x100 f32 = 313,600 bytes,
+# into two shards of 392x100), by dtf-run --min_slice_size and by
+# tf_replica.py --min_slice_size (TensorFlow's min_max_variable_partitioner).
+SHARD_MIN_SLICE_BYTES = 65536
 
 
 def free_ports(n, host="127.0.0.1"):
@@ -102,18 +112,26 @@ class Task:
         return out, rss, wall, cpu
 
 
-def run_cluster(system, workers, sync, steps, args, hosts=None, netns=None):
-    """Runs one training job; returns its figures (or an error)."""
-    n = 1 + workers
+def run_cluster(system, workers, sync, steps, args, hosts=None, netns=None,
+                num_ps=1, sharded=False):
+    """Runs one training job on num_ps PS tasks and `workers` workers; returns
+    its figures (or an error). hosts and netns, when given, list the PS tasks
+    first. Without `sharded`, whole variables are placed round-robin over the
+    PS tasks (dtf-run's default --ps_strategy, TensorFlow's
+    replica_device_setter); with it, variables bigger than
+    SHARD_MIN_SLICE_BYTES are split over them."""
+    n = num_ps + workers
     on_loopback = hosts is None
     if on_loopback:
         ports = free_ports(n)
         hosts = ["127.0.0.1:%d" % p for p in ports]
-    ps_hosts, worker_hosts = hosts[0], ",".join(hosts[1:])
+    ps_hosts, worker_hosts = ",".join(hosts[:num_ps]), ",".join(hosts[num_ps:])
     done_file = tempfile.mktemp(prefix="dtfbench-done-")
     common = ["--ps_hosts=" + ps_hosts, "--worker_hosts=" + worker_hosts,
               "--train_steps=%d" % steps, "--data=" + args.data,
               "--log_every=1000"]
+    if sharded:
+        common.append("--min_slice_size=%d" % SHARD_MIN_SLICE_BYTES)
     if system == "dtf":
         exe = [args.dtf_run]
         # One executor thread, as TensorFlow's inter-op pool of 1.
@@ -130,8 +148,8 @@ def run_cluster(system, workers, sync, steps, args, hosts=None, netns=None):
         barrier = tempfile.mkdtemp(prefix="dtfbench-barrier-")
         common += ["--done_file=" + done_file, "--start_barrier=" + barrier] + (["--sync"] if sync else [])
         tail = []
-    names = ["ps0"] + ["worker%d" % i for i in range(workers)]
-    jobs = [("ps", 0)] + [("worker", i) for i in range(workers)]
+    names = ["ps%d" % i for i in range(num_ps)] + ["worker%d" % i for i in range(workers)]
+    jobs = [("ps", i) for i in range(num_ps)] + [("worker", i) for i in range(workers)]
     tasks = []
     t0 = time.time()
     error = None
@@ -147,7 +165,7 @@ def run_cluster(system, workers, sync, steps, args, hosts=None, netns=None):
             if job == "ps":
                 time.sleep(0.2)
         deadline = t0 + args.timeout
-        for t in tasks[1:]:
+        for t in tasks[num_ps:]:
             codes[t.name] = t.wait(deadline - time.time())
             if codes[t.name] is None:
                 error = "%s did not finish within %d s" % (t.name, args.timeout)
@@ -162,8 +180,12 @@ def run_cluster(system, workers, sync, steps, args, hosts=None, netns=None):
         raise
     workers_done = time.time()
     open(done_file, "w").close()
-    if tasks[0].wait(20 if not error else 2) is None:
-        tasks[0].kill()
+    # The PS tasks stop by themselves (DTF's chief stops them; TensorFlow's
+    # see the done file): their last lines are the PS figures.
+    stop_by = time.time() + (20 if not error else 2)
+    for t in tasks[:num_ps]:
+        if t.wait(stop_by - time.time()) is None:
+            t.kill()
     for t in tasks:
         t.kill()
     total = time.time() - t0
@@ -174,6 +196,8 @@ def run_cluster(system, workers, sync, steps, args, hosts=None, netns=None):
     if system != "dtf":
         subprocess.run(["rm", "-rf", barrier])
     result = {"system": system, "workers": workers, "mode": "sync" if sync else "async",
+              "num_ps": num_ps, "sharded": bool(sharded),
+              "min_slice_size": SHARD_MIN_SLICE_BYTES if sharded else 0,
               "steps": steps, "netns": bool(netns), "tasks": {}, "launch_to_done_s": workers_done - t0,
               "total_s": total}
     outs = {}
@@ -182,7 +206,7 @@ def run_cluster(system, workers, sync, steps, args, hosts=None, netns=None):
         outs[t.name] = out
         result["tasks"][t.name] = {"peak_rss_kb": rss, "wall_s": wall, "cpu_s": cpu}
     local_steps, elapsed, traffic = {}, {}, {}
-    for name in names[1:]:
+    for name in names[num_ps:]:
         out = outs[name]
         m = WORKER_LINE.search(out)
         e = ELAPSED.search(out)
@@ -213,10 +237,21 @@ def run_cluster(system, workers, sync, steps, args, hosts=None, netns=None):
             per.append((pb + sb) / max(local_steps[name], 1))
         result["bytes_per_step_per_worker"] = sum(per) / len(per)
         result["traffic"] = traffic
-    ps = PS_LINE.search(outs["ps0"])
-    if ps:
-        result["ps"] = {"step": int(ps.group(1)), "applied": int(ps.group(2)),
-                        "pushes": int(ps.group(3)), "stale": int(ps.group(4))}
+    # Each PS task's figures (dtf-run's), under "ps_tasks" by name; "ps" is
+    # ps0's, as before there were several.
+    ps_tasks = {}
+    for name in names[:num_ps]:
+        line = PS_LINE.search(outs[name])
+        if line:
+            ps_tasks[name] = {"step": int(line.group(2)), "applied": int(line.group(3)),
+                              "pushes": int(line.group(4)), "stale": int(line.group(5))}
+        serving = PS_SERVING.search(outs[name])
+        if serving:
+            ps_tasks.setdefault(name, {})["gradients"] = int(serving.group(2))
+    if "ps0" in ps_tasks and "applied" in ps_tasks["ps0"]:
+        result["ps"] = {k: v for k, v in ps_tasks["ps0"].items() if k != "gradients"}
+    if num_ps > 1 and ps_tasks:
+        result["ps_tasks"] = ps_tasks
     return result
 
 
@@ -405,6 +440,10 @@ def main():
                    help="OPENBLAS_NUM_THREADS of DTF's tasks")
     p.add_argument("--deadline_s", type=float, default=0,
                    help="start no new cluster run after this many seconds (0 = none)")
+    p.add_argument("--ps_rows", default="on", choices=["on", "off"],
+                   help="after the 1-PS configurations, 2 PS tasks with 2 async "
+                        "workers, variables whole (round-robin) and sharded "
+                        "(--min_slice_size=%d), each repetition" % SHARD_MIN_SLICE_BYTES)
     args = p.parse_args()
     args.skip = {"tf": args.skip_tf, "torch": args.skip_torch}
 
@@ -419,6 +458,7 @@ def main():
                "machine": machine_info(), "started": time.strftime("%Y-%m-%d %H:%M:%S %z"),
                "loadavg_start": loadavg(), "skipped": {k: v for k, v in args.skip.items() if v},
                "runs": [], "netns_runs": [], "blas_threads": args.blas_threads,
+               "ps_rows": args.ps_rows == "on" and not args.netns_only,
                "commit": git_commit()}
 
     def save():
@@ -464,6 +504,33 @@ def main():
                           % (rep, system, mode, w, r["global_steps_per_s"], r["examples_per_s"],
                              r["accuracy"], r["train_s"], " ".join(r["loadavg"])), flush=True)
                 save()
+    # 2 PS tasks (issue 16): async, 2 workers, whole variables placed
+    # round-robin and then sharded, DTF and TensorFlow alternating within
+    # each repetition.
+    if args.ps_rows == "on" and not args.netns_only:
+        for rep in range(args.reps):
+            for sharded in (False, True):
+                for system in systems:
+                    if out_of_time():
+                        results["cut_by_deadline"] = True
+                        continue
+                    r = run_cluster(system, 2, False, args.steps, args, num_ps=2, sharded=sharded)
+                    r["rep"] = rep
+                    r["loadavg"] = loadavg()
+                    results["runs"].append(r)
+                    what = "2 PS %-9s" % ("sharded" if sharded else "whole")
+                    if "error" in r:
+                        print("rep %d %s async 2w %s: ERROR %s" % (rep, system, what, r["error"]), flush=True)
+                    else:
+                        served = ", ".join("%s %d" % (n, t["gradients"]) for n, t in
+                                           sorted(r.get("ps_tasks", {}).items()) if "gradients" in t)
+                        print("rep %d %-3s async 2w %s: %7.1f global steps/s, %8.0f ex/s, acc %.4f, "
+                              "train %.1f s%s (load %s)"
+                              % (rep, system, what, r["global_steps_per_s"], r["examples_per_s"],
+                                 r["accuracy"], r["train_s"],
+                                 ", gradients served: " + served if served else "",
+                                 " ".join(r["loadavg"])), flush=True)
+                    save()
     for rep in range(args.reps if not args.netns_only else 0):
         results.setdefault("torch", []).append(torch_ref(args, args.steps))
         save()

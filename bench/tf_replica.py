@@ -6,7 +6,9 @@
 probabilities, Adam(0.01), batches of 100, a global step; between-graph
 replication with tf.compat.v1.train.Server, ClusterSpec and
 replica_device_setter; SyncReplicasOptimizer in --sync mode. One process per
-task, on the hosts of --ps_hosts/--worker_hosts. Prints the same lines as
+task, on the hosts of --ps_hosts/--worker_hosts. With several PS tasks the
+setter places whole variables round-robin; --min_slice_size partitions the big
+ones over them (min_max_variable_partitioner), as dtf-run --min_slice_size. Prints the same lines as
 dtf-run so that bench/run_study.py parses both alike:
 
   <time>: Worker i: training step N done (global step: G)
@@ -61,6 +63,42 @@ class Shard:
         return self.images[idx], self.labels[idx]
 
 
+def model_variables(hidden_units, min_slice_size=0, num_ps=1):
+    """hid_w, hid_b, sm_w, sm_b. Whole variables (replica_device_setter
+    places them round-robin over the PS tasks), or with min_slice_size > 0
+    created by get_variable under min_max_variable_partitioner(num_ps,
+    min_slice_size): a variable bigger than min_slice_size bytes is split
+    along dimension 0 into at most num_ps partitions (hid_w, 313,600 bytes,
+    into two of 392x100 with 65536 and 2 PS tasks), each a variable of its own
+    that the setter places round-robin, as dtf-run --min_slice_size does. A
+    PartitionedVariable reads as the concatenation of its partitions, so the
+    model computes the same."""
+    if min_slice_size <= 0:
+        hid_w = tf1.Variable(tf1.truncated_normal(
+            [IMAGE_PIXELS * IMAGE_PIXELS, hidden_units],
+            stddev=1.0 / IMAGE_PIXELS), name="hid_w")
+        hid_b = tf1.Variable(tf1.zeros([hidden_units]), name="hid_b")
+        sm_w = tf1.Variable(tf1.truncated_normal(
+            [hidden_units, 10], stddev=1.0 / np.sqrt(hidden_units)),
+            name="sm_w")
+        sm_b = tf1.Variable(tf1.zeros([10]), name="sm_b")
+        return hid_w, hid_b, sm_w, sm_b
+    partitioner = tf1.min_max_variable_partitioner(
+        max_partitions=num_ps, min_slice_size=min_slice_size)
+    with tf1.variable_scope(tf1.get_variable_scope(), partitioner=partitioner):
+        hid_w = tf1.get_variable(
+            "hid_w", [IMAGE_PIXELS * IMAGE_PIXELS, hidden_units],
+            initializer=tf1.truncated_normal_initializer(stddev=1.0 / IMAGE_PIXELS))
+        hid_b = tf1.get_variable("hid_b", [hidden_units],
+                                 initializer=tf1.zeros_initializer())
+        sm_w = tf1.get_variable(
+            "sm_w", [hidden_units, 10],
+            initializer=tf1.truncated_normal_initializer(
+                stddev=1.0 / np.sqrt(hidden_units)))
+        sm_b = tf1.get_variable("sm_b", [10], initializer=tf1.zeros_initializer())
+    return hid_w, hid_b, sm_w, sm_b
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--ps_hosts", required=True)
@@ -76,6 +114,11 @@ def main():
     p.add_argument("--log_every", type=int, default=100)
     p.add_argument("--done_file", default="")
     p.add_argument("--intra_op_threads", type=int, default=1)
+    p.add_argument("--min_slice_size", type=int, default=0,
+                   help="partition variables bigger than this many bytes "
+                        "along dimension 0 over the PS tasks, each partition "
+                        "at least this big (min_max_variable_partitioner; "
+                        "0 = whole variables, placed round-robin)")
     p.add_argument("--start_barrier", default="",
                    help="a directory: every worker waits there for the others "
                         "before its timed loop (TensorFlow's processes take "
@@ -110,14 +153,8 @@ def main():
             cluster=cluster)):
         global_step = tf1.Variable(0, name="global_step", trainable=False,
                                    dtype=tf.int64)
-        hid_w = tf1.Variable(tf1.truncated_normal(
-            [IMAGE_PIXELS * IMAGE_PIXELS, a.hidden_units],
-            stddev=1.0 / IMAGE_PIXELS), name="hid_w")
-        hid_b = tf1.Variable(tf1.zeros([a.hidden_units]), name="hid_b")
-        sm_w = tf1.Variable(tf1.truncated_normal(
-            [a.hidden_units, 10], stddev=1.0 / np.sqrt(a.hidden_units)),
-            name="sm_w")
-        sm_b = tf1.Variable(tf1.zeros([10]), name="sm_b")
+        hid_w, hid_b, sm_w, sm_b = model_variables(a.hidden_units, a.min_slice_size,
+                                                   len(ps_hosts))
 
         x = tf1.placeholder(tf.float32, [None, IMAGE_PIXELS * IMAGE_PIXELS])
         y_ = tf1.placeholder(tf.float32, [None, 10])
