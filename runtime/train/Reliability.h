@@ -56,6 +56,10 @@ struct ReliabilityOptions {
   /// Test only: a PS task crashes (SIGKILL) once its step reaches this
   /// (0: never).
   int64_t debugCrashAtStep = 0;
+  /// Test only: a PS task holds (every call waits) once its step reaches
+  /// debugHoldAtStep, until the file debugReleaseFile exists (0: never).
+  int64_t debugHoldAtStep = 0;
+  std::string debugReleaseFile;
 
   std::string clusterToken;
   rpc::TlsSettings tls;
@@ -100,6 +104,13 @@ void restoreAtStart(ps::ParameterServer &task,
 void configureCrashAtStep(ps::Options &task,
                           const ReliabilityOptions &options,
                           const std::string &taskLabel);
+
+/// --debug_hold_at_step: right after the update that takes its step
+/// there, the PS task holds its lock, so that no call is answered, until
+/// --debug_release_file exists: a test acts on a cluster stopped at a known
+/// step, however fast it trains.
+void configureHoldAtStep(ps::Options &task, const ReliabilityOptions &options,
+                         const std::string &taskLabel);
 
 /// A PS task other than 0 registers with the coordinator (on PS task 0)
 /// from a background thread, retrying until it is reachable: a restarted

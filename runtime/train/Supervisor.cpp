@@ -10,6 +10,7 @@
 #include <iostream>
 #include <mutex>
 #include <thread>
+#include <unistd.h>
 
 namespace dtf::train {
 
@@ -244,7 +245,7 @@ bool Supervisor::recover(const rpc::RpcError &error) {
 }
 
 //===----------------------------------------------------------------------===//
-// A PS task's crash at a known step
+// A PS task's crash or hold at a known step
 //===----------------------------------------------------------------------===//
 
 void configureCrashAtStep(ps::Options &task,
@@ -265,6 +266,28 @@ void configureCrashAtStep(ps::Options &task,
     std::cout << taskLabel << ": crashing at step " << step
               << " (--debug_crash_at_step)" << std::endl;
     ::raise(SIGKILL);
+  };
+}
+
+void configureHoldAtStep(ps::Options &task, const ReliabilityOptions &options,
+                         const std::string &taskLabel) {
+  if (options.debugHoldAtStep <= 0)
+    return;
+  int64_t holdAt = options.debugHoldAtStep;
+  std::string releaseFile = options.debugReleaseFile;
+  // Like the crash: under the task's mutex, before any reply.
+  task.onApplied = [observer = std::move(task.onApplied), holdAt, releaseFile,
+                    taskLabel](int64_t step, Clock::time_point begin,
+                               Clock::time_point end) {
+    if (observer)
+      observer(step, begin, end);
+    if (step != holdAt)
+      return;
+    std::cout << taskLabel << ": holding at step " << step << " until "
+              << releaseFile << " exists (--debug_hold_at_step)" << std::endl;
+    while (::access(releaseFile.c_str(), F_OK) != 0)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    std::cout << taskLabel << ": released at step " << step << std::endl;
   };
 }
 

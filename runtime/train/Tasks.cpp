@@ -185,6 +185,7 @@ int runPsTask(mlir::ModuleOp program, const TaskOptions &options) {
   configureCheckpointRestore(psOptions, options.reliability);
   psOptions.availableMemory = availableHostMemory();
   configureCrashAtStep(psOptions, options.reliability, label);
+  configureHoldAtStep(psOptions, options.reliability, label);
   ps::ParameterServer task(
       std::make_unique<exec::PsProgram>(function, std::move(executorOptions)),
       replicationOf(options), psOptions);

@@ -1,6 +1,7 @@
 """A link cut and restored, on network namespaces: PS task 0 runs in a
 namespace of its own, joined to the workers' by a veth pair; its link goes
-down for a few seconds mid-run, then up again. With --recovery_timeout_ms
+down for a few seconds mid-run (while the PS holds at a known step,
+--debug_hold_at_step), then up again. With --recovery_timeout_ms
 the workers ride it out (their RPCs fail, they retry with backoff) and
 training finishes; the PS keeps its state, so nothing is restored.
 
@@ -15,6 +16,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 import cluster
@@ -85,6 +87,10 @@ def can_use_namespaces():
 
 def link_cut(args):
     port = cluster.free_ports(1)[0]
+    # The PS holds at global step 300 until this file exists, so that the
+    # link goes down mid-run however fast the run trains.
+    hold_at = 300
+    release = os.path.join(tempfile.mkdtemp(prefix="dtf-netns-"), "release")
     with Namespaces() as net:
         # Workers run in the root namespace; their cluster addresses are
         # names only (workers serve nothing).
@@ -92,16 +98,18 @@ def link_cut(args):
         c = cluster.Cluster(
             args.dtf_run, 1, 2,
             ["--async", "--train_steps=1200", "--log_every=10",
-             "--recovery_timeout_ms=60000", "--rpc_deadline_ms=1500",
-             "--debug_step_delay_ms=2"],
+             "--recovery_timeout_ms=60000", "--rpc_deadline_ms=1500"],
             hosts=hosts, wrap={"ps0": net.prefix()},
-            task_extra={"ps0": ["--insecure_bind_all"]})
+            task_extra={"ps0": ["--insecure_bind_all",
+                                "--debug_hold_at_step=%d" % hold_at,
+                                "--debug_release_file=" + release]})
         try:
             c.ps[0].wait_for(r"listening on every interface", 60)
-            cluster.wait_for_global_step(c.workers, 300, 120)
-            cut_at = cluster.current_global_step(c.workers)
+            c.ps[0].wait_for(r"holding at step %d" % hold_at, 120)
             net.link("down")
-            print("cut the PS's link at global step ~%d" % cut_at)
+            print("cut the PS's link at global step %d" % hold_at)
+            open(release, "w").close()
+            c.ps[0].wait_for(r"released at step %d" % hold_at, 60)
             time.sleep(1.0)
             stalled = cluster.current_global_step(c.workers)
             time.sleep(3.0)
@@ -116,6 +124,7 @@ def link_cut(args):
             cluster.check(c.ps[0].wait(60) == 0, "ps0 did not stop")
         finally:
             c.kill_all()
+            shutil.rmtree(os.path.dirname(release), ignore_errors=True)
     for worker in c.workers:
         loss, accuracy, step = cluster.validation(worker)
         print("%s: accuracy %.4f at global step %d" % (worker.name, accuracy, step))

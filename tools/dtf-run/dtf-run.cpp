@@ -189,6 +189,12 @@ DEFINE_int64(debug_crash_at_step, 0,
              "Test only: a PS task kills itself with SIGKILL, as a crash, "
              "right after an update takes its step to N (0 = never): a "
              "crash at a known step");
+DEFINE_int64(debug_hold_at_step, 0,
+             "Test only: a PS task answers no call from the update that "
+             "takes its step to N (0 = never) until --debug_release_file "
+             "exists: a test acts at a known step");
+DEFINE_string(debug_release_file, "",
+              "Test only: the file that releases --debug_hold_at_step");
 // Security.
 DEFINE_string(tls_cert, "",
               "PEM certificate (chain) of this task: with --tls_key and "
@@ -269,6 +275,13 @@ dtf::train::ReliabilityOptions reliabilityOptionsFromFlags() {
   if (FLAGS_debug_crash_at_step < 0)
     throw std::invalid_argument("--debug_crash_at_step: must be >= 0");
   options.debugCrashAtStep = FLAGS_debug_crash_at_step;
+  if (FLAGS_debug_hold_at_step < 0)
+    throw std::invalid_argument("--debug_hold_at_step: must be >= 0");
+  if (FLAGS_debug_hold_at_step > 0 && FLAGS_debug_release_file.empty())
+    throw std::invalid_argument(
+        "--debug_hold_at_step: needs --debug_release_file");
+  options.debugHoldAtStep = FLAGS_debug_hold_at_step;
+  options.debugReleaseFile = FLAGS_debug_release_file;
 
   int tlsFlags = !FLAGS_tls_cert.empty() + !FLAGS_tls_key.empty() +
                  !FLAGS_tls_ca.empty();

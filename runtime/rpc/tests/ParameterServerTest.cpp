@@ -427,9 +427,13 @@ TEST_F(ParameterServerTest, PullsAndPushesTensorsOfMegabytesInOneMessage) {
     gradient.data<float>()[i] = static_cast<float>(i % 7);
   EXPECT_EQ(client->push(0, {{"big", &gradient}}).outcome,
             PushResponse::APPLIED);
+  // Every element: the PS applied the gradient from the slices gRPC
+  // received, in place where they allowed it.
   std::vector<float> updated = pullOne("big");
-  for (int64_t i : {int64_t(0), int64_t(1), int64_t(262'145), int64_t(799'999)})
-    EXPECT_EQ(updated[i], 2.0f - 0.5f * static_cast<float>(i % 7)) << i;
+  size_t wrong = 0;
+  for (size_t i = 0; i < updated.size(); ++i)
+    wrong += updated[i] != 2.0f - 0.5f * static_cast<float>(i % 7);
+  EXPECT_EQ(wrong, 0u);
 }
 
 TEST_F(ParameterServerTest, MessagesBeyondTheLimitFailWithAStatus) {
