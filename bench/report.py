@@ -747,6 +747,14 @@ def main():
     # of the commit before a change), for a change that must not slow DTF.
     base_path = os.path.join(out, "baseline.json")
     base = json.load(open(base_path)) if os.path.exists(base_path) else None
+    if base and base.get("steps") != res.get("steps"):
+        # Accuracy and speed depend on the step count: a baseline of another
+        # length compares nothing.
+        w("> **Baseline.** `baseline.json` (DTF %s) ran %s global steps per run, "
+          "this run %s: it is not compared; accuracy is checked against "
+          "TensorFlow in this run.\n" % (base.get("commit", "?"), base.get("steps"),
+                                          res.get("steps")))
+        base = None
     targets_section(w, res, runs, out, base)
 
     # Main table.
@@ -996,13 +1004,10 @@ def main():
             if b.get("aggregate_name") != "median":
                 continue
             rate = ""
-            # Google Benchmark's rates are per CPU second of the benchmark
-            # thread; the RPC's server threads make wall time the fair one.
-            wall = b["cpu_time"] / b["real_time"] if b["real_time"] else 1
             if b.get("FLOP/s"):
-                rate = "%.2f GFLOP/s" % (b["FLOP/s"] * wall / 1e9)
+                rate = "%.2f GFLOP/s" % (wall_rate(b, "FLOP/s") / 1e9)
             elif b.get("bytes_per_second"):
-                rate = "%.0f MB/s" % (b["bytes_per_second"] * wall / 1e6)
+                rate = "%.0f MB/s" % (wall_rate(b) / 1e6)
             w("| `%s` | %.1f %s | %s |" % (b["run_name"], b["real_time"], b["time_unit"], rate))
         w("")
 
