@@ -111,6 +111,14 @@ bool encodeTensors(const std::vector<TensorRef> &tensors, size_t chunkBytes,
 TensorAssembler::TensorAssembler(HeaderCheck check, uint64_t maxTensorBytes)
     : check(std::move(check)), maxTensorBytes(maxTensorBytes) {}
 
+void normalizeReceivedBools(Tensor &tensor) {
+  if (tensor.dtype() != DType::Bool)
+    return;
+  auto *bytes = static_cast<unsigned char *>(tensor.rawData());
+  for (size_t i = 0, n = tensor.byteSize(); i < n; ++i)
+    bytes[i] = bytes[i] != 0;
+}
+
 uint64_t checkedTensorBytes(const std::string &name, DType dtype,
                                 const Shape &shape, uint64_t limit) {
   uint64_t size = dtypeSize(dtype);
@@ -179,12 +187,7 @@ void TensorAssembler::add(const TensorChunk &chunk) {
   received += chunk.data().size();
 
   if (received == total) {
-    if (current.tensor.dtype() == DType::Bool) {
-      // Any byte other than 0 or 1 would be an invalid C++ bool.
-      auto *bytes = static_cast<unsigned char *>(current.tensor.rawData());
-      for (uint64_t i = 0; i < total; ++i)
-        bytes[i] = bytes[i] != 0;
-    }
+    normalizeReceivedBools(current.tensor);
     complete.push_back(std::move(current));
     current = NamedTensor();
     receiving = false;

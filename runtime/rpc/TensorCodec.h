@@ -44,6 +44,10 @@ DType fromProtoDType(int dtype);
 uint64_t checkedTensorBytes(const std::string &name, DType dtype,
                             const Shape &shape, uint64_t limit);
 
+/// Makes every byte of a Bool tensor received from a peer 0 or 1: any
+/// other byte would be an invalid C++ bool. Other dtypes are left alone.
+void normalizeReceivedBools(Tensor &tensor);
+
 /// Once a message holds this many bytes of chunk headers (names, shapes),
 /// encodeTensors sends it even if its data is below the chunk size: many
 /// tiny tensors must not add up to an oversized message.

@@ -256,7 +256,6 @@ NamedTensor readWholeTensor(WireReader &reader, uint64_t length, size_t index,
   int dtypeValue = 0;
   Shape shape;
   bool haveData = false;
-  uint64_t dataBytes = 0;
   auto where = [&] {
     return "tensor " + std::to_string(index) +
            (result.name.empty() ? std::string() : " ('" + result.name + "')");
@@ -318,7 +317,7 @@ NamedTensor readWholeTensor(WireReader &reader, uint64_t length, size_t index,
         DType dtype = fromProtoDType(dtypeValue);
         uint64_t expected =
             checkedTensorBytes(result.name, dtype, shape, maxTensorBytes);
-        dataBytes = reader.readLength();
+        uint64_t dataBytes = reader.readLength();
         if (dataBytes != expected)
           throw std::invalid_argument(
               where() + " (" + dtypeName(dtype) + shapeToString(shape) +
@@ -367,11 +366,8 @@ NamedTensor readWholeTensor(WireReader &reader, uint64_t length, size_t index,
     if (check)
       check(index, result.name, dtype, shape);
     result.tensor = Tensor::uninitialized(dtype, shape);
-  } else if (result.tensor.dtype() == DType::Bool) {
-    // Any byte other than 0 or 1 would be an invalid C++ bool.
-    auto *bytes = static_cast<unsigned char *>(result.tensor.rawData());
-    for (uint64_t i = 0; i < dataBytes; ++i)
-      bytes[i] = bytes[i] != 0;
+  } else {
+    normalizeReceivedBools(result.tensor);
   }
   return result;
 }

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <csignal>
 #include <condition_variable>
+#include <functional>
 #include <iostream>
 #include <mutex>
 #include <thread>
@@ -248,47 +249,53 @@ bool Supervisor::recover(const rpc::RpcError &error) {
 // A PS task's crash or hold at a known step
 //===----------------------------------------------------------------------===//
 
+namespace {
+
+/// Runs `action` once an update takes the task's step to `atStep`. Like
+/// every onApplied observer it runs under the task's mutex, after the update
+/// and before any reply: no client has seen the step yet.
+void onReachingStep(ps::Options &task, int64_t atStep,
+                    std::function<void(int64_t step)> action) {
+  task.onApplied = [observer = std::move(task.onApplied), atStep,
+                    action = std::move(action)](int64_t step,
+                                                Clock::time_point begin,
+                                                Clock::time_point end) {
+    if (observer)
+      observer(step, begin, end);
+    if (step == atStep)
+      action(step);
+  };
+}
+
+} // namespace
+
 void configureCrashAtStep(ps::Options &task,
                           const ReliabilityOptions &options,
                           const std::string &taskLabel) {
   if (options.debugCrashAtStep <= 0)
     return;
-  int64_t crashAt = options.debugCrashAtStep;
-  // onApplied runs under the task's mutex, after the update and before
-  // any reply: no client has seen the step when the process dies.
-  task.onApplied = [observer = std::move(task.onApplied), crashAt,
-                       taskLabel](int64_t step, Clock::time_point begin,
-                                  Clock::time_point end) {
-    if (observer)
-      observer(step, begin, end);
-    if (step != crashAt)
-      return;
+  onReachingStep(task, options.debugCrashAtStep, [taskLabel](int64_t step) {
     std::cout << taskLabel << ": crashing at step " << step
               << " (--debug_crash_at_step)" << std::endl;
     ::raise(SIGKILL);
-  };
+  });
 }
 
 void configureHoldAtStep(ps::Options &task, const ReliabilityOptions &options,
                          const std::string &taskLabel) {
   if (options.debugHoldAtStep <= 0)
     return;
-  int64_t holdAt = options.debugHoldAtStep;
   std::string releaseFile = options.debugReleaseFile;
-  // Like the crash: under the task's mutex, before any reply.
-  task.onApplied = [observer = std::move(task.onApplied), holdAt, releaseFile,
-                    taskLabel](int64_t step, Clock::time_point begin,
-                               Clock::time_point end) {
-    if (observer)
-      observer(step, begin, end);
-    if (step != holdAt)
-      return;
-    std::cout << taskLabel << ": holding at step " << step << " until "
-              << releaseFile << " exists (--debug_hold_at_step)" << std::endl;
-    while (::access(releaseFile.c_str(), F_OK) != 0)
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    std::cout << taskLabel << ": released at step " << step << std::endl;
-  };
+  onReachingStep(task, options.debugHoldAtStep,
+                 [taskLabel, releaseFile](int64_t step) {
+                   std::cout << taskLabel << ": holding at step " << step
+                             << " until " << releaseFile
+                             << " exists (--debug_hold_at_step)" << std::endl;
+                   while (::access(releaseFile.c_str(), F_OK) != 0)
+                     std::this_thread::sleep_for(std::chrono::milliseconds(10));
+                   std::cout << taskLabel << ": released at step " << step
+                             << std::endl;
+                 });
 }
 
 //===----------------------------------------------------------------------===//
