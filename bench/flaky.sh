@@ -35,7 +35,7 @@ run_test() {
   case $1 in
     "recovery_ps-restart --seed "*)
       python3 "$root/test/integration/recovery.py" --dtf-run "$build/bin/dtf-run" \
-        --ps-snapshot "$build/bin/dtf-ps-snapshot" --case ps-restart --seed "${1##* }" ;;
+        --snapshot "$build/bin/dtf-snapshot" --case ps-restart --seed "${1##* }" ;;
     *) ctest --test-dir "$build" -R "^${1//./\\.}\$" --output-on-failure ;;
   esac
 }

@@ -461,6 +461,12 @@ public:
               << loaded->path << " (global step " << loaded->checkpoint.step
               << ")" << std::endl;
     lastSavedStep = loaded->checkpoint.step;
+    if (options.debugHoldAfterRestore) // [reliability] test only
+      holdUntilReleased("Worker 0",
+                        "after the restore of global step " +
+                            std::to_string(loaded->checkpoint.step) +
+                            " (--debug_hold_after_restore)",
+                        options.debugReleaseFile);
     return loaded->checkpoint.step;
   }
 

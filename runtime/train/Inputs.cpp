@@ -9,6 +9,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 
 #include <stdexcept>
+#include <string>
 
 namespace dtf::train {
 
@@ -57,15 +58,29 @@ dataPlaceholders(mlir::Operation *scope) {
   return placeholders;
 }
 
+DataShard betweenGraphDataShard(int workerIndex, int numWorkers) {
+  if (numWorkers <= 0 || workerIndex < 0 || workerIndex >= numWorkers)
+    throw std::invalid_argument(
+        "worker " + std::to_string(workerIndex) + " of " +
+        std::to_string(numWorkers) + ": no such worker to read a shard");
+  // Seeds apart per worker: with one seed, every worker would visit its
+  // shard in the same permutation of positions.
+  constexpr uint64_t kFirstWorkerSeed = 1000;
+  return {data::Shard{workerIndex, numWorkers},
+          kFirstWorkerSeed + static_cast<uint64_t>(workerIndex)};
+}
+
+DataShard inGraphDataShard() { return betweenGraphDataShard(0, 1); }
+
 WorkerInputs openInputs(mlir::Operation *scope, const InputOptions &options,
-                        data::Shard shard, uint64_t shuffleSeed) {
+                        const DataShard &reader) {
   std::map<std::string, data::ExampleType> placeholders =
       dataPlaceholders(scope);
   WorkerInputs inputs;
   std::unique_ptr<data::InputSource> train =
       std::make_unique<data::TensorSlices>(
-          columnsFor(options.train, placeholders, "--input"), shard,
-          shuffleSeed);
+          columnsFor(options.train, placeholders, "--input"), reader.shard,
+          reader.shuffleSeed);
   if (options.prefetch > 0)
     train = std::make_unique<data::PrefetchedInput>(std::move(train),
                                                     options.prefetch);

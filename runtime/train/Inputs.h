@@ -40,12 +40,31 @@ struct InputOptions {
 std::map<std::string, data::ExampleType>
 dataPlaceholders(mlir::Operation *scope);
 
-/// Reads the inputs of worker `shard` of a model whose placeholders are
-/// those of `scope`: its shard of the training data, shuffled with
-/// `shuffleSeed` and prefetched, and all of the evaluation data in order.
-/// Throws std::invalid_argument, naming the binding and file, for a
-/// placeholder without a binding and for data that does not fit it.
+/// What one reader of the training data reads of it, and in which order.
+struct DataShard {
+  data::Shard shard;
+  /// Seeds the shuffle of each pass over the shard (TensorSlices).
+  uint64_t shuffleSeed = 0;
+};
+
+/// Worker `workerIndex` of `numWorkers` in between-graph replication reads
+/// every numWorkers-th example from its index (TensorFlow's
+/// `Dataset.shard(num_workers, task_index)`), so that the workers together
+/// read each example once per pass, each shuffled with a seed of its own.
+/// Throws std::invalid_argument for an index outside [0, numWorkers).
+DataShard betweenGraphDataShard(int workerIndex, int numWorkers);
+
+/// The in-graph master reads all of the data, in the order worker 0 of a
+/// one-worker between-graph cluster reads it: one tower in-graph trains on
+/// the batches of one between-graph worker.
+DataShard inGraphDataShard();
+
+/// Reads the inputs of a model whose placeholders are those of `scope`: the
+/// part of the training data that `reader` says, shuffled and prefetched,
+/// and all of the evaluation data in order. Throws std::invalid_argument,
+/// naming the binding and file, for a placeholder without a binding and for
+/// data that does not fit it.
 WorkerInputs openInputs(mlir::Operation *scope, const InputOptions &options,
-                        data::Shard shard, uint64_t shuffleSeed);
+                        const DataShard &reader);
 
 } // namespace dtf::train

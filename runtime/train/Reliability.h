@@ -59,6 +59,10 @@ struct ReliabilityOptions {
   /// Test only: a PS task holds (every call waits) once its step reaches
   /// debugHoldAtStep, until the file debugReleaseFile exists (0: never).
   int64_t debugHoldAtStep = 0;
+  /// Test only: the in-graph master holds (runs no step) after each
+  /// restore from a checkpoint until debugReleaseFile exists, so that a
+  /// test reads every task's restored variables before training moves them.
+  bool debugHoldAfterRestore = false;
   std::string debugReleaseFile;
 
   std::string clusterToken;
@@ -111,6 +115,11 @@ void configureCrashAtStep(ps::Options &task,
 /// step, however fast it trains.
 void configureHoldAtStep(ps::Options &task, const ReliabilityOptions &options,
                          const std::string &taskLabel);
+
+/// Test only: says that `taskLabel` holds at `where` and returns once
+/// `releaseFile` exists (--debug_hold_at_step, --debug_hold_after_restore).
+void holdUntilReleased(const std::string &taskLabel, const std::string &where,
+                       const std::string &releaseFile);
 
 /// A PS task other than 0 registers with the coordinator (on PS task 0)
 /// from a background thread, retrying until it is reachable: a restarted

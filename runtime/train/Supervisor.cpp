@@ -281,6 +281,15 @@ void configureCrashAtStep(ps::Options &task,
   });
 }
 
+void holdUntilReleased(const std::string &taskLabel, const std::string &where,
+                       const std::string &releaseFile) {
+  std::cout << taskLabel << ": holding " << where << " until " << releaseFile
+            << " exists" << std::endl;
+  while (::access(releaseFile.c_str(), F_OK) != 0)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  std::cout << taskLabel << ": released " << where << std::endl;
+}
+
 void configureHoldAtStep(ps::Options &task, const ReliabilityOptions &options,
                          const std::string &taskLabel) {
   if (options.debugHoldAtStep <= 0)
@@ -288,13 +297,10 @@ void configureHoldAtStep(ps::Options &task, const ReliabilityOptions &options,
   std::string releaseFile = options.debugReleaseFile;
   onReachingStep(task, options.debugHoldAtStep,
                  [taskLabel, releaseFile](int64_t step) {
-                   std::cout << taskLabel << ": holding at step " << step
-                             << " until " << releaseFile
-                             << " exists (--debug_hold_at_step)" << std::endl;
-                   while (::access(releaseFile.c_str(), F_OK) != 0)
-                     std::this_thread::sleep_for(std::chrono::milliseconds(10));
-                   std::cout << taskLabel << ": released at step " << step
-                             << std::endl;
+                   holdUntilReleased(taskLabel,
+                                     "at step " + std::to_string(step) +
+                                         " (--debug_hold_at_step)",
+                                     releaseFile);
                  });
 }
 

@@ -3,8 +3,11 @@ the integration tests, independently of the C++ reader: the tests check
 what the files hold against what a run should have computed."""
 
 import array
+import os
 import re
 import struct
+import subprocess
+import tempfile
 
 ARRAY_TYPES = {1: "f", 2: "d", 3: "i", 4: "q", 5: "B"}
 SHARD = re.compile(r"/part_(\d+)")
@@ -73,3 +76,13 @@ def max_difference(expected, actual):
             if abs(a - b) > worst or a != a or b != b:
                 worst, where = abs(a - b) if a == a and b == b else float("inf"), name
     return worst, where
+
+
+def snapshot(dtf_snapshot, flags):
+    """What a running task holds, read by dtf-snapshot with `flags`
+    (["--ps=HOST:PORT"] or ["--worker=HOST:PORT", "--task=NAME"]): (step,
+    tensors) as read() returns them."""
+    with tempfile.TemporaryDirectory(prefix="dtf-snapshot-") as directory:
+        path = os.path.join(directory, "held.dtf")
+        subprocess.run([dtf_snapshot] + flags + ["--out=" + path], check=True, timeout=60)
+        return read(path)

@@ -2,7 +2,13 @@
 
 - train: the distributed-MNIST GraphDef that examples/tf/mnist_graphs.py
   wrote with tf.compat.v1 is imported and trained by
-  `dtf-run --local --ps=1 --workers=2` to a test accuracy of at least 0.80.
+  `dtf-run --local --ps=1 --workers=2 --sync` to a test accuracy of at
+  least 0.80. Sync replication, whose updates do not depend on the
+  scheduling: async training's final accuracy depends on the order in which
+  the two workers' updates land (2000 async steps end anywhere from 0.81 to
+  0.85 in bench/results/accuracy.md, below 0.80 once under load), so a bound
+  on it tested the machine's load rather than the importer. What is imported
+  is the same either way; async training is tested on the dialect's model.
 - tf-compare: TensorFlow and the imported model compute the same logits and
   loss for the same batch and the same variable values (to 1e-5): the
   variables TensorFlow initialized are written to a .npz and fed
@@ -29,7 +35,7 @@ def train(args):
                     os.path.join(GRAPHS, "mnist_mlp.pbtxt"), "--outputs=accuracy",
                     "-o", model], check=True)
     accuracy, _ = cluster.train_local(
-        args.dtf_run, ["--batch_size=100", "--train_steps=2000"], model)
+        args.dtf_run, ["--batch_size=100", "--train_steps=2000", "--sync"], model)
     print("imported GraphDef, 1 PS + 2 workers: test accuracy %.4f" % accuracy)
     cluster.check(accuracy >= 0.80, "test accuracy %.4f < 0.80" % accuracy)
 

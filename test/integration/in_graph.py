@@ -16,6 +16,10 @@ cluster's devices, partitioned by the compiler and driven by worker 0.
   exits non-zero within the RPC deadline, naming it, and the PS tasks stop.
 - recover: the same with --recovery_timeout_ms and checkpoints, and worker 1
   started again: the run resumes from the last checkpoint and finishes.
+  While the master holds after the restore (--debug_hold_after_restore),
+  dtf-snapshot reads every task's variables: together exactly the
+  checkpoint's, Adam's slots, the beta powers and the global step included,
+  each equal to its saved value.
 - token: a run with a cluster token (every worker-service call carries it,
   --local's progress polls too).
 - trace: --trace merges every task's ops and transfers into one timeline,
@@ -33,6 +37,7 @@ import subprocess
 import tempfile
 import time
 
+import checkpoints
 import cluster
 
 MODEL_PARALLEL = os.path.join(cluster.ROOT, "examples", "model_parallel_mlp.mlir")
@@ -153,33 +158,69 @@ def kill_worker(args):
         c.kill_all()
 
 
+def check_restored(args, c, path):
+    """Every task of the in-graph cluster holds exactly the variables of the
+    checkpoint `path`, by name and value; together they hold all of it."""
+    _, saved = checkpoints.read(path)
+    held = set()
+    tasks = [("/job:ps/task:%d" % i, a) for i, a in enumerate(c.ps_hosts.split(","))] + \
+            [("/job:worker/task:%d" % i, a) for i, a in enumerate(c.worker_hosts.split(","))]
+    for name, address in tasks:
+        _, tensors = checkpoints.snapshot(args.snapshot,
+                                          ["--worker=" + address, "--task=" + name])
+        for variable, value in tensors.items():
+            cluster.check(variable in saved, "%s holds %s, which %s lacks"
+                          % (name, variable, path))
+            cluster.check(value == saved[variable], "%s holds %s unlike %s"
+                          % (name, variable, path))
+        held |= set(tensors)
+    cluster.check(held == set(saved), "the tasks hold %s; %s holds %s"
+                  % (sorted(held), path, sorted(saved)))
+    return saved
+
+
 def recover(args):
     """Worker 1 killed and started again: the master waits for it,
     registers its partitions again, restores every task from the last
-    checkpoint and finishes the run."""
+    checkpoint, which every task then holds exactly, and finishes the run."""
     logdir = os.path.join(args.logdir, "recover")
+    release = os.path.join(args.logdir, "release")
     c = cluster.Cluster(args.dtf_run, 2, 2,
                         ["--train_steps=600", "--log_every=10", "--logdir=" + logdir,
                          "--save_checkpoint_steps=50", "--recovery_timeout_ms=60000",
                          "--rpc_deadline_ms=3000"],
-                        model=MODEL_PARALLEL)
+                        model=MODEL_PARALLEL,
+                        task_extra={"worker0": ["--debug_hold_after_restore",
+                                                "--debug_release_file=" + release]})
     try:
         c.workers[0].wait_for(r"training step 230 done", 120)
         c.workers[1].kill()
         c.workers[0].wait_for(r"waiting up to 60000 ms for the cluster to recover", 30)
         c.restart("worker", 1)
+        restored = c.workers[0].wait_for(
+            r"restored every task's variables from (\S+) \(global step (\d+)\)", 60)
+        c.workers[0].wait_for(r"holding after the restore", 30)
+        saved = check_restored(args, c, restored.group(1))
+        with open(release, "w"):
+            pass
         resumed = c.workers[0].wait_for(r"resuming at global step (\d+)", 60)
         finish(c)
     finally:
         c.kill_all()
     step = int(resumed.group(1))
+    cluster.check(step == int(restored.group(2)),
+                  "resumed at global step %d, restored %s" % (step, restored.group(0)))
     cluster.check(200 <= step <= 250 and step % 50 == 0,
                   "resumed at global step %d, not the last checkpoint" % step)
+    slots = sorted(name for name in saved if "/Adam" in name or "_power" in name)
+    cluster.check(slots and "global_step" in saved,
+                  "the checkpoint holds no optimizer state to check: %s" % sorted(saved))
     loss, accuracy, final = cluster.validation(c.workers[0])
     cluster.check(final == 600, "validated after %d steps" % final)
     cluster.check(accuracy >= 0.75, "test accuracy %.4f after recovery" % accuracy)
-    print("recovered from the checkpoint of global step %d; accuracy %.4f after %d"
-          % (step, accuracy, final))
+    print("recovered from the checkpoint of global step %d, which every task held "
+          "exactly (%d variables, %s among them); accuracy %.4f after %d"
+          % (step, len(saved), ", ".join(slots), accuracy, final))
 
 
 def token(args):
@@ -281,6 +322,7 @@ CASES = {"model-parallel": model_parallel, "towers": towers, "one-tower": one_to
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--dtf-run", required=True)
+    parser.add_argument("--snapshot", required=True, help="dtf-snapshot")
     parser.add_argument("--case", choices=sorted(CASES), required=True)
     args = parser.parse_args()
     args.logdir = tempfile.mkdtemp(prefix="dtf-in-graph-")

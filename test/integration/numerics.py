@@ -9,13 +9,17 @@
   batch's gradient is the average of the two workers' gradients: the one
   update a sync step applies. Every variable, optimizer slot and beta power
   of the cluster's final checkpoint equals the reference's to 1e-5.
-- async: 1 PS task and 1 worker with a batch of one example, a checkpoint
-  after every step: each step's variables equal the one-process run's
-  exactly, bit for bit.
+- async: 1 PS task and 1 worker with a batch of one example out of 10, for
+  15 steps (a pass and a half, reshuffled in between), a checkpoint after
+  every step: each step's variables equal the one-process run's exactly,
+  bit for bit, the reference reading the examples in the worker's order
+  (dtf-reference-train --batch_size). Every step trains on another example
+  than the step before, so a push lost or applied twice shows.
 
-Each worker's shard of the data is exactly one batch, so every step sees
-the same examples on both sides; only their order in the batch (shuffled
-by the worker) differs, which changes sums by rounding only.
+In the sync case each worker's shard of the data is exactly one batch, so
+every step sees the same examples on both sides; only their order in the
+batch (shuffled by the worker) differs, which changes sums by rounding
+only.
 """
 
 import argparse
@@ -114,10 +118,11 @@ def train_cluster(dtf_run, num_ps, num_workers, data, model, logdir, flags):
     return c
 
 
-def train_reference(reference, data, model, init, steps, out):
+def train_reference(reference, data, model, init, steps, out, flags=()):
     os.makedirs(out)
     subprocess.run([reference, "--data=" + data, "--init=" + init,
-                    "--steps=%d" % steps, "--out=" + out, model], check=True)
+                    "--steps=%d" % steps, "--out=" + out] + list(flags) + [model],
+                   check=True)
 
 
 def checkpoint(directory, step):
@@ -154,22 +159,24 @@ def sync_sharded(args, work):
 
 
 def async_exact(args, work):
-    steps = 10
-    data = write_data(os.path.join(work, "async-data"), 1, 1)
+    steps, examples = 15, 10
+    data = write_data(os.path.join(work, "async-data"), examples, 1)
     model = write_model(work, "async.mlir", 1)
     logdir = os.path.join(work, "async-logdir")
     train_cluster(args.dtf_run, 1, 1, data, model, logdir,
                   ["--data=" + data, "--async", "--train_steps=%d" % steps,
                    "--save_checkpoint_steps=1"])
     out = os.path.join(work, "async-reference")
-    train_reference(args.reference, data, model, checkpoint(logdir, 0), steps, out)
+    train_reference(args.reference, data, model, checkpoint(logdir, 0), steps, out,
+                    ["--batch_size=1"])
     for step in range(1, steps + 1):
         _, trained = checkpoints.read(checkpoint(logdir, step))
         _, reference = checkpoints.read(checkpoint(out, step))
         worst, where = checkpoints.max_difference(reference, trained)
         cluster.check(worst == 0, "step %d: %s differs from the one-process run by %.3g"
                       % (step, where, worst))
-    print("async, 1 PS task, 1 worker: %d steps equal the one-process run bit for bit" % steps)
+    print("async, 1 PS task, 1 worker, batches of 1 of %d examples: %d steps equal "
+          "the one-process run bit for bit" % (examples, steps))
 
 
 def main():

@@ -24,7 +24,7 @@
   the third newest and trains on from its global step.
 
 After every restore in sync mode the workers are held (no step can
-complete) while dtf-ps-snapshot reads what every PS task serves: exactly
+complete) while dtf-snapshot reads what every PS task serves: exactly
 the restored checkpoint's variables, optimizer slots and beta powers, all at
 its step. Accuracy and the loss trajectory are checked against the
 untrained model's loss, which each run measures at its first step.
@@ -83,22 +83,13 @@ def check_accuracy(c, train_steps, minimum=cluster.SYNC_ACCURACY):
                       "%s: global step %d < %d" % (worker.name, step, train_steps))
 
 
-def snapshot(args, address):
-    """What the PS task at `address` serves: (step, tensors)."""
-    with tempfile.TemporaryDirectory(prefix="dtf-snapshot-") as directory:
-        path = os.path.join(directory, "served.dtf")
-        subprocess.run([args.ps_snapshot, "--ps=" + address, "--out=" + path],
-                       check=True, timeout=60)
-        return checkpoints.read(path)
-
-
 def check_serving(args, c, logdir, step):
     """Every PS task serves exactly the checkpoint of `step` (optimizer slots
     and beta powers included), and all are at that step."""
     _, saved = checkpoints.read(os.path.join(logdir, "model.ckpt-%d.dtf" % step))
     served = set()
     for index, address in enumerate(c.ps_hosts.split(",")):
-        task_step, tensors = snapshot(args, address)
+        task_step, tensors = checkpoints.snapshot(args.snapshot, ["--ps=" + address])
         cluster.check(task_step == step, "ps%d is at step %d after the restore of step %d"
                       % (index, task_step, step))
         for name, value in tensors.items():
@@ -384,7 +375,7 @@ def give_up(args, logdir, rng):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--dtf-run", required=True)
-    parser.add_argument("--ps-snapshot", required=True, help="dtf-ps-snapshot")
+    parser.add_argument("--snapshot", required=True, help="dtf-snapshot")
     parser.add_argument("--case", choices=["ps-restart", "sync-2ps", "chaos", "resume",
                                            "checkpoint-secs", "give-up"],
                         required=True)

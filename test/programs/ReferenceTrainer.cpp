@@ -3,12 +3,16 @@
 // The reference the distributed numerics test (test/integration/numerics.py)
 // holds a cluster to: the model with only its gradients and optimizer
 // expanded (--dtf-autodiff, --dtf-expand-optimizer; no placement, no
-// replication), stepped by the reference interpreter in one process on
-// every training example of an IDX directory as one batch, starting from
-// the variables of a checkpoint. After each step it writes
-// <out>/model.ckpt-<global step>.dtf, in the cluster's checkpoint format.
+// replication), stepped by the reference interpreter in one process,
+// starting from the variables of a checkpoint. Each step's batch is every
+// training example of an IDX directory, or with --batch_size the next
+// batch in the order the one worker of a one-worker cluster reads them
+// (runtime/train/Inputs.h: its shard and shuffle). After each step it
+// writes <out>/model.ckpt-<global step>.dtf, in the cluster's checkpoint
+// format.
 //
-//   dtf-reference-train --data=DIR --init=CKPT --steps=K --out=DIR model.mlir
+//   dtf-reference-train --data=DIR --init=CKPT --steps=K --out=DIR
+//                       [--batch_size=N] model.mlir
 //
 // Sharded variables of the initial checkpoint ("w/part_0", "w/part_1", and
 // their slots "w/Adam/part_0", ...) are concatenated along dimension 0 into
@@ -19,6 +23,7 @@
 #include "passes/InitAll.h"
 #include "runtime/checkpoint/Checkpoint.h"
 #include "runtime/exec/Interpreter.h"
+#include "runtime/train/Inputs.h"
 
 #include "runtime/data/IdxReader.h"
 
@@ -50,6 +55,10 @@ cl::opt<std::string> initPath("init", cl::Required,
 cl::opt<int> steps("steps", cl::Required, cl::desc("Training steps"));
 cl::opt<std::string> outDir("out", cl::Required,
                             cl::desc("Directory for a checkpoint per step"));
+cl::opt<int64_t> batchSize("batch_size", cl::init(0),
+                           cl::desc("Examples per step, read as the worker of "
+                                    "a one-worker cluster reads them (0: "
+                                    "every example in every step)"));
 
 /// The checkpoint's tensors with the shards of each variable concatenated
 /// along dimension 0, by their unsharded names.
@@ -113,12 +122,21 @@ int run() {
   dtf::exec::VariableStore variables =
       mergeShards(dtf::checkpoint::readCheckpointFile(initPath).tensors);
   dtf::data::MnistSplit data = dtf::data::loadMnistSplit(dataDir, "train");
-  dtf::exec::FeedMap feeds;
-  feeds["x"] = data.images.clone();
-  feeds["y_"] = data.oneHotLabels.clone();
+  dtf::exec::FeedMap everyExample;
+  everyExample["x"] = data.images.clone();
+  everyExample["y_"] = data.oneHotLabels.clone();
+  std::vector<std::pair<std::string, dtf::Tensor>> columns;
+  columns.emplace_back("x", std::move(data.images));
+  columns.emplace_back("y_", std::move(data.oneHotLabels));
+  dtf::train::DataShard reader = dtf::train::betweenGraphDataShard(0, 1);
+  dtf::data::TensorSlices worker(std::move(columns), reader.shard,
+                                 reader.shuffleSeed);
   dtf::exec::Interpreter interpreter(variables);
   for (int step = 0; step < steps; ++step) {
-    interpreter.run(train, feeds);
+    dtf::exec::FeedMap batch;
+    if (batchSize > 0)
+      worker.nextBatch(batchSize, batch);
+    interpreter.run(train, batchSize > 0 ? batch : everyExample);
     dtf::checkpoint::Checkpoint checkpoint;
     checkpoint.step =
         static_cast<int64_t>(variables.at("global_step").scalarAsDouble());

@@ -193,8 +193,13 @@ DEFINE_int64(debug_hold_at_step, 0,
              "Test only: a PS task answers no call from the update that "
              "takes its step to N (0 = never) until --debug_release_file "
              "exists: a test acts at a known step");
+DEFINE_bool(debug_hold_after_restore, false,
+            "Test only: the in-graph master runs no step after it restored "
+            "the tasks from a checkpoint until --debug_release_file exists: "
+            "a test reads what every task restored");
 DEFINE_string(debug_release_file, "",
-              "Test only: the file that releases --debug_hold_at_step");
+              "Test only: the file that releases --debug_hold_at_step and "
+              "--debug_hold_after_restore");
 // Security.
 DEFINE_string(tls_cert, "",
               "PEM certificate (chain) of this task: with --tls_key and "
@@ -281,6 +286,10 @@ dtf::train::ReliabilityOptions reliabilityOptionsFromFlags() {
     throw std::invalid_argument(
         "--debug_hold_at_step: needs --debug_release_file");
   options.debugHoldAtStep = FLAGS_debug_hold_at_step;
+  if (FLAGS_debug_hold_after_restore && FLAGS_debug_release_file.empty())
+    throw std::invalid_argument(
+        "--debug_hold_after_restore: needs --debug_release_file");
+  options.debugHoldAfterRestore = FLAGS_debug_hold_after_restore;
   options.debugReleaseFile = FLAGS_debug_release_file;
 
   int tlsFlags = !FLAGS_tls_cert.empty() + !FLAGS_tls_key.empty() +
@@ -563,7 +572,7 @@ int main(int argc, char **argv) {
       inputOptions.prefetch = 0;
       dtf::train::checkInputs(
           *compiled.program,
-          dtf::train::openInputs(*compiled.program, inputOptions, {}, 0),
+          dtf::train::openInputs(*compiled.program, inputOptions, {}),
           FLAGS_batch_size);
       options.inGraph =
           compiled.replication == dtf::train::Replication::InGraph;
@@ -618,7 +627,7 @@ int main(int argc, char **argv) {
             program, compiled.function, options,
             dtf::train::openInputs(program,
                                    inputOptionsFromFlags(inputs, evalInputs),
-                                   {}, /*shuffleSeed=*/1000));
+                                   dtf::train::inGraphDataShard()));
       return dtf::train::serveInGraphTask(options);
     }
     if (config.task.job == dtf::cluster::Job::PS)
@@ -627,9 +636,9 @@ int main(int argc, char **argv) {
         program, options,
         dtf::train::openInputs(
             program, inputOptionsFromFlags(inputs, evalInputs),
-            {config.task.index,
-             static_cast<int>(config.cluster.workers().size())},
-            /*shuffleSeed=*/1000 + config.task.index));
+            dtf::train::betweenGraphDataShard(
+                config.task.index,
+                static_cast<int>(config.cluster.workers().size()))));
   } catch (const std::exception &error) {
     std::cerr << "dtf-run: " << error.what() << "\n";
     return 1;
