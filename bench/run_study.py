@@ -159,8 +159,10 @@ def run_cluster(system, workers, sync, steps, args, hosts=None, netns=None,
             ns = netns[len(tasks)] if netns else None
             # One compute thread per task for both systems: TensorFlow's
             # intra/inter-op pools of 1 (tf_replica.py), DTF's executor pool and
-            # OpenBLAS's pool of 1.
-            extra = {"OPENBLAS_NUM_THREADS": str(args.blas_threads)} if system == "dtf" else {}
+            # its GEMM library's pool of 1 (OpenBLAS's, or oneDNN's OpenMP team).
+            extra = ({"OPENBLAS_NUM_THREADS": str(args.blas_threads),
+                      "OMP_NUM_THREADS": str(args.blas_threads)}
+                     if system == "dtf" else {})
             tasks.append(Task(name, exe + common + ["--job_name=" + job, "--task_index=%d" % index] + tail, ns, extra))
             if job == "ps":
                 time.sleep(0.2)
@@ -314,7 +316,7 @@ def kernel_bench(args):
     exe = os.path.join(os.path.dirname(args.dtf_run), "dtf-bench-kernels")
     if not os.path.exists(exe):
         return {"skipped": "dtf-bench-kernels not built"}
-    env = dict(os.environ, OPENBLAS_NUM_THREADS="1")
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
     out = {}
     for reps in range(args.reps):
         r = subprocess.run([exe, "--benchmark_format=json", "--benchmark_min_time=0.2",
@@ -437,7 +439,7 @@ def main():
     p.add_argument("--out", default=os.path.join(HERE, "results", "results.json"))
     p.add_argument("--command", default="")
     p.add_argument("--blas_threads", type=int, default=1,
-                   help="OPENBLAS_NUM_THREADS of DTF's tasks")
+                   help="OPENBLAS_NUM_THREADS and OMP_NUM_THREADS of DTF's tasks")
     p.add_argument("--deadline_s", type=float, default=0,
                    help="start no new cluster run after this many seconds (0 = none)")
     p.add_argument("--ps_rows", default="on", choices=["on", "off"],

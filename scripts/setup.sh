@@ -12,6 +12,9 @@ packages=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   # CPU kernels, data and unit tests
   libopenblas-dev zlib1g-dev libgtest-dev libgmock-dev libbenchmark-dev
+  # oneDNN: float GEMMs where OpenBLAS falls back to generic kernels
+  # (runtime/core/CpuKernels.h)
+  libdnnl-dev
   # Data: NumPy .npz archives are zip files (libzip)
   libzip-dev
   # Command-line flags (TensorFlow-style) and TF_CONFIG parsing

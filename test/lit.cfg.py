@@ -19,8 +19,17 @@ config.substitutions.append(
 
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(
-    ["dtf-opt", "dtf-gradcheck", "dtf-translate"],
+    ["dtf-opt", "dtf-gradcheck", "dtf-translate", "dtf-run"],
     [config.dtf_tools_dir, config.llvm_tools_dir])
+
+# An x86-64 CPU with AVX2, on which float GEMMs must not run OpenBLAS's
+# generic kernels (runtime/core/CpuKernels.h).
+try:
+    with open("/proc/cpuinfo") as cpuinfo:
+        if any(line.startswith("flags") and " avx2" in line for line in cpuinfo):
+            config.available_features.add("x86-avx2")
+except OSError:
+    pass
 
 # Lowering to cubins runs ptxas from the CUDA toolkit found at configure time
 # (absent when it was not found, or with -DDTF_ENABLE_CUDA=OFF).

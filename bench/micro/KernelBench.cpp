@@ -6,9 +6,13 @@
 // the single-core rate of the compute bound), conv2d at mnist_cnn's first
 // layer, and element-wise kernels at the hidden layer's size. Counters:
 // FLOP/s for the GEMMs and convolutions, bytes/s for element-wise kernels.
+// BM_GemmOn runs the MLP's GEMMs on each GEMM library of the build, whatever
+// runtime/core/CpuKernels.h chose: run it with OPENBLAS_CORETYPE=PRESCOTT
+// too, which forces OpenBLAS's generic kernels, as on a CPU it does not know.
 //
 //===----------------------------------------------------------------------===//
 
+#include "runtime/core/Blas.h"
 #include "runtime/core/Kernels.h"
 
 #include <benchmark/benchmark.h>
@@ -46,6 +50,37 @@ BENCHMARK(BM_Matmul)
     ->Args({100, 10, 100, 0, 1})
     ->Args({784, 100, 100, 1, 0})
     ->Args({1024, 1024, 1024, 0, 0})
+    ->Unit(benchmark::kMicrosecond);
+
+/// The float GEMM of matmul on one library: 0 OpenBLAS, 1 oneDNN.
+void BM_GemmOn(benchmark::State &state) {
+  GemmLibrary library =
+      state.range(0) == 0 ? GemmLibrary::OpenBlas : GemmLibrary::OneDnn;
+  if (!kernels::gemmLibraryAvailable(library)) {
+    state.SkipWithError("this build has no oneDNN");
+    return;
+  }
+  int64_t m = state.range(1), k = state.range(2), n = state.range(3);
+  bool ta = state.range(4) != 0, tb = state.range(5) != 0;
+  Tensor a = ramp(ta ? Shape{k, m} : Shape{m, k});
+  Tensor b = ramp(tb ? Shape{n, k} : Shape{k, n});
+  Tensor c(DType::F32, {m, n});
+  for (auto _ : state)
+    kernels::gemmOn(library, ta, tb, m, n, k, 1.0f, a.data<float>(),
+                    ta ? m : k, b.data<float>(), tb ? k : n, 0.0f,
+                    c.data<float>(), n);
+  state.counters["FLOP/s"] = benchmark::Counter(
+      2.0 * m * k * n, benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_GemmOn)
+    ->ArgNames({"oneDNN", "M", "K", "N", "ta", "tb"})
+    ->ArgsProduct({{0, 1}, {100}, {784}, {100}, {0}, {0}})
+    ->Args({0, 784, 100, 100, 1, 0})
+    ->Args({1, 784, 100, 100, 1, 0})
+    ->Args({0, 100, 100, 10, 0, 0})
+    ->Args({1, 100, 100, 10, 0, 0})
+    ->Args({0, 100, 10, 100, 0, 1})
+    ->Args({1, 100, 10, 100, 0, 1})
     ->Unit(benchmark::kMicrosecond);
 
 void BM_Conv2d(benchmark::State &state) {

@@ -2,6 +2,8 @@
 
 #include "runtime/core/ThreadPool.h"
 
+#include "runtime/core/Denormals.h"
+
 #include <algorithm>
 
 namespace dtf {
@@ -45,6 +47,8 @@ int ThreadPool::currentWorkerIndex() const {
 void ThreadPool::workerLoop(size_t index) {
   currentPool = this;
   currentIndex = static_cast<int>(index);
+  // The pool's workers run kernels and nothing else (Denormals.h).
+  flushDenormalsInThisThread();
   for (;;) {
     std::function<void()> task;
     {

@@ -1,7 +1,8 @@
 //===- ThreadPool.h - Fixed-size pool of worker threads ---------*- C++ -*-===//
 //
 // std::thread workers serving one FIFO queue of tasks. The executor puts the
-// ops that became ready there, so independent ops run concurrently.
+// ops that became ready there, so independent ops run concurrently. The
+// workers flush denormals to zero (Denormals.h), as compute threads do.
 //
 //===----------------------------------------------------------------------===//
 

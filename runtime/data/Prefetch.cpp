@@ -2,6 +2,8 @@
 
 #include "runtime/data/Prefetch.h"
 
+#include "runtime/core/Denormals.h"
+
 #include <stdexcept>
 
 namespace dtf::data {
@@ -24,6 +26,8 @@ PrefetchedInput::~PrefetchedInput() {
 }
 
 void PrefetchedInput::fill() {
+  // Readers convert and scale what they read (Denormals.h).
+  flushDenormalsInThisThread();
   while (true) {
     FeedMap batch;
     try {

@@ -2,6 +2,8 @@
 
 #include "runtime/exec/Executor.h"
 
+#include "runtime/core/Denormals.h"
+
 #include "dialects/dtf/IR/DTFOps.h"
 
 #include "mlir/IR/BuiltinTypes.h"
@@ -922,6 +924,9 @@ Executor::planFor(ArrayRef<Value> fetches) {
 std::vector<Tensor> Executor::execute(const Plan &plan, const FeedMap &feeds,
                                       std::vector<Tensor> arguments,
                                       const RunOptions &options) {
+  // A step run in the caller's thread computes there; the pool's workers
+  // flush denormals already (Denormals.h).
+  ScopedFlushDenormals flushDenormals;
   if (options_.threadPool && options_.threadPool->currentWorkerIndex() >= 0)
     throw EvalError(ErrorCode::FailedPrecondition,
                     describeOp(graph_->function) +

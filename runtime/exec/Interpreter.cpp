@@ -2,6 +2,8 @@
 
 #include "runtime/exec/Interpreter.h"
 
+#include "runtime/core/Denormals.h"
+
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
@@ -41,6 +43,8 @@ std::vector<Tensor> Interpreter::runAndFetch(func::FuncOp function,
 void Interpreter::evaluate(func::FuncOp function, const FeedMap &feeds,
                            std::vector<Tensor> arguments,
                            const llvm::DenseSet<Operation *> *needed) {
+  // As the Executor computes, so that the two agree bit for bit.
+  ScopedFlushDenormals flushDenormals;
   values.clear();
   results.clear();
   if (!function.getBody().hasOneBlock())

@@ -7,6 +7,7 @@
 #include "dialects/dtf/IR/DTFDialect.h"
 #include "dialects/dtf/IR/DTFOps.h"
 #include "runtime/checkpoint/Checkpoint.h"
+#include "runtime/core/CpuKernels.h"
 #include "runtime/core/ThreadPool.h"
 #include "runtime/exec/ExecutorWorker.h"
 #include "runtime/rpc/Errors.h"
@@ -410,6 +411,8 @@ int serveInGraphTask(const TaskOptions &options) {
                         trace.setRecording(false);
                     });
   server.start();
+  std::cout << "Task " << server.taskName()
+            << ": CPU kernels: " << cpuKernels().describe() << std::endl;
   // During a recovery the master is silent for up to
   // --recovery_timeout_ms while it waits for a restarted task.
   auto silence = std::chrono::milliseconds(std::max<int64_t>(
@@ -547,6 +550,8 @@ int runInGraphMaster(mlir::ModuleOp program, const std::string &function,
     for (const Partition &partition : train)
       std::cout << " @" << partition.function << " on " << partition.task;
     std::cout << std::endl;
+    std::cout << "Worker 0: CPU kernels: " << cpuKernels().describe()
+              << std::endl;
 
     std::cout << "Worker 0: training to global step " << options.trainSteps
               << " (in-graph, " << spec.workers().size() << " workers)"

@@ -2,6 +2,7 @@
 
 #include "runtime/train/WorkerStep.h"
 
+#include "runtime/core/CpuKernels.h"
 #include "runtime/core/DeviceName.h"
 
 #include <optional>
@@ -53,9 +54,10 @@ public:
 
   std::string describe() const override {
     const ThreadPool *pool = executor.threadPool();
-    if (!pool)
-      return "CPU (one thread)";
-    return "CPU (" + std::to_string(pool->size()) + " inter-op threads)";
+    std::string threads = pool ? std::to_string(pool->size()) +
+                                     " inter-op threads"
+                               : std::string("one thread");
+    return "CPU (" + threads + "; " + cpuKernels().describe() + ")";
   }
 
 private:

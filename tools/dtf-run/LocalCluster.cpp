@@ -102,15 +102,17 @@ std::string threadsPerTask(int tasks) {
   return std::to_string(std::max(1u, cores / std::max(1, tasks)));
 }
 
-/// This process's environment plus OPENBLAS_NUM_THREADS unless it is set
-/// (an explicit value wins); built before fork, as the child may only call
-/// async-signal-safe functions.
+/// This process's environment plus OPENBLAS_NUM_THREADS and
+/// OMP_NUM_THREADS (oneDNN's GEMM threads, runtime/core/CpuKernels.h)
+/// unless set (an explicit value wins); built before fork, as the child may
+/// only call async-signal-safe functions.
 std::vector<std::string> taskEnvironment(const std::string &blasThreads) {
   std::vector<std::string> environment;
   for (char **entry = environ; *entry; ++entry)
     environment.push_back(*entry);
-  if (!std::getenv("OPENBLAS_NUM_THREADS"))
-    environment.push_back("OPENBLAS_NUM_THREADS=" + blasThreads);
+  for (const char *variable : {"OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"})
+    if (!std::getenv(variable))
+      environment.push_back(std::string(variable) + "=" + blasThreads);
   return environment;
 }
 

@@ -17,6 +17,7 @@
 #include "passes/InitAll.h"
 #include "runtime/cluster/ClusterSpec.h"
 #include "runtime/cluster/Slurm.h"
+#include "runtime/core/CpuKernels.h"
 #include "runtime/data/IdxReader.h"
 #include "runtime/data/InputSpec.h"
 #include "runtime/rpc/Auth.h"
@@ -27,6 +28,7 @@
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
+#include "llvm/Config/llvm-config.h"
 
 #include <gflags/gflags.h>
 #include <grpc/support/log.h>
@@ -517,7 +519,23 @@ int main(int argc, char **argv) {
       "  dtf-run --ps_hosts=h:p --worker_hosts=h:p,h:p --job_name=worker "
       "--task_index=0 model.mlir\n"
       "  dtf-run --local --ps=1 --workers=2 model.mlir");
+  // --version: what the tasks compute with, on this machine.
+  std::string kernels;
+  try {
+    kernels = dtf::cpuKernels().describe();
+  } catch (const std::exception &error) {
+    kernels = error.what();
+  }
+  gflags::SetVersionString("built with MLIR " LLVM_VERSION_STRING
+                           "\nCPU kernels: " +
+                           kernels);
   gflags::ParseCommandLineFlags(&argc, &argv, /*remove_flags=*/true);
+  try {
+    dtf::cpuKernels(); // a bad DTF_CPU_GEMM is one line before anything runs
+  } catch (const std::exception &error) {
+    std::cerr << "dtf-run: " << error.what() << "\n";
+    return 2;
+  }
 
   if (argc != 2) {
     std::cerr << "dtf-run: expected exactly one model file, got " << argc - 1
