@@ -115,11 +115,15 @@ std::vector<std::string> namesOf(const VariableStore &store) {
   return names;
 }
 
-TEST(ExecutorWorkerTest, RestoreSetsEveryVariableSlotsAndStepIncluded) {
+ExecutorWorkerOptions oneThread() {
   ExecutorWorkerOptions options;
   options.taskName = "/job:worker/task:0";
   options.runInCallerThread = true;
-  ExecutorWorker worker(options);
+  return options;
+}
+
+TEST(ExecutorWorkerTest, RestoreSetsEveryVariableSlotsAndStepIncluded) {
+  ExecutorWorker worker(oneThread());
   worker.registerGraphs(expandedAdamModel(), {"main"});
   int batch = 0;
   train(worker, 3, batch);
@@ -161,10 +165,7 @@ TEST(ExecutorWorkerTest, RestoreSetsEveryVariableSlotsAndStepIncluded) {
 }
 
 TEST(ExecutorWorkerTest, RestoreOfAMismatchedValueSetsNothing) {
-  ExecutorWorkerOptions options;
-  options.taskName = "/job:worker/task:0";
-  options.runInCallerThread = true;
-  ExecutorWorker worker(options);
+  ExecutorWorker worker(oneThread());
   worker.registerGraphs(expandedAdamModel(), {"main"});
   int batch = 0;
   train(worker, 1, batch);
