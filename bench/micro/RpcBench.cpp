@@ -3,7 +3,10 @@
 // PsClient::pull, push and pushPull of one f32 variable of N bytes against
 // a ParameterServerService on an in-process server at 127.0.0.1 (real gRPC
 // over loopback TCP, HTTP/2; the tensors written and read by TensorWire),
-// and TensorWire's encode + decode alone (no network). Counter
+// the same pull over a Unix-domain socket (gRPC's unix: addresses), the
+// floor under both: a plain TCP round trip on loopback that asks with 64
+// bytes and answers with N (BM_TcpRoundTrip, no gRPC, no copies beyond the
+// kernel's), and TensorWire's encode + decode alone (no network). Counter
 // bytes_per_second is the tensor payload moved per wall-clock second (one
 // way; a push-pull moves it both ways). The MLP's step moves hid_w (313,600
 // bytes) and three small tensors each way.
@@ -25,10 +28,18 @@
 
 #include <benchmark/benchmark.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <thread>
+#include <vector>
 
 using namespace dtf;
 using namespace dtf::rpc;
@@ -51,7 +62,7 @@ std::string psModule(int64_t floats) {
 }
 
 struct Ps {
-  explicit Ps(int64_t floats) {
+  Ps(int64_t floats, const std::string &address) {
     mlir::DialectRegistry registry;
     dtf::ir::registerAllDialects(registry);
     context.appendDialectRegistry(registry);
@@ -61,7 +72,7 @@ struct Ps {
     if (!module)
       throw std::runtime_error("the benchmark's PS module does not parse");
     auto function = module->lookupSymbol<mlir::func::FuncOp>("ps_0");
-    server = std::make_unique<Server>(ServerOptions{"127.0.0.1:0"});
+    server = std::make_unique<Server>(ServerOptions{address});
     task = std::make_unique<ps::ParameterServer>(
         std::make_unique<exec::PsProgram>(function), ps::Replication::async());
     service = std::make_unique<ParameterServerService>(*task, [] {});
@@ -86,7 +97,20 @@ Ps &psFor(int64_t bytes) {
   static std::map<int64_t, std::unique_ptr<Ps>> servers;
   std::unique_ptr<Ps> &ps = servers[bytes];
   if (!ps)
-    ps = std::make_unique<Ps>(bytes / 4);
+    ps = std::make_unique<Ps>(bytes / 4, "127.0.0.1:0");
+  return *ps;
+}
+
+/// The same PS task served on a Unix-domain socket.
+Ps &unixPsFor(int64_t bytes) {
+  static std::map<int64_t, std::unique_ptr<Ps>> servers;
+  std::unique_ptr<Ps> &ps = servers[bytes];
+  if (!ps) {
+    std::string path = "/tmp/dtf-bench-rpc-" + std::to_string(::getpid()) +
+                       "-" + std::to_string(bytes) + ".sock";
+    ::unlink(path.c_str());
+    ps = std::make_unique<Ps>(bytes / 4, "unix:" + path);
+  }
   return *ps;
 }
 
@@ -94,6 +118,77 @@ void BM_Pull(benchmark::State &state) {
   Ps &ps = psFor(state.range(0));
   for (auto _ : state)
     benchmark::DoNotOptimize(ps.client->pull({"v"}));
+  state.SetBytesProcessed(state.iterations() * state.range(0));
+}
+
+void BM_PullUnix(benchmark::State &state) {
+  Ps &ps = unixPsFor(state.range(0));
+  for (auto _ : state)
+    benchmark::DoNotOptimize(ps.client->pull({"v"}));
+  state.SetBytesProcessed(state.iterations() * state.range(0));
+}
+
+/// Reads or writes exactly `size` bytes; false when the peer closed.
+bool transfer(int fd, char *data, size_t size, bool write) {
+  while (size > 0) {
+    ssize_t done = write ? ::send(fd, data, size, MSG_NOSIGNAL)
+                         : ::recv(fd, data, size, 0);
+    if (done <= 0)
+      return false;
+    data += done;
+    size -= static_cast<size_t>(done);
+  }
+  return true;
+}
+
+/// A loopback TCP connection whose server thread answers every 64-byte
+/// request with `bytes` bytes, as a PS answers a pull.
+struct TcpEcho {
+  explicit TcpEcho(int64_t bytes) : reply(bytes) {
+    int listener = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof(address);
+    if (::bind(listener, reinterpret_cast<sockaddr *>(&address), length) != 0 ||
+        ::listen(listener, 1) != 0 ||
+        ::getsockname(listener, reinterpret_cast<sockaddr *>(&address),
+                      &length) != 0)
+      throw std::runtime_error("cannot listen on loopback");
+    client = ::socket(AF_INET, SOCK_STREAM, 0);
+    if (::connect(client, reinterpret_cast<sockaddr *>(&address), length) != 0)
+      throw std::runtime_error("cannot connect on loopback");
+    int server = ::accept(listener, nullptr, nullptr);
+    ::close(listener);
+    int one = 1;
+    for (int fd : {client, server})
+      ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    responder = std::thread([this, server] {
+      char request[64];
+      while (transfer(server, request, sizeof(request), false) &&
+             transfer(server, reply.data(), reply.size(), true)) {
+      }
+      ::close(server);
+    });
+  }
+  ~TcpEcho() {
+    ::shutdown(client, SHUT_RDWR);
+    responder.join();
+    ::close(client);
+  }
+  std::vector<char> reply;
+  int client = -1;
+  std::thread responder;
+};
+
+void BM_TcpRoundTrip(benchmark::State &state) {
+  TcpEcho echo(state.range(0));
+  char request[64] = {};
+  std::vector<char> reply(state.range(0));
+  for (auto _ : state)
+    if (!transfer(echo.client, request, sizeof(request), true) ||
+        !transfer(echo.client, reply.data(), reply.size(), false))
+      state.SkipWithError("the loopback connection closed");
   state.SetBytesProcessed(state.iterations() * state.range(0));
 }
 
@@ -142,7 +237,9 @@ void sizes(benchmark::internal::Benchmark *b) {
   // the caller's: rates are per wall-clock second.
   b->ArgName("bytes")->Unit(benchmark::kMicrosecond)->UseRealTime();
 }
+BENCHMARK(BM_TcpRoundTrip)->Apply(sizes);
 BENCHMARK(BM_Pull)->Apply(sizes);
+BENCHMARK(BM_PullUnix)->Apply(sizes);
 BENCHMARK(BM_Push)->Apply(sizes);
 BENCHMARK(BM_PushPull)->Apply(sizes);
 BENCHMARK(BM_WireEncodeDecode)->Apply(sizes);

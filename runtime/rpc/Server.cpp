@@ -143,6 +143,9 @@ void Server::start() {
 }
 
 std::string Server::address() const {
+  // A Unix-domain socket's address is its path: no port to fill in.
+  if (options.address.rfind("unix:", 0) == 0)
+    return options.address;
   std::string host, port;
   if (!splitAddress(options.address, host, port))
     return options.address;
