@@ -41,6 +41,8 @@ TRAFFIC = re.compile(r"RPC traffic: pulled (\d+) bytes in (\d+) pulls, pushed "
 # dtf-run's PS tasks; TensorFlow's print "PS task N stopped" alone.
 PS_LINE = re.compile(r"PS task (\d+) stopped at step (\d+): applied (\d+) \w+ of "
                      r"(\d+) pushes, dropped (\d+) stale")
+# dtf-run's PS task at its end: the staleness of the pushes it applied.
+PS_STALENESS = re.compile(r"PS task (\d+) staleness: (.*) \(mean ([0-9.]+), max (\d+)\)")
 # dtf-run's PS task at start-up: the gradients (variables it updates) it holds.
 PS_SERVING = re.compile(r"PS task (\d+) serving (\d+) gradients")
 # The 2-PS rows' sharding: variables bigger than this many bytes are split
@@ -250,6 +252,11 @@ def run_cluster(system, workers, sync, steps, args, hosts=None, netns=None,
         serving = PS_SERVING.search(outs[name])
         if serving:
             ps_tasks.setdefault(name, {})["gradients"] = int(serving.group(2))
+        staleness = PS_STALENESS.search(outs[name])
+        if staleness:
+            ps_tasks.setdefault(name, {})["staleness"] = {
+                "histogram": staleness.group(2), "mean": float(staleness.group(3)),
+                "max": int(staleness.group(4))}
     if "ps0" in ps_tasks and "applied" in ps_tasks["ps0"]:
         result["ps"] = {k: v for k, v in ps_tasks["ps0"].items() if k != "gradients"}
     if num_ps > 1 and ps_tasks:

@@ -8,12 +8,37 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <stdexcept>
 
 namespace dtf::ps {
 
 std::string TensorType::str() const {
   return dtypeName(dtype) + shapeToString(shape);
+}
+
+void StalenessHistogram::add(int64_t staleness) {
+  staleness = std::max<int64_t>(staleness, 0);
+  ++counts[std::min(staleness, kExactBuckets)];
+  ++pushes;
+  sum += staleness;
+  max = std::max(max, staleness);
+}
+
+std::string StalenessHistogram::str() const {
+  if (pushes == 0)
+    return "none";
+  std::string text;
+  for (int64_t bucket = 0; bucket <= kExactBuckets; ++bucket) {
+    if (counts[bucket] == 0)
+      continue;
+    text += (bucket == kExactBuckets ? ">=" : "") + std::to_string(bucket) +
+            ":" + std::to_string(counts[bucket]) + " ";
+  }
+  char summary[64];
+  std::snprintf(summary, sizeof(summary), "(mean %.2f, max %lld)", mean(),
+                static_cast<long long>(max));
+  return text + summary;
 }
 
 ParameterServer::ParameterServer(std::unique_ptr<UpdateProgram> program,
@@ -432,7 +457,7 @@ PushResult ParameterServer::push(int64_t pushStep, int64_t pushEpoch,
   checkEpochLocked(pushEpoch);
   PushOutcome outcome = PushOutcome::Applied;
   if (replication_.mode == Replication::Mode::Async)
-    applyLocked(std::move(gradients));
+    applyLocked(std::move(gradients), {pushStep});
   else
     outcome = applySyncLocked(pushStep, std::move(gradients));
   if (failure)
@@ -440,7 +465,8 @@ PushResult ParameterServer::push(int64_t pushStep, int64_t pushEpoch,
   return {outcome, step};
 }
 
-void ParameterServer::applyLocked(std::vector<Tensor> arguments) {
+void ParameterServer::applyLocked(std::vector<Tensor> arguments,
+                                  const std::vector<int64_t> &pushSteps) {
   int64_t before = step;
   auto begin = std::chrono::steady_clock::now();
   try {
@@ -455,6 +481,12 @@ void ParameterServer::applyLocked(std::vector<Tensor> arguments) {
   }
   ++stats_.appliedUpdates;
   stats_.appliedPushes += replication_.replicasToAggregate;
+  for (int64_t pushStep : pushSteps) {
+    int64_t staleness = std::max<int64_t>(before - pushStep, 0);
+    stats_.staleness.add(staleness);
+    if (options_.onPushApplied)
+      options_.onPushApplied(staleness);
+  }
   if (holdsGlobalStep) {
     step = readGlobalStepLocked();
     if (replication_.mode == Replication::Mode::Sync && step != before + 1)
@@ -470,17 +502,21 @@ void ParameterServer::applyLocked(std::vector<Tensor> arguments) {
   stepChanged.notify_all();
 }
 
-bool ParameterServer::accumulateLocked(GradientGroup gradients) {
-  aggregate.push_back(std::move(gradients));
+bool ParameterServer::accumulateLocked(int64_t pushStep,
+                                       GradientGroup gradients) {
+  aggregate.push_back({pushStep, std::move(gradients)});
   if (static_cast<int64_t>(aggregate.size()) < replication_.replicasToAggregate)
     return false;
   // Argument r*K+k is the r-th group's gradient of variable k.
   std::vector<Tensor> arguments;
-  for (GradientGroup &group : aggregate)
-    for (Tensor &gradient : group)
+  std::vector<int64_t> pushSteps;
+  for (PendingPush &pending : aggregate) {
+    pushSteps.push_back(pending.step);
+    for (Tensor &gradient : pending.gradients)
       arguments.push_back(std::move(gradient));
+  }
   aggregate.clear();
-  applyLocked(std::move(arguments));
+  applyLocked(std::move(arguments), pushSteps);
   return true;
 }
 
@@ -501,7 +537,7 @@ PushOutcome ParameterServer::applySyncLocked(int64_t pushStep,
     queued.emplace(pushStep, std::move(gradients));
     return PushOutcome::Queued;
   }
-  if (!accumulateLocked(std::move(gradients)))
+  if (!accumulateLocked(pushStep, std::move(gradients)))
     return PushOutcome::Accumulated;
   // The step advanced: the pushes queued for the new step join its
   // aggregate, which may complete it and advance the step again. Queued
@@ -510,11 +546,11 @@ PushOutcome ParameterServer::applySyncLocked(int64_t pushStep,
     auto first = queued.begin();
     if (first->first > step)
       break;
+    int64_t queuedStep = first->first;
     GradientGroup group = std::move(first->second);
-    bool current = first->first == step;
     queued.erase(first);
-    if (current)
-      accumulateLocked(std::move(group));
+    if (queuedStep == step)
+      accumulateLocked(queuedStep, std::move(group));
     else
       ++stats_.stalePushes;
   }

@@ -16,6 +16,10 @@
 //   the step advances; older pushes are stale and dropped; pushes for later
 //   steps wait in a queue until their step comes.
 //
+// Each applied push's staleness (the step at apply minus the step it was
+// computed at) is counted in UpdateStats, so that what asynchrony costs
+// is measured where it arises rather than guessed from accuracy.
+//
 // A push is checked completely (names in gradient order, dtypes, shapes)
 // before any of it is applied. All state is guarded by one mutex, held while
 // the program runs, so that updates are serialized and a read never sees
@@ -28,6 +32,7 @@
 
 #include "runtime/core/Tensor.h"
 
+#include <array>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -118,6 +123,10 @@ struct Options {
   std::function<void(int64_t step, std::chrono::steady_clock::time_point begin,
                      std::chrono::steady_clock::time_point end)>
       onApplied;
+  /// Called for each push an update applied, before onApplied, with its
+  /// staleness (StalenessHistogram, never negative), with the mutex held;
+  /// must not call back into the task.
+  std::function<void(int64_t staleness)> onPushApplied;
   /// Reads the checkpoint of a global step for a restore from a checkpoint
   /// (e.g. from the task's --logdir); throws std::exception saying why it
   /// cannot. Without it, such a restore fails.
@@ -126,6 +135,40 @@ struct Options {
   /// set, a task whose variables need more is refused at construction,
   /// before any of them is allocated. nullopt: not checked.
   std::optional<uint64_t> availableMemory;
+};
+
+/// How stale the gradients a task applied were. A push's staleness is the
+/// task's step when its gradients were applied minus the step the worker
+/// computed them at (the step the push carries): the number of updates
+/// that landed between the worker's read of the values and its own. Sync
+/// replicas are applied at their own step, so theirs is 0 (late ones are
+/// dropped, UpdateStats::stalePushes); async staleness grows with the
+/// number of workers, and is what bounded-staleness schemes bound.
+///
+/// A task without global_step counts its own updates, which can run a
+/// push behind the global step the worker read from another task; such a
+/// push "from the future" counts as 0.
+struct StalenessHistogram {
+  /// Staleness 0..kExactBuckets-1 is counted exactly and anything larger
+  /// in one last bucket: with a handful of workers async staleness stays
+  /// well below it, and a tail beyond matters by its size, for which the
+  /// exact sum (mean) and max suffice.
+  static constexpr int64_t kExactBuckets = 16;
+  /// counts[s] for s < kExactBuckets; counts[kExactBuckets] for the rest.
+  std::array<int64_t, kExactBuckets + 1> counts{};
+  /// Pushes counted: the sum of counts.
+  int64_t pushes = 0;
+  /// Sum of the staleness of the pushes counted, for the mean.
+  int64_t sum = 0;
+  int64_t max = 0;
+
+  /// Counts one push of staleness `staleness` (negative counts as 0).
+  void add(int64_t staleness);
+  void clear() { *this = StalenessHistogram(); }
+  double mean() const { return pushes ? double(sum) / double(pushes) : 0.0; }
+  /// The non-empty buckets, then mean and max:
+  /// "0:1210 1:785 2:5 >=16:1 (mean 0.41, max 17)"; "none" when empty.
+  std::string str() const;
 };
 
 /// What a PS task did with the pushes it received.
@@ -137,6 +180,8 @@ struct UpdateStats {
   int64_t appliedPushes = 0;
   /// Sync: pushes dropped because their step was already applied.
   int64_t stalePushes = 0;
+  /// The staleness of the applied pushes (appliedPushes of them).
+  StalenessHistogram staleness;
 };
 
 /// Where a PS task's values come from, as GetStep reports it.
@@ -277,6 +322,12 @@ public:
 private:
   /// One worker's gradients, in gradient order.
   using GradientGroup = std::vector<Tensor>;
+  /// Sync: a push waiting in an aggregate, with the step it was computed
+  /// at (for its staleness when the aggregate is applied).
+  struct PendingPush {
+    int64_t step;
+    GradientGroup gradients;
+  };
 
   void checkSignature();
   void checkVariablesFitInMemory() const;
@@ -288,10 +339,12 @@ private:
   PushOutcome applySyncLocked(int64_t step, GradientGroup gradients);
   /// Adds a group to the current step's aggregate and applies the aggregate
   /// when it is complete; returns whether it was applied.
-  bool accumulateLocked(GradientGroup gradients);
-  /// Runs the program with `arguments` and advances the step. On an error
-  /// the task is marked failed (see `failure`).
-  void applyLocked(std::vector<Tensor> arguments);
+  bool accumulateLocked(int64_t pushStep, GradientGroup gradients);
+  /// Runs the program with `arguments`, the gradients of pushes computed
+  /// at `pushSteps`, and advances the step. On an error the task is marked
+  /// failed (see `failure`).
+  void applyLocked(std::vector<Tensor> arguments,
+                   const std::vector<int64_t> &pushSteps);
   int64_t readGlobalStepLocked() const;
 
   /// The task's own variables out of `state`, checked against their
@@ -324,8 +377,8 @@ private:
   std::optional<std::string> failure;
   int64_t step = 0;
   UpdateStats stats_;
-  /// Sync: the groups accumulated for `step`.
-  std::vector<GradientGroup> aggregate;
+  /// Sync: the pushes accumulated for `step`.
+  std::vector<PendingPush> aggregate;
   /// Sync: groups pushed for steps after `step`.
   std::multimap<int64_t, GradientGroup> queued;
 };

@@ -129,6 +129,70 @@ TEST(PsStateMachine, SyncQueuesPushesForLaterStepsUntilTheirStepComes) {
   EXPECT_EQ(valueOf(task, "w"), (std::vector<float>{-1, -1}));
 }
 
+TEST(PsStateMachine, AsyncCountsEachPushsStalenessInTheHistogram) {
+  std::vector<int64_t> hooked;
+  Options options;
+  options.onPushApplied = [&](int64_t staleness) {
+    hooked.push_back(staleness);
+  };
+  ParameterServer task(std::make_unique<MeanSgdProgram>(1),
+                       Replication::async(3), std::move(options));
+  task.initialize();
+  EXPECT_EQ(task.stats().staleness.str(), "none");
+  // (the step computed at, the staleness when applied at the task's step)
+  // The sixth, at step 5, was computed "ahead" (as at another task's
+  // step): it counts as 0.
+  std::vector<std::pair<int64_t, int64_t>> pushes = {{0, 0}, {0, 1}, {0, 2},
+                                                     {3, 0}, {2, 2}, {6, 0}};
+  for (int64_t at = 6; at < 20; ++at)
+    pushes.push_back({at, 0});
+  pushes.push_back({0, 20}); // at step 20
+  pushes.push_back({5, 16}); // at step 21: both in the >=16 bucket
+  std::vector<int64_t> expected;
+  for (const auto &[computedAt, staleness] : pushes) {
+    int64_t before = task.currentStep();
+    EXPECT_EQ(task.push(computedAt, 0, gradient(0)).step, before + 1);
+    expected.push_back(staleness);
+  }
+  EXPECT_EQ(hooked, expected);
+  UpdateStats stats = task.stats();
+  const StalenessHistogram &histogram = stats.staleness;
+  EXPECT_EQ(histogram.pushes, stats.appliedPushes);
+  EXPECT_EQ(histogram.pushes, 22);
+  EXPECT_EQ(histogram.counts[0], 17);
+  EXPECT_EQ(histogram.counts[1], 1);
+  EXPECT_EQ(histogram.counts[2], 2);
+  EXPECT_EQ(histogram.counts[StalenessHistogram::kExactBuckets], 2);
+  EXPECT_EQ(histogram.sum, 41);
+  EXPECT_EQ(histogram.max, 20);
+  EXPECT_EQ(histogram.str(), "0:17 1:1 2:2 >=16:2 (mean 1.86, max 20)");
+}
+
+TEST(PsStateMachine, SyncAppliesPushesAtTheirOwnStepSoTheirStalenessIsZero) {
+  int hooked = 0;
+  Options options;
+  options.onPushApplied = [&](int64_t staleness) {
+    EXPECT_EQ(staleness, 0);
+    ++hooked;
+  };
+  ParameterServer task = syncTask(std::move(options));
+  task.initialize();
+  task.push(0, 0, gradient(1));
+  task.push(0, 0, gradient(1)); // applies step 0
+  task.push(0, 0, gradient(1)); // late: dropped, not counted
+  task.push(2, 0, gradient(1)); // queued for step 2
+  task.push(2, 0, gradient(1)); // queued for step 2
+  task.push(1, 0, gradient(1));
+  EXPECT_EQ(task.push(1, 0, gradient(1)).step, 3); // steps 1 and 2
+  UpdateStats stats = task.stats();
+  EXPECT_EQ(stats.appliedUpdates, 3);
+  EXPECT_EQ(stats.stalePushes, 1);
+  EXPECT_EQ(stats.staleness.pushes, stats.appliedPushes);
+  EXPECT_EQ(stats.staleness.counts[0], 6);
+  EXPECT_EQ(hooked, 6);
+  EXPECT_EQ(stats.staleness.str(), "0:6 (mean 0.00, max 0)");
+}
+
 TEST(PsStateMachine, RejectsAPushThatDoesNotFitBeforeApplyingAny) {
   ParameterServer task = syncTask();
   task.initialize();

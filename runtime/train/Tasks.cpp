@@ -7,6 +7,7 @@
 #include "runtime/train/WorkerStep.h"
 
 #include "dialects/dtf/IR/DTFOps.h"
+#include "runtime/core/CpuKernels.h"
 #include "runtime/core/HostMemory.h"
 #include "runtime/rpc/CoordinationClient.h"
 #include "runtime/rpc/CoordinationService.h"
@@ -168,7 +169,7 @@ int runPsTask(mlir::ModuleOp program, const TaskOptions &options) {
                                 ": this PS task holds no variable");
 
   // Observability (runtime/train/Telemetry.h): --trace of the updates of
-  // the workers' traced steps.
+  // the workers' traced steps, --logdir summaries of their staleness.
   PsTelemetry telemetry(options.telemetry, spec, options.task,
                         options.telemetry.traceSteps *
                             (options.replication.sync ? 1 : spec.workers().size()));
@@ -214,7 +215,8 @@ int runPsTask(mlir::ModuleOp program, const TaskOptions &options) {
                               clientOptionsFor(options), std::cout);
   std::cout << "PS task " << index << " serving "
             << task.gradientNames().size() << " gradients at "
-            << server.address() << std::endl;
+            << server.address() << "; CPU kernels: "
+            << cpuKernels().describe() << std::endl;
   server.wait();
   telemetry.finish();
   ps::UpdateStats stats = task.stats();
@@ -223,6 +225,9 @@ int runPsTask(mlir::ModuleOp program, const TaskOptions &options) {
             << (options.replication.sync ? " aggregates" : " updates")
             << " of " << stats.appliedPushes << " pushes, dropped "
             << stats.stalePushes << " stale pushes" << std::endl;
+  // On a line of its own, so that parsers of the line above keep working.
+  std::cout << "PS task " << index << " staleness: " << stats.staleness.str()
+            << std::endl;
   return 0;
 }
 

@@ -291,19 +291,36 @@ PsTelemetry::PsTelemetry(const TelemetryOptions &options,
                          const cluster::ClusterSpec &cluster,
                          const cluster::TaskId &task, int64_t updatesToTrace)
     : index(task.index), updatesToTrace(updatesToTrace),
+      saveSummariesSteps(options.saveSummariesSteps),
       trace(options, cluster, task) {
   trace.nameTrack(UpdateTrack, "updates (apply)");
   trace.nameTrack(OpTrack, "op kernels");
   trace.setRecording(updatesToTrace > 0);
+  if (!options.logdir.empty()) {
+    try {
+      writer = std::make_unique<summary::SummaryWriter>(
+          options.logdir + "/ps_" + std::to_string(task.index));
+    } catch (const data::RecordError &error) {
+      throw std::runtime_error(std::string("--logdir: ") + error.what());
+    }
+  }
 }
 
 void PsTelemetry::attach(ps::Options &task, exec::OpObserver &opObserver) {
-  if (!trace.active())
+  if (trace.active())
+    opObserver = trace.opObserver(OpTrack);
+  if (!trace.active() && !writer)
     return;
-  opObserver = trace.opObserver(OpTrack);
-  task.onApplied = [this](int64_t step,
-                                    TaskTrace::Clock::time_point begin,
-                                    TaskTrace::Clock::time_point end) {
+  if (writer)
+    task.onPushApplied = [this](int64_t staleness) {
+      if (writer)
+        window.add(staleness);
+    };
+  task.onApplied = [this](int64_t step, TaskTrace::Clock::time_point begin,
+                          TaskTrace::Clock::time_point end) {
+    lastStep = step;
+    if (writer && saveSummariesSteps > 0 && step % saveSummariesSteps == 0)
+      writeStaleness(step);
     if (!trace.recording())
       return;
     trace.span(UpdateTrack, "apply", "update", begin, end,
@@ -320,9 +337,27 @@ void PsTelemetry::attach(ps::Options &task, exec::OpObserver &opObserver) {
   };
 }
 
+void PsTelemetry::writeStaleness(int64_t step) {
+  if (window.pushes == 0)
+    return;
+  try {
+    writer->addScalars(step,
+                       {{"staleness/mean", window.mean()},
+                        {"staleness/max", static_cast<double>(window.max)}});
+    writer->flush();
+  } catch (const data::RecordError &error) {
+    std::cerr << "PS task " << index << ": --logdir: " << error.what()
+              << "; no more summaries" << std::endl;
+    writer.reset();
+  }
+  window.clear();
+}
+
 void PsTelemetry::finish() {
   trace.write("PS task " + std::to_string(index),
               count(updates, "update"));
+  if (writer)
+    writeStaleness(lastStep);
 }
 
 //===----------------------------------------------------------------------===//

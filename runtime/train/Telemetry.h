@@ -7,7 +7,12 @@
 //   `--save_summaries_steps` local steps its training-batch `loss` and
 //   `accuracy`, `global_step/sec` (the global step's rate as this worker
 //   sees it) and `examples/sec` (this worker's throughput), at the global
-//   step; at the end `validation/loss` and `validation/accuracy`.
+//   step; at the end `validation/loss` and `validation/accuracy`. Each PS
+//   task writes to DIR/ps_<N>, whenever its step reaches a multiple of
+//   `--save_summaries_steps` and at the end, `staleness/mean` and
+//   `staleness/max` of the pushes it applied since its previous summary
+//   (ps::StalenessHistogram): how far behind the gradients were when they
+//   landed, over time. The whole histogram is in the PS's stop lines.
 // - `--trace=FILE`: a Chrome trace / Perfetto JSON timeline of the task's
 //   first `--trace_steps` steps (a worker) or the updates they cause (a
 //   PS): one process per task (pid: PS tasks first, then workers), with a
@@ -155,7 +160,8 @@ private:
   int64_t lastGlobalStep = 0;
 };
 
-/// A PS task's trace: its first updates and their ops.
+/// A PS task's trace (its first updates and their ops) and summaries (the
+/// staleness of its updates).
 class PsTelemetry {
 public:
   enum Track { UpdateTrack = 1, OpTrack = 2 };
@@ -165,18 +171,32 @@ public:
               const cluster::ClusterSpec &cluster, const cluster::TaskId &task,
               int64_t updatesToTrace);
 
-  /// Sets the hooks of the task (`onApplied`) and of its update program
-  /// (the executor's op observer).
+  /// Sets the hooks of the task (`onApplied`, `onPushApplied`) and of its
+  /// update program (the executor's op observer).
   void attach(ps::Options &task, exec::OpObserver &opObserver);
-  /// Writes the trace if it was not written yet.
+  /// After the task stopped updating: writes the trace if it was not
+  /// written yet and the summary of the updates since the last one.
   void finish();
 
 private:
+  /// Writes the staleness summary of `window` at `step` and empties it;
+  /// reports a failure on stderr and writes no more (it runs in a push's
+  /// thread, which must not fail for it).
+  void writeStaleness(int64_t step);
+
   int index;
   int64_t updatesToTrace;
+  int saveSummariesSteps;
   TaskTrace trace;
-  /// Updates seen; only touched under the service's mutex.
+  std::unique_ptr<summary::SummaryWriter> writer;
+  // Touched by the task's hooks, under its mutex, and by finish() once the
+  // task has stopped.
+  /// Updates traced.
   int64_t updates = 0;
+  /// The step the last update reached; -1 before any.
+  int64_t lastStep = -1;
+  /// The staleness of the pushes applied since the last summary.
+  ps::StalenessHistogram window;
 };
 
 /// --local with --trace=FILE: the directory of the tasks' own trace files,

@@ -1,7 +1,8 @@
 """What users look at, end to end on a real --local cluster:
 
-- --logdir: one TensorBoard events file per worker in <logdir>/worker_N,
-  read back with an independent reader (events.py: framing, CRCs, fields);
+- --logdir: one TensorBoard events file per worker in <logdir>/worker_N
+  and per PS task in <logdir>/ps_N (the staleness of its updates), read
+  back with an independent reader (events.py: framing, CRCs, fields);
 - --trace: one merged Chrome trace JSON with a process track per task,
   thread tracks, op kernels, pulls, pushes, sync waits and PS updates;
 - progress: plain lines when stdout is not a terminal, a bar with steps/s
@@ -59,8 +60,9 @@ def check_events(logdir, dtf_events):
     # (model.ckpt-*.dtf) share the directory, as TensorFlow's do.
     runs = sorted(entry for entry in os.listdir(logdir)
                   if os.path.isdir(os.path.join(logdir, entry)))
-    cluster.check(runs == ["worker_0", "worker_1"], "runs in the logdir: %s" % runs)
-    for run_name in runs:
+    cluster.check(runs == ["ps_0", "worker_0", "worker_1"], "runs in the logdir: %s" % runs)
+    check_ps_events(logdir, "ps_0")
+    for run_name in runs[1:]:
         files = os.listdir(os.path.join(logdir, run_name))
         cluster.check(len(files) == 1 and files[0].startswith("events.out.tfevents."),
                       "%s: expected one events file, got %s" % (run_name, files))
@@ -96,6 +98,25 @@ def check_events(logdir, dtf_events):
                       % (path, code, len(output.splitlines()), len(evs)))
         print("%s: %d events, training summaries at steps %s, %s"
               % (run_name, len(evs), steps, last["values"]))
+
+
+def check_ps_events(logdir, run_name):
+    """The sync run's PS summaries: the staleness of the pushes applied since
+    the previous summary, every 50 of its 300 steps, 0 in sync mode (each
+    push is applied at its own step)."""
+    files = os.listdir(os.path.join(logdir, run_name))
+    cluster.check(len(files) == 1 and files[0].startswith("events.out.tfevents."),
+                  "%s: expected one events file, got %s" % (run_name, files))
+    path = os.path.join(logdir, run_name, files[0])
+    evs = events.read_events(path)
+    cluster.check(evs[0]["file_version"] == "brain.Event:2", "%s: first event %s" % (path, evs[0]))
+    summaries = [e for e in evs[1:] if e["values"]]
+    steps = [e["step"] for e in summaries]
+    cluster.check(steps == [50, 100, 150, 200, 250, 300], "%s: summaries at steps %s" % (path, steps))
+    for e in summaries:
+        cluster.check(e["values"] == {"staleness/mean": 0, "staleness/max": 0},
+                      "%s: step %d: %s" % (path, e["step"], e["values"]))
+    print("%s: %d events, staleness summaries at steps %s" % (run_name, len(evs), steps))
 
 
 def check_trace(path, sync, trace_steps):

@@ -1,5 +1,5 @@
 """TensorBoard itself reads DTF's event files: trains briefly with --logdir
-and loads every worker's run with tensorboard's EventAccumulator (which
+and loads every worker's and PS task's run with tensorboard's EventAccumulator (which
 checks the record CRCs), as TensorBoard finds the runs, then checks the
 scalars.
 
@@ -86,7 +86,15 @@ def main():
                       "EventAccumulator failed:\n%s" % loaded.stderr)
         runs = json.loads(loaded.stdout)
 
-    cluster.check(sorted(runs) == ["worker_0", "worker_1"], "runs %s" % sorted(runs))
+    cluster.check(sorted(runs) == ["ps_0", "worker_0", "worker_1"], "runs %s" % sorted(runs))
+    # The PS task's run: the staleness of the pushes applied since the
+    # previous summary, 0 in sync mode.
+    ps = runs.pop("ps_0")
+    cluster.check(set(ps) == {"staleness/mean", "staleness/max"}, "ps_0: tags %s" % sorted(ps))
+    for tag, points in ps.items():
+        cluster.check(points == [[50, 0], [100, 0], [150, 0], [200, 0]],
+                      "ps_0: %s: %s" % (tag, points))
+    print("ps_0: %s" % {tag: len(points) for tag, points in sorted(ps.items())})
     for run, scalars in runs.items():
         tags = set(scalars)
         expected = {"loss", "accuracy", "global_step/sec", "examples/sec",

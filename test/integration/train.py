@@ -9,6 +9,7 @@ on loopback and checks:
   worker making steps; sync: one aggregate per global step,
   of a push from each worker);
 - in sync mode, that the global step counts the applied aggregates;
+- the staleness histogram: one count per applied push (sync: all 0);
 - the round trips of each worker's step: async, one (a push that brings
   the next step's values back), after the first step's pull; sync, a push
   and a pull.
@@ -56,6 +57,20 @@ def main():
         cluster.check(dropped == 0 and pushes == 2 * applied,
                       "sync: %d aggregates of %d pushes (%d dropped); every step needs "
                       "both workers' pushes" % (applied, pushes, dropped))
+
+    # "PS task 0 staleness: 0:660 1:1019 ... >=16:2 (mean 0.93, max 36)"
+    staleness = re.search(r"PS task 0 staleness: ((?:(?:>=)?\d+:\d+ )+)\(mean ([0-9.]+), "
+                          r"max (\d+)\)", c.ps[0].output())
+    cluster.check(staleness, "ps0 did not report the staleness of its updates")
+    buckets = dict(b.split(":") for b in staleness.group(1).split())
+    counted = sum(int(n) for n in buckets.values())
+    print("ps0 staleness: %s" % staleness.group(0))
+    cluster.check(counted == pushes,
+                  "the staleness histogram counts %d pushes, %d were applied"
+                  % (counted, pushes))
+    if args.mode == "sync":
+        cluster.check(list(buckets) == ["0"] and staleness.group(3) == "0",
+                      "sync: pushes applied with staleness %s" % staleness.group(1))
 
     for worker, steps in zip(c.workers, local):
         trips = re.search(r"in (\d+) round trips", worker.output())

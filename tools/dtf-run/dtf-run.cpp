@@ -149,7 +149,9 @@ DEFINE_int32(workers, 2, "--local: number of workers");
 DEFINE_string(logdir, "",
               "Training directory (empty: none): worker N writes TensorBoard "
               "event files (loss, accuracy, global_step/sec, examples/sec, "
-              "validation) to <logdir>/worker_N; the chief saves checkpoints "
+              "validation) to <logdir>/worker_N and PS task N the staleness "
+              "of the updates it applied to <logdir>/ps_N; the chief saves "
+              "checkpoints "
               "of every variable there and PS tasks restore the newest valid "
               "one at start-up");
 DEFINE_int32(save_summaries_steps, 100,
