@@ -170,15 +170,14 @@ CpuKernels chooseCpuKernels() {
   // offers, up to AVX2 (OpenBLAS's AVX2 kernels on an AVX-512 CPU are as
   // fast as oneDNN's AVX-512 ones at a task's sizes; bench/run_kernels.sh).
   VectorIsa wanted = std::min(kernels.cpuIsa, VectorIsa::Avx2);
-  bool fallback = kernels.cpuIsa <= VectorIsa::Avx512 &&
-                  kernels.openBlasIsa < wanted;
+  bool fallback =
+      kernels.cpuIsa <= VectorIsa::Avx512 && kernels.openBlasIsa < wanted;
   if (choice == "openblas" || choice == "onednn") {
     kernels.gemm =
         choice == "onednn" ? GemmLibrary::OneDnn : GemmLibrary::OpenBlas;
     kernels.chosenByEnvironment = true;
     kernels.reason = "DTF_CPU_GEMM=" + choice;
-  } else if (fallback &&
-             kernels::gemmLibraryAvailable(GemmLibrary::OneDnn)) {
+  } else if (fallback && kernels::gemmLibraryAvailable(GemmLibrary::OneDnn)) {
     kernels.gemm = GemmLibrary::OneDnn;
     kernels.reason = "OpenBLAS runs " + kernels.openBlasCore + ", " +
                      vectorIsaName(kernels.openBlasIsa) + ", on a CPU with " +
@@ -263,9 +262,9 @@ bool gemmLibraryAvailable(GemmLibrary library) {
   return library == GemmLibrary::OpenBlas || DTF_HAVE_ONEDNN;
 }
 
-void gemmOn(GemmLibrary library, bool transA, bool transB, int64_t m,
-            int64_t n, int64_t k, float alpha, const float *a, int64_t lda,
-            const float *b, int64_t ldb, float beta, float *c, int64_t ldc) {
+void gemmOn(GemmLibrary library, bool transA, bool transB, int64_t m, int64_t n,
+            int64_t k, float alpha, const float *a, int64_t lda, const float *b,
+            int64_t ldb, float beta, float *c, int64_t ldc) {
   if (m == 0 || n == 0)
     return;
   if (k == 0)

@@ -29,8 +29,8 @@ bool gemmLibraryAvailable(GemmLibrary library);
 
 /// The float GEMM on `library`, whatever cpuKernels() chose: the kernel
 /// tests hold every available library to a double-precision reference.
-void gemmOn(GemmLibrary library, bool transA, bool transB, int64_t m,
-            int64_t n, int64_t k, float alpha, const float *a, int64_t lda,
-            const float *b, int64_t ldb, float beta, float *c, int64_t ldc);
+void gemmOn(GemmLibrary library, bool transA, bool transB, int64_t m, int64_t n,
+            int64_t k, float alpha, const float *a, int64_t lda, const float *b,
+            int64_t ldb, float beta, float *c, int64_t ldc);
 
 } // namespace dtf::kernels

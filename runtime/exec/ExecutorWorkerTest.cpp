@@ -172,7 +172,8 @@ TEST(ExecutorWorkerTest, RestoreOfAMismatchedValueSetsNothing) {
   VariableStore before = worker.snapshotVariables();
   VariableStore values;
   values.emplace("b", Tensor::fromVector<float>({2}, {5, 5}));
-  values.emplace("w/Adam", Tensor::fromVector<float>({2, 3}, {1, 2, 3, 4, 5, 6}));
+  values.emplace("w/Adam",
+                 Tensor::fromVector<float>({2, 3}, {1, 2, 3, 4, 5, 6}));
   try {
     worker.assignVariables(std::move(values));
     FAIL() << "a value of another shape was assigned";

@@ -69,8 +69,8 @@ protected:
 
   /// @ps_0 of the model compiled for `workers` workers in `mode`.
   mlir::func::FuncOp compile(int workers, const std::string &mode) {
-    module = mlir::parseSourceString<mlir::ModuleOp>(linearModel(workers),
-                                                     &context);
+    module =
+        mlir::parseSourceString<mlir::ModuleOp>(linearModel(workers), &context);
     EXPECT_TRUE(module);
     mlir::PassManager passes(&context);
     EXPECT_TRUE(succeeded(mlir::parsePassPipeline(

@@ -26,8 +26,7 @@
 
 namespace cl = llvm::cl;
 
-static cl::opt<std::string> psAddress("ps",
-                                      cl::desc("host:port of a PS task"));
+static cl::opt<std::string> psAddress("ps", cl::desc("host:port of a PS task"));
 static cl::opt<std::string>
     workerAddress("worker",
                   cl::desc("host:port of a task's worker service (in-graph)"));
@@ -47,8 +46,8 @@ dtf::checkpoint::Checkpoint snapshotPs(const dtf::rpc::ClientOptions &options) {
   for (dtf::rpc::NamedTensor &tensor : snapshot.tensors)
     checkpoint.tensors.emplace(tensor.name, std::move(tensor.tensor));
   std::cout << psAddress << ": step " << snapshot.step << ", epoch "
-            << snapshot.epoch << ", " << checkpoint.tensors.size()
-            << " tensors" << std::endl;
+            << snapshot.epoch << ", " << checkpoint.tensors.size() << " tensors"
+            << std::endl;
   return checkpoint;
 }
 
@@ -80,9 +79,9 @@ int main(int argc, char **argv) {
   try {
     dtf::rpc::ClientOptions options;
     options.callTimeout = std::chrono::seconds(10);
-    dtf::checkpoint::writeCheckpointFile(
-        outPath, psAddress.empty() ? snapshotWorker(options)
-                                   : snapshotPs(options));
+    dtf::checkpoint::writeCheckpointFile(outPath, psAddress.empty()
+                                                      ? snapshotWorker(options)
+                                                      : snapshotPs(options));
     return 0;
   } catch (const std::exception &error) {
     std::cerr << "dtf-snapshot: " << error.what() << "\n";

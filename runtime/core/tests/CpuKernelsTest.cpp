@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "runtime/core/Blas.h"
 #include "runtime/core/CpuKernels.h"
+#include "runtime/core/Blas.h"
 
 #include <gtest/gtest.h>
 
@@ -50,8 +50,8 @@ void checkAgainstDouble(GemmLibrary library, const GemmCase &c) {
                int64_t row, int64_t col) {
     return transposed ? matrix[col * ld + row] : matrix[row * ld + col];
   };
-  kernels::gemmOn(library, c.transA, c.transB, c.m, c.n, c.k, c.alpha,
-                  a.data(), lda, b.data(), ldb, c.beta, cValues.data(), ldc);
+  kernels::gemmOn(library, c.transA, c.transB, c.m, c.n, c.k, c.alpha, a.data(),
+                  lda, b.data(), ldb, c.beta, cValues.data(), ldc);
   const double epsilon = std::numeric_limits<float>::epsilon();
   for (int64_t i = 0; i < c.m; ++i)
     for (int64_t j = 0; j < c.n; ++j) {
@@ -93,11 +93,11 @@ TEST(CpuKernelsTest, EveryGemmLibraryMatchesADoublePrecisionReference) {
     if (!kernels::gemmLibraryAvailable(library))
       continue;
     for (const GemmCase &c : cases) {
-      SCOPED_TRACE(std::string(library == GemmLibrary::OneDnn ? "oneDNN"
-                                                               : "OpenBLAS") +
-                   " " + (c.transA ? "T" : "N") + (c.transB ? "T" : "N") +
-                   " m=" + std::to_string(c.m) + " n=" + std::to_string(c.n) +
-                   " k=" + std::to_string(c.k));
+      SCOPED_TRACE(
+          std::string(library == GemmLibrary::OneDnn ? "oneDNN" : "OpenBLAS") +
+          " " + (c.transA ? "T" : "N") + (c.transB ? "T" : "N") +
+          " m=" + std::to_string(c.m) + " n=" + std::to_string(c.n) +
+          " k=" + std::to_string(c.k));
       checkAgainstDouble(library, c);
     }
   }

@@ -84,8 +84,10 @@ TEST(DenormalsTest, AScopeFlushesAndThenRestoresTheThreadsMode) {
 /// slots hold `slot` (decaying, as a border pixel's do).
 double adamSeconds(float slot) {
   const int64_t size = 1 << 16;
-  Tensor var = Tensor::fromVector<float>({size}, std::vector<float>(size, 0.5f));
-  Tensor grad = Tensor::fromVector<float>({size}, std::vector<float>(size, 0.0f));
+  Tensor var =
+      Tensor::fromVector<float>({size}, std::vector<float>(size, 0.5f));
+  Tensor grad =
+      Tensor::fromVector<float>({size}, std::vector<float>(size, 0.0f));
   // Fresh slots each time: the update moves them out of the range.
   Tensor m = Tensor::fromVector<float>({size}, std::vector<float>(size, slot));
   Tensor v = Tensor::fromVector<float>({size}, std::vector<float>(size, slot));

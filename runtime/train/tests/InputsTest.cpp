@@ -25,7 +25,8 @@ std::vector<int64_t> labelsOfOnePass(const DataShard &reader,
   for (int64_t i = 0; i < examples; ++i)
     labels[i] = i;
   std::vector<std::pair<std::string, Tensor>> columns;
-  columns.emplace_back("label", Tensor::fromVector<int64_t>({examples}, labels));
+  columns.emplace_back("label",
+                       Tensor::fromVector<int64_t>({examples}, labels));
   data::TensorSlices input(std::move(columns), reader.shard,
                            reader.shuffleSeed);
   FeedMap feeds;
@@ -60,8 +61,7 @@ TEST(DataShardTest, TheWorkersTogetherReadEachExampleOncePerPass) {
     }
     EXPECT_EQ(reads.size(), 23u) << count << " workers";
     for (auto [label, times] : reads)
-      EXPECT_EQ(times, 1) << "example " << label << ", " << count
-                          << " workers";
+      EXPECT_EQ(times, 1) << "example " << label << ", " << count << " workers";
     EXPECT_EQ(seeds.size(), static_cast<size_t>(count))
         << "two workers shuffle alike";
   }
