@@ -114,6 +114,20 @@ class Task:
         return out, rss, wall, cpu
 
 
+def dtf_systems(args):
+    """The DTF systems a run may name, each as (dtf-run binary, extra flags):
+    "dtf", the build under test; "dtf-baseline", --dtf_run_baseline (e.g.
+    built at an earlier commit); and each --dtf_variant NAME=FLAGS, the
+    build under test with FLAGS. Run the same way beside each other and the
+    peers, alternating within each repetition: before/after comparisons and
+    option studies in one run."""
+    systems = {"dtf": (args.dtf_run, []), "dtf-baseline": (args.dtf_run_baseline, [])}
+    for variant in args.dtf_variant:
+        name, _, flags = variant.partition("=")
+        systems[name] = (args.dtf_run, flags.split())
+    return systems
+
+
 def run_cluster(system, workers, sync, steps, args, hosts=None, netns=None,
                 num_ps=1, sharded=False):
     """Runs one training job on num_ps PS tasks and `workers` workers; returns
@@ -134,8 +148,9 @@ def run_cluster(system, workers, sync, steps, args, hosts=None, netns=None,
               "--log_every=1000"]
     if sharded:
         common.append("--min_slice_size=%d" % SHARD_MIN_SLICE_BYTES)
-    if system == "dtf":
-        exe = [args.dtf_run]
+    dtf = dtf_systems(args)
+    if system in dtf:
+        exe = [dtf[system][0]] + dtf[system][1]
         # One executor thread, as TensorFlow's inter-op pool of 1.
         common += ["--sync" if sync else "--async",
                    "--rpc_deadline_ms=60000",
@@ -164,7 +179,7 @@ def run_cluster(system, workers, sync, steps, args, hosts=None, netns=None,
             # its GEMM library's pool of 1 (OpenBLAS's, or oneDNN's OpenMP team).
             extra = ({"OPENBLAS_NUM_THREADS": str(args.blas_threads),
                       "OMP_NUM_THREADS": str(args.blas_threads)}
-                     if system == "dtf" else {})
+                     if system in dtf else {})
             tasks.append(Task(name, exe + common + ["--job_name=" + job, "--task_index=%d" % index] + tail, ns, extra))
             if job == "ps":
                 time.sleep(0.2)
@@ -197,7 +212,7 @@ def run_cluster(system, workers, sync, steps, args, hosts=None, netns=None,
         os.unlink(done_file)
     except OSError:
         pass
-    if system != "dtf":
+    if system not in dtf:
         subprocess.run(["rm", "-rf", barrier])
     result = {"system": system, "workers": workers, "mode": "sync" if sync else "async",
               "num_ps": num_ps, "sharded": bool(sharded),
@@ -437,6 +452,13 @@ def main():
                         "supplementary --out=results-netns.json)")
     p.add_argument("--timeout", type=int, default=1800)
     p.add_argument("--dtf_run", default=os.path.join(ROOT, "build", "bin", "dtf-run"))
+    p.add_argument("--dtf_run_baseline", default="",
+                   help="another dtf-run (e.g. built at an earlier commit), run "
+                        "as the system 'dtf-baseline' (add it to --systems)")
+    p.add_argument("--dtf_variant", action="append", default=[],
+                   help="NAME=FLAGS: dtf-run with these extra flags, run as the "
+                        "system NAME (add it to --systems), e.g. "
+                        "'dtf-divide=--divide_lr_by_staleness'")
     p.add_argument("--python", default=sys.executable)
     p.add_argument("--data", default="/usr/share/datasets/fashion-mnist")
     p.add_argument("--skip_tf", default="")
@@ -457,6 +479,8 @@ def main():
     args.skip = {"tf": args.skip_tf, "torch": args.skip_torch}
 
     systems = [s for s in args.systems.split(",") if s]
+    if "dtf-baseline" in systems and not args.dtf_run_baseline:
+        p.error("--systems=...dtf-baseline needs --dtf_run_baseline")
     if "tf" in systems and args.skip_tf:
         print("TensorFlow peer skipped: " + args.skip_tf, flush=True)
         systems.remove("tf")

@@ -1,7 +1,6 @@
 //===- InitAll.h - Register everything dtf tools use ------------*- C++ -*-===//
 
-#ifndef DTF_PASSES_INITALL_H
-#define DTF_PASSES_INITALL_H
+#pragma once
 
 namespace mlir {
 class DialectRegistry;
@@ -13,5 +12,3 @@ void registerAllDialects(mlir::DialectRegistry &registry);
 /// dtf's passes and pipelines, plus the upstream passes they compose with.
 void registerAllPasses();
 } // namespace dtf::ir
-
-#endif // DTF_PASSES_INITALL_H

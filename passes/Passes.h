@@ -4,8 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTF_PASSES_PASSES_H
-#define DTF_PASSES_PASSES_H
+#pragma once
 
 #include "dialects/dtf/IR/DTFDialect.h"
 
@@ -210,5 +209,3 @@ void buildLowerToGPULoopsPipeline(OpPassManager &pm,
 void registerLowerToGPUPipeline();
 
 } // namespace dtf::ir
-
-#endif // DTF_PASSES_PASSES_H

@@ -7,8 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTF_PASSES_PLACEMENT_H
-#define DTF_PASSES_PLACEMENT_H
+#pragma once
 
 #include "dialects/dtf/IR/DTFDialect.h"
 
@@ -49,5 +48,3 @@ std::optional<int64_t> getElementBytes(Type type);
 std::optional<int64_t> getTensorBytes(RankedTensorType type);
 
 } // namespace dtf::ir
-
-#endif // DTF_PASSES_PLACEMENT_H

@@ -17,8 +17,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTF_RUNTIME_CHECKPOINT_CHECKPOINT_H
-#define DTF_RUNTIME_CHECKPOINT_CHECKPOINT_H
+#pragma once
 
 #include "runtime/core/Tensor.h"
 
@@ -101,5 +100,3 @@ private:
 };
 
 } // namespace dtf::checkpoint
-
-#endif // DTF_RUNTIME_CHECKPOINT_CHECKPOINT_H

@@ -28,8 +28,39 @@ const char *errorCodeName(ErrorCode code) {
     return "UNAVAILABLE";
   case ErrorCode::Internal:
     return "INTERNAL";
+  case ErrorCode::Unauthenticated:
+    return "UNAUTHENTICATED";
+  case ErrorCode::PermissionDenied:
+    return "PERMISSION_DENIED";
+  case ErrorCode::Unimplemented:
+    return "UNIMPLEMENTED";
+  case ErrorCode::OutOfRange:
+    return "OUT_OF_RANGE";
+  case ErrorCode::DataLoss:
+    return "DATA_LOSS";
   }
   return "UNKNOWN";
+}
+
+bool isRecoverable(ErrorCode code) {
+  switch (code) {
+  case ErrorCode::Unavailable:        // a task is down or restarting
+  case ErrorCode::DeadlineExceeded:   // a link is cut, a task hangs
+  case ErrorCode::Aborted:            // the model was restored
+  case ErrorCode::FailedPrecondition: // a restarted task waits for the chief
+  case ErrorCode::Cancelled:
+  case ErrorCode::Unknown:
+  case ErrorCode::ResourceExhausted:
+    return true;
+  default:
+    return false;
+  }
+}
+
+Error callFailed(const std::string &peer, const std::string &call,
+                 ErrorCode code, const std::string &detail) {
+  return Error(code, peer + ": " + call + " failed: " + detail + " (" +
+                         errorCodeName(code) + ")");
 }
 
 ErrorCode errorCodeOf(const std::exception &error) {

@@ -28,10 +28,22 @@ enum class ErrorCode {
   ResourceExhausted,
   Unavailable,
   Internal,
+  Unauthenticated,
+  PermissionDenied,
+  Unimplemented,
+  OutOfRange,
+  DataLoss,
 };
 
 /// "DEADLINE_EXCEEDED", ...
 const char *errorCodeName(ErrorCode code);
+
+/// Whether a call that failed with `code` may succeed when retried once the
+/// cluster has recovered (a task down or restarting, a cut link, a restored
+/// model), as opposed to a refusal that stays (a bad token, a bad
+/// argument, a missing graph). Recovery decides by this, whatever the
+/// transport.
+bool isRecoverable(ErrorCode code);
 
 /// A runtime failure with a code.
 class Error : public std::runtime_error {
@@ -52,6 +64,12 @@ ErrorCode errorCodeOf(const std::exception &error);
 ErrorCode errorCodeOf(const std::exception_ptr &error);
 /// The what() of a captured exception ("unknown exception" otherwise).
 std::string errorMessageOf(const std::exception_ptr &error);
+
+/// The error a call named `call` ("Pull") to `peer` ended with, as every
+/// connection reports it, in process or over a transport:
+/// "<peer>: <call> failed: <detail> (<CODE>)".
+Error callFailed(const std::string &peer, const std::string &call,
+                 ErrorCode code, const std::string &detail);
 
 /// A captured Error, for callbacks that report failures as exception_ptr.
 inline std::exception_ptr makeError(ErrorCode code,

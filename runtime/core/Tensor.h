@@ -176,4 +176,17 @@ using VariableStore = std::map<std::string, Tensor>;
 /// Tensors fed to placeholders, by placeholder name: a step's feed_dict.
 using FeedMap = std::map<std::string, Tensor>;
 
+/// A tensor with the name it travels under (a variable, a gradient).
+struct NamedTensor {
+  std::string name;
+  Tensor tensor;
+};
+
+/// A named tensor to send, by reference: the caller keeps it alive until
+/// the call returns.
+struct TensorRef {
+  std::string name;
+  const Tensor *tensor;
+};
+
 } // namespace dtf

@@ -2,28 +2,10 @@
 
 #include "runtime/cuda/Library.h"
 
+#include "runtime/cuda/ErrorCodes.h"
 #include "runtime/cuda/HostLibraries.h"
 
 namespace dtf::cuda {
-
-static const char *statusName(cublasStatus_t status) {
-  switch (status) {
-  case CUBLAS_STATUS_NOT_INITIALIZED:
-    return "CUBLAS_STATUS_NOT_INITIALIZED";
-  case CUBLAS_STATUS_ALLOC_FAILED:
-    return "CUBLAS_STATUS_ALLOC_FAILED";
-  case CUBLAS_STATUS_INVALID_VALUE:
-    return "CUBLAS_STATUS_INVALID_VALUE";
-  case CUBLAS_STATUS_ARCH_MISMATCH:
-    return "CUBLAS_STATUS_ARCH_MISMATCH";
-  case CUBLAS_STATUS_EXECUTION_FAILED:
-    return "CUBLAS_STATUS_EXECUTION_FAILED";
-  case CUBLAS_STATUS_NOT_SUPPORTED:
-    return "CUBLAS_STATUS_NOT_SUPPORTED";
-  default:
-    return "cuBLAS error";
-  }
-}
 
 void gemm(Device &device, const float *a, const float *b, float *c, int64_t m,
           int64_t n, int64_t k, bool transposeA, bool transposeB) {
@@ -46,9 +28,10 @@ void gemm(Device &device, const float *a, const float *b, float *c, int64_t m,
       static_cast<int>(transposeB ? k : n), a,
       static_cast<int>(transposeA ? m : k), &zero, c, static_cast<int>(n));
   if (status != CUBLAS_STATUS_SUCCESS)
-    throw CudaError(device.name() + ": cublasSgemm of [" + std::to_string(m) +
-                    "," + std::to_string(k) + "] x [" + std::to_string(k) +
-                    "," + std::to_string(n) + "]: " + statusName(status));
+    throw CudaError(toErrorCode(status),
+                    device.name() + ": cublasSgemm of [" + std::to_string(m) +
+                        "," + std::to_string(k) + "] x [" + std::to_string(k) +
+                        "," + std::to_string(n) + "]: " + statusName(status));
 }
 
 } // namespace dtf::cuda

@@ -3,6 +3,7 @@
 #include "runtime/cuda/Device.h"
 
 #include "runtime/cuda/Driver.h"
+#include "runtime/cuda/ErrorCodes.h"
 
 #include "runtime/core/DeviceName.h"
 
@@ -67,14 +68,16 @@ Device &Device::get(int ordinal) {
   std::lock_guard<std::mutex> lock(mutex);
   std::string reason = driver::unavailableReason();
   if (!reason.empty())
-    throw CudaError("no CUDA device: " + reason + " (GPU:" +
-                    std::to_string(ordinal) + " requested)");
+    throw CudaError(ErrorCode::FailedPrecondition,
+                    "no CUDA device: " + reason +
+                        " (GPU:" + std::to_string(ordinal) + " requested)");
   int count = deviceCount();
   if (ordinal < 0 || ordinal >= count)
-    throw CudaError("GPU:" + std::to_string(ordinal) +
-                    " requested, but only " + std::to_string(count) +
-                    (count == 1 ? " GPU is" : " GPUs are") +
-                    " visible (CUDA_VISIBLE_DEVICES may hide others)");
+    throw CudaError(ErrorCode::FailedPrecondition,
+                    "GPU:" + std::to_string(ordinal) + " requested, but only " +
+                        std::to_string(count) +
+                        (count == 1 ? " GPU is" : " GPUs are") +
+                        " visible (CUDA_VISIBLE_DEVICES may hide others)");
   if (devices->size() < static_cast<size_t>(count))
     devices->resize(count, nullptr);
   Device *&device = (*devices)[ordinal];
@@ -137,9 +140,10 @@ void *Device::allocate(size_t bytes) {
   void *pointer = allocator.allocate(bytes);
   if (!pointer) {
     MemoryStats stats = allocator.stats();
-    throw CudaError(name() + ": out of memory allocating " +
-                    std::to_string(bytes) + " bytes (" +
-                    std::to_string(stats.inUse) + " bytes in use)");
+    throw CudaError(ErrorCode::ResourceExhausted,
+                    name() + ": out of memory allocating " +
+                        std::to_string(bytes) + " bytes (" +
+                        std::to_string(stats.inUse) + " bytes in use)");
   }
   return pointer;
 }
@@ -215,8 +219,11 @@ cublasContext *Device::blas() {
   if (!blas_) {
     makeCurrent();
     cublasHandle_t handle = nullptr;
-    if (libraries::cublas().cublasCreate(&handle) != CUBLAS_STATUS_SUCCESS)
-      throw CudaError(name() + ": cuBLAS failed to initialize");
+    cublasStatus_t status = libraries::cublas().cublasCreate(&handle);
+    if (status != CUBLAS_STATUS_SUCCESS)
+      throw CudaError(
+          toErrorCode(status),
+          name() + ": cuBLAS failed to initialize: " + statusName(status));
     libraries::cublas().cublasSetStream(handle, stream_);
     // FP32 arithmetic: no TF32 tensor-core shortcuts, so that results agree
     // with the CPU kernels.
@@ -233,8 +240,9 @@ cudnnContext *Device::dnn() {
     cudnnHandle_t handle = nullptr;
     cudnnStatus_t status = libraries::cudnn().cudnnCreate(&handle);
     if (status != CUDNN_STATUS_SUCCESS)
-      throw CudaError(name() + ": cuDNN failed to initialize: " +
-                      libraries::cudnn().cudnnGetErrorString(status));
+      throw CudaError(toErrorCode(status),
+                      name() + ": cuDNN failed to initialize: " +
+                          libraries::cudnn().cudnnGetErrorString(status));
     libraries::cudnn().cudnnSetStream(handle, stream_);
     dnn_ = handle;
   }
@@ -308,7 +316,8 @@ DeviceTensor DeviceTensor::fromHost(Device &device, const Tensor &tensor) {
 
 Tensor DeviceTensor::toHost() const {
   if (!device_)
-    throw CudaError("copying an empty DeviceTensor to the host");
+    throw CudaError(ErrorCode::FailedPrecondition,
+                    "copying an empty DeviceTensor to the host");
   Tensor result(dtype_, shape_);
   device_->copyToHost(result.rawData(), buffer_, byteSize());
   return result;

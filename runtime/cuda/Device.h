@@ -1,4 +1,5 @@
-//===- Device.h - CUDA devices, memory, kernels and device tensors -*- C++ -*-===//
+//===- Device.h - CUDA devices, memory, kernels and device tensors -*- C++
+//-*-===//
 //
 // The GPUs of a host as TensorFlow names them, /device:GPU:0 to
 // /device:GPU:<n-1>. Each Device owns the primary context of its GPU, one
@@ -11,15 +12,17 @@
 // worker receives from or sends to parameter servers.
 //
 // Every error, including the absence of a driver or a GPU, is a CudaError
-// whose message says what failed on which device. The headers do not include
-// CUDA's: code using dtf_cuda builds without them.
+// whose message says what failed on which device and whose code says what
+// kind of failure it is (ErrorCodes.h). The headers do not include CUDA's:
+// code using dtf_cuda builds without them.
 //
 //===----------------------------------------------------------------------===//
 
 #pragma once
 
-#include "runtime/cuda/Allocator.h"
+#include "runtime/core/Error.h"
 #include "runtime/core/Tensor.h"
+#include "runtime/cuda/Allocator.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -39,10 +42,13 @@ struct cudnnContext;
 
 namespace dtf::cuda {
 
-/// Any failure of the CUDA runtime of DTF.
-class CudaError : public std::runtime_error {
+/// Any failure of the CUDA runtime of DTF. A dtf::Error, so that its code
+/// (ResourceExhausted when out of device memory, FailedPrecondition without
+/// a usable GPU, ...) reaches whoever handles it, across an RPC too; a type
+/// of its own for the callers that handle a GPU's failures apart.
+class CudaError : public Error {
 public:
-  using std::runtime_error::runtime_error;
+  using Error::Error;
 };
 
 /// The number of GPUs this process can use; 0 when there is no driver or
@@ -89,9 +95,9 @@ private:
 class Device {
 public:
   /// GPU `ordinal` of this process, set up on first use; it lives until the
-  /// process exits. Throws CudaError naming the device and the reason when
-  /// it cannot be used ("no CUDA device: ...", "GPU:3 requested, but only 2
-  /// GPUs are visible").
+  /// process exits. Throws CudaError(FailedPrecondition) naming the device
+  /// and the reason when it cannot be used ("no CUDA device: ...", "GPU:3
+  /// requested, but only 2 GPUs are visible").
   static Device &get(int ordinal);
   /// get(parseDeviceOrdinal(name)).
   static Device &get(std::string_view name);
@@ -116,8 +122,8 @@ public:
   // Memory
   //===--------------------------------------------------------------------===//
 
-  /// Device memory from the caching allocator; throws CudaError when out of
-  /// memory.
+  /// Device memory from the caching allocator; throws
+  /// CudaError(ResourceExhausted) when out of memory.
   void *allocate(size_t bytes);
   void deallocate(void *pointer);
   MemoryStats memoryStats() const { return allocator.stats(); }

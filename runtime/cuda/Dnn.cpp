@@ -8,6 +8,7 @@
 
 #include "runtime/cuda/Library.h"
 
+#include "runtime/cuda/ErrorCodes.h"
 #include "runtime/cuda/HostLibraries.h"
 
 #include <array>
@@ -40,8 +41,9 @@ namespace {
 void check(cudnnStatus_t status, Device &device, const char *what,
            const WindowGeometry &g) {
   if (status != CUDNN_STATUS_SUCCESS)
-    throw CudaError(device.name() + ": cuDNN " + what + " of " +
-                    g.toString() + ": " + libraries::cudnn().cudnnGetErrorString(status));
+    throw CudaError(toErrorCode(status),
+                    device.name() + ": cuDNN " + what + " of " + g.toString() +
+                        ": " + libraries::cudnn().cudnnGetErrorString(status));
 }
 
 int dim(int64_t value) { return static_cast<int>(value); }
@@ -102,10 +104,11 @@ struct Convolution {
           device, "output size", g);
     if (n != g.batch || c != g.outChannels || h != g.outHeight ||
         w != g.outWidth)
-      throw CudaError(device.name() + ": cuDNN convolution of " +
-                      g.toString() + " would give [" + std::to_string(n) +
-                      "," + std::to_string(h) + "," + std::to_string(w) +
-                      "," + std::to_string(c) + "]");
+      throw CudaError(ErrorCode::InvalidArgument,
+                      device.name() + ": cuDNN convolution of " + g.toString() +
+                          " would give [" + std::to_string(n) + "," +
+                          std::to_string(h) + "," + std::to_string(w) + "," +
+                          std::to_string(c) + "]");
   }
   TensorDescriptor x, y;
   FilterDescriptor filter;

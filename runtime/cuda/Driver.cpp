@@ -3,6 +3,7 @@
 #include "runtime/cuda/Driver.h"
 
 #include "runtime/cuda/Device.h"
+#include "runtime/cuda/ErrorCodes.h"
 
 #include <dlfcn.h>
 
@@ -64,7 +65,8 @@ const Loaded &loaded() {
 const Api &api() {
   const Loaded &driver = loaded();
   if (!driver.error.empty())
-    throw CudaError("no CUDA device: " + driver.error);
+    throw CudaError(ErrorCode::FailedPrecondition,
+                    "no CUDA device: " + driver.error);
   return driver.api;
 }
 
@@ -87,7 +89,7 @@ std::string describe(CUresult result, const char *what) {
 
 void check(CUresult result, const char *what) {
   if (result != CUDA_SUCCESS)
-    throw CudaError(describe(result, what));
+    throw CudaError(toErrorCode(result), describe(result, what));
 }
 
 } // namespace dtf::cuda::driver

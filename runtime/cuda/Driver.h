@@ -54,8 +54,9 @@ struct Api {
 };
 
 /// The driver, opened and initialized (cuInit) on first use. Throws
-/// CudaError saying why when there is no driver or it cannot initialize
-/// (e.g. no device).
+/// CudaError(FailedPrecondition) saying why when there is no driver or it
+/// cannot initialize (e.g. no device): the outcome is kept for the life of
+/// the process, so no retry in it can succeed.
 const Api &api();
 
 /// Why api() would throw, or "" when the driver is usable. Never throws.
@@ -64,7 +65,8 @@ std::string unavailableReason();
 /// "<what>: CUDA_ERROR_X (description)".
 std::string describe(CUresult result, const char *what);
 
-/// Throws CudaError(describe(result, what)) unless result is CUDA_SUCCESS.
+/// Throws CudaError(toErrorCode(result), describe(result, what)) unless
+/// result is CUDA_SUCCESS.
 void check(CUresult result, const char *what);
 
 } // namespace dtf::cuda::driver

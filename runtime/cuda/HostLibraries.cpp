@@ -85,7 +85,7 @@ Loaded<Cudnn> loadCudnn() {
 
 template <typename Table> const Table &tableOf(const Loaded<Table> &loaded) {
   if (!loaded.error.empty())
-    throw CudaError(loaded.error);
+    throw CudaError(ErrorCode::FailedPrecondition, loaded.error);
   return loaded.table;
 }
 

@@ -67,8 +67,8 @@ struct Cudnn {
   DTF_CUDNN_FUNCTIONS(DTF_CUDA_DECLARE_FUNCTION)
 };
 
-/// cuBLAS, opened on first use. Throws CudaError naming the library and
-/// why when it cannot be loaded or lacks a function.
+/// cuBLAS, opened on first use. Throws CudaError(FailedPrecondition)
+/// naming the library and why when it cannot be loaded or lacks a function.
 const Cublas &cublas();
 
 /// cuDNN, opened on first use; throws as cublas().

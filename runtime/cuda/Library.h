@@ -98,10 +98,11 @@ public:
   /// The device of the innermost live LibraryContext of this thread, or
   /// nullptr.
   static Device *current();
-  /// Records `message` unless an error is already recorded.
-  static void fail(std::string message);
-  /// Throws CudaError with the first error recorded on this thread since
-  /// the last call, if any, and clears it.
+  /// Records the error of `code` and `message` unless one is already
+  /// recorded.
+  static void fail(ErrorCode code, std::string message);
+  /// Throws CudaError with the code and message of the first error recorded
+  /// on this thread since the last call, if any, and clears it.
   static void throwIfFailed();
 
 private:

@@ -14,6 +14,7 @@ namespace dtf::cuda {
 
 namespace {
 thread_local Device *currentDevice = nullptr;
+thread_local ErrorCode firstErrorCode = ErrorCode::Unknown;
 thread_local std::string firstError;
 } // namespace
 
@@ -25,9 +26,11 @@ LibraryContext::~LibraryContext() { currentDevice = previous; }
 
 Device *LibraryContext::current() { return currentDevice; }
 
-void LibraryContext::fail(std::string message) {
-  if (firstError.empty())
+void LibraryContext::fail(ErrorCode code, std::string message) {
+  if (firstError.empty()) {
+    firstErrorCode = code;
     firstError = std::move(message);
+  }
 }
 
 void LibraryContext::throwIfFailed() {
@@ -35,12 +38,13 @@ void LibraryContext::throwIfFailed() {
     return;
   std::string message = std::move(firstError);
   firstError.clear();
-  throw CudaError(message);
+  throw CudaError(firstErrorCode, message);
 }
 
 } // namespace dtf::cuda
 
 using namespace dtf::cuda;
+using dtf::ErrorCode;
 
 namespace {
 
@@ -60,8 +64,9 @@ float *contiguous(const MemRefDescriptor<float, N> *memref, const char *what) {
   int64_t stride = 1;
   for (int i = N - 1; i >= 0; --i) {
     if (memref->sizes[i] != 1 && memref->strides[i] != stride)
-      throw CudaError(std::string(what) + " " + shapeOf(*memref) +
-                      " is not a contiguous row-major memref");
+      throw CudaError(ErrorCode::InvalidArgument,
+                      std::string(what) + " " + shapeOf(*memref) +
+                          " is not a contiguous row-major memref");
     stride *= memref->sizes[i];
   }
   return memref->aligned + memref->offset;
@@ -73,20 +78,23 @@ template <typename Body> void guarded(const char *name, Body body) {
   try {
     Device *device = LibraryContext::current();
     if (!device)
-      throw CudaError("called outside a dtf::cuda::LibraryContext, with no "
+      throw CudaError(ErrorCode::FailedPrecondition,
+                      "called outside a dtf::cuda::LibraryContext, with no "
                       "device to run on");
     body(*device);
   } catch (const std::exception &error) {
-    LibraryContext::fail(std::string(name) + ": " + error.what());
+    LibraryContext::fail(dtf::errorCodeOf(error),
+                         std::string(name) + ": " + error.what());
   }
 }
 
 void requireEqual(int64_t actual, int64_t expected, const char *what,
                   const WindowGeometry &g) {
   if (actual != expected)
-    throw CudaError(std::string(what) + " is " + std::to_string(actual) +
-                    ", expected " + std::to_string(expected) + " for " +
-                    g.toString());
+    throw CudaError(ErrorCode::InvalidArgument,
+                    std::string(what) + " is " + std::to_string(actual) +
+                        ", expected " + std::to_string(expected) + " for " +
+                        g.toString());
 }
 
 /// The geometry of a convolution from its NHWC input, KRSC filter and NHWC
@@ -161,9 +169,10 @@ void _mlir_ciface_dtf_cuda_gemm_f32(DTFMemRef2DF32 *a, DTFMemRef2DF32 *b,
     int64_t kb = transposeB ? b->sizes[1] : b->sizes[0];
     int64_t n = transposeB ? b->sizes[0] : b->sizes[1];
     if (k != kb || c->sizes[0] != m || c->sizes[1] != n)
-      throw CudaError("a " + shapeOf(*a) + (transposeA ? "^T" : "") +
-                      " times b " + shapeOf(*b) + (transposeB ? "^T" : "") +
-                      " does not fit c " + shapeOf(*c));
+      throw CudaError(ErrorCode::InvalidArgument,
+                      "a " + shapeOf(*a) + (transposeA ? "^T" : "") +
+                          " times b " + shapeOf(*b) + (transposeB ? "^T" : "") +
+                          " does not fit c " + shapeOf(*c));
     gemm(device, contiguous(a, "a"), contiguous(b, "b"), contiguous(c, "c"), m,
          n, k, transposeA != 0, transposeB != 0);
   });

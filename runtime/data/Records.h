@@ -15,8 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTF_RUNTIME_DATA_RECORDS_H
-#define DTF_RUNTIME_DATA_RECORDS_H
+#pragma once
 
 #include <cstdint>
 #include <cstdio>
@@ -88,5 +87,3 @@ private:
 };
 
 } // namespace dtf::data
-
-#endif // DTF_RUNTIME_DATA_RECORDS_H

@@ -23,8 +23,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTF_RUNTIME_EXEC_EXECUTOR_H
-#define DTF_RUNTIME_EXEC_EXECUTOR_H
+#pragma once
 
 #include "runtime/exec/OpKernels.h"
 
@@ -176,5 +175,3 @@ private:
 };
 
 } // namespace dtf::exec
-
-#endif // DTF_RUNTIME_EXEC_EXECUTOR_H

@@ -8,8 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTF_RUNTIME_EXEC_EXECUTORWORKER_H
-#define DTF_RUNTIME_EXEC_EXECUTORWORKER_H
+#pragma once
 
 #include "runtime/exec/Executor.h"
 
@@ -75,5 +74,3 @@ private:
 };
 
 } // namespace dtf::exec
-
-#endif // DTF_RUNTIME_EXEC_EXECUTORWORKER_H

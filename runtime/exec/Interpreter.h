@@ -10,8 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTF_RUNTIME_EXEC_INTERPRETER_H
-#define DTF_RUNTIME_EXEC_INTERPRETER_H
+#pragma once
 
 #include "runtime/exec/OpKernels.h"
 
@@ -61,5 +60,3 @@ private:
 };
 
 } // namespace dtf::exec
-
-#endif // DTF_RUNTIME_EXEC_INTERPRETER_H

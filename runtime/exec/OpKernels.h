@@ -13,8 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTF_RUNTIME_EXEC_OPKERNELS_H
-#define DTF_RUNTIME_EXEC_OPKERNELS_H
+#pragma once
 
 #include "runtime/core/Error.h"
 #include "runtime/core/Tensor.h"
@@ -156,5 +155,3 @@ std::vector<Tensor> evaluateOp(mlir::Operation *op,
                                const KernelContext &context);
 
 } // namespace dtf::exec
-
-#endif // DTF_RUNTIME_EXEC_OPKERNELS_H

@@ -8,8 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTF_RUNTIME_EXEC_PSPROGRAM_H
-#define DTF_RUNTIME_EXEC_PSPROGRAM_H
+#pragma once
 
 #include "runtime/exec/Executor.h"
 #include "runtime/ps/ParameterServer.h"
@@ -46,5 +45,3 @@ private:
 };
 
 } // namespace dtf::exec
-
-#endif // DTF_RUNTIME_EXEC_PSPROGRAM_H

@@ -1,7 +1,6 @@
 //===- TestModules.h - Modules shared by the executor tests -----*- C++ -*-===//
 
-#ifndef DTF_RUNTIME_EXEC_TESTMODULES_H
-#define DTF_RUNTIME_EXEC_TESTMODULES_H
+#pragma once
 
 namespace dtf::exec::testing {
 
@@ -69,5 +68,3 @@ module attributes {dtf.cluster = #dtf.cluster<ps = [], worker = ["w0:1", "w1:1",
 )mlir";
 
 } // namespace dtf::exec::testing
-
-#endif // DTF_RUNTIME_EXEC_TESTMODULES_H

@@ -1,13 +1,18 @@
-//===- LinkProbe.cpp - A PS task built from dtf_ps and dtf_rpc alone ------===//
+//===- LinkProbe.cpp - A PS task built from dtf_ps, dtf_coord and dtf_rpc -===//
 //
-// Links only the parameter-server and RPC libraries, and uses both: a PS
-// task with an update program written here, served over gRPC on loopback,
-// initialized and pulled by a client. check_links.py then proves that
-// nothing of MLIR or of the dtf compiler came along (docs/ARCHITECTURE.md).
+// Links only the parameter-server, coordination and RPC libraries, and uses
+// them all: a PS task with an update program written here and the
+// coordinator beside it, as PS task 0 has, served over gRPC on loopback; a
+// client initializes, pushes and pulls, a worker goes through the
+// coordination protocol. check_links.py then proves that nothing of MLIR or
+// of the dtf compiler came along (docs/ARCHITECTURE.md).
 //
 //===----------------------------------------------------------------------===//
 
+#include "runtime/coord/Coordinator.h"
 #include "runtime/ps/ParameterServer.h"
+#include "runtime/rpc/CoordinationClient.h"
+#include "runtime/rpc/CoordinationService.h"
 #include "runtime/rpc/ParameterServerService.h"
 #include "runtime/rpc/PsClient.h"
 #include "runtime/rpc/Server.h"
@@ -46,22 +51,46 @@ private:
 
 int main() {
   using namespace dtf;
+  using std::chrono::milliseconds;
   ps::ParameterServer task(std::make_unique<AddProgram>(),
                            ps::Replication::async());
+  coord::CoordinatorOptions coordinatorOptions;
+  coordinatorOptions.globalStep = [&task] { return task.currentStep(); };
+  coord::Coordinator coordinator(coordinatorOptions);
   rpc::Server server(rpc::ServerOptions{"127.0.0.1:0"});
   rpc::ParameterServerService service(task, [&] { server.requestStop(); });
+  rpc::CoordinationService coordination(coordinator);
   server.addService(service);
+  server.addService(coordination);
   server.start();
+
+  rpc::CoordinationClient worker(server.address());
+  worker.registerTask("worker", 0);
   rpc::PsClient client(task.taskName(), server.address());
   client.initialize();
+  worker.markInitialized();
+  worker.waitInitialized(milliseconds(1'000));
   Tensor gradient = Tensor::filled(DType::F32, {3}, 2.0);
   client.push(0, {{"v", &gradient}});
   std::vector<float> value = client.pull({"v"})[0].toVector<float>();
+  int64_t globalStep = worker.globalStep();
+  worker.workerDone(0);
+  coord::WorkerStates states = worker.waitWorkersDone(milliseconds(1'000));
+  worker.stop("the probe is done");
   server.shutdown();
   if (value != std::vector<float>(3, 3.0f)) {
     std::cerr << "link probe: v is not 1 + 2 after one push" << std::endl;
     return 1;
   }
-  std::cout << "link probe: a PS task served and updated v" << std::endl;
+  if (globalStep != 1 || states.done != std::vector<int>{0} ||
+      !coordinator.stopRequested()) {
+    std::cerr << "link probe: the coordinator did not see the worker's "
+                 "step, end and stop"
+              << std::endl;
+    return 1;
+  }
+  std::cout << "link probe: a PS task served and updated v, its coordinator "
+               "saw the worker through"
+            << std::endl;
   return 0;
 }

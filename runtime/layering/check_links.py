@@ -1,15 +1,19 @@
 #!/usr/bin/env python3
 """Fails when a binary links what its layer may not (docs/ARCHITECTURE.md).
 
-    check_links.py --forbid mlir BINARY    # links no MLIR/LLVM/dtf compiler
-    check_links.py --forbid grpc BINARY    # links no gRPC
-    check_links.py --require mlir BINARY   # the checks' positive controls:
-    check_links.py --require grpc BINARY   # they must see what is there
+    check_links.py --forbid mlir BINARY      # links no MLIR/LLVM/dtf compiler
+    check_links.py --forbid grpc BINARY      # links no gRPC
+    check_links.py --forbid protobuf BINARY  # links no protobuf
+    check_links.py --forbid kernels BINARY   # links no CPU kernel library
+    check_links.py --require mlir BINARY     # the checks' positive controls:
+    check_links.py --require grpc BINARY     # they must see what is there
 
 A binary links a library when the dynamic loader would load it (ldd), or
 when it defines that library's symbols (nm: static libraries bring them in):
 namespaces mlir:: and llvm:: for MLIR, dtf::ir:: for the dtf dialect and
-passes, grpc:: and grpc_ for gRPC.
+passes, grpc:: and grpc_ for gRPC, google::protobuf:: for protobuf (which
+generated messages also define), dtf::kernels:: and OpenBLAS or oneDNN for
+the runtime's CPU kernels.
 """
 import argparse
 import re
@@ -21,6 +25,10 @@ KINDS = {
              re.compile(r"\b(mlir|llvm|dtf::ir)::")),
     "grpc": (re.compile(r"\blibgrpc[-+.\w]*\.so"),
              re.compile(r"\bgrpc(::|_)")),
+    "protobuf": (re.compile(r"\blibprotobuf[-.\w]*\.so"),
+                 re.compile(r"\bgoogle::protobuf::")),
+    "kernels": (re.compile(r"\blib(openblas|blas|dnnl)[-.\w]*\.so"),
+                re.compile(r"\bdtf::kernels::")),
 }
 
 

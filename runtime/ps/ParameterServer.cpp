@@ -228,7 +228,7 @@ Snapshot ParameterServer::snapshot() const {
   copy.epoch = epoch;
   copy.holdsGlobalStep = holdsGlobalStep;
   for (const auto &[name, value] : variables)
-    copy.values.emplace_back(name, value.clone());
+    copy.tensors.push_back({name, value.clone()});
   return copy;
 }
 
@@ -432,6 +432,24 @@ void ParameterServer::checkGradient(size_t index, const std::string &name,
                                 "' is " + expected.str());
 }
 
+namespace {
+
+/// Multiplies a floating-point tensor by `factor`; other dtypes (a step
+/// counter, say) are left as they are.
+void scaleInPlace(Tensor &tensor, double factor) {
+  if (tensor.dtype() == DType::F32) {
+    float *data = tensor.data<float>();
+    for (int64_t i = 0, n = tensor.numElements(); i < n; ++i)
+      data[i] = static_cast<float>(data[i] * factor);
+  } else if (tensor.dtype() == DType::F64) {
+    double *data = tensor.data<double>();
+    for (int64_t i = 0, n = tensor.numElements(); i < n; ++i)
+      data[i] *= factor;
+  }
+}
+
+} // namespace
+
 PushResult ParameterServer::push(int64_t pushStep, int64_t pushEpoch,
                                  std::vector<Tensor> gradients) {
   auto rejected = [&](const std::string &why) {
@@ -456,9 +474,17 @@ PushResult ParameterServer::push(int64_t pushStep, int64_t pushEpoch,
   checkServingLocked(/*needInitialized=*/true);
   checkEpochLocked(pushEpoch);
   PushOutcome outcome = PushOutcome::Applied;
-  if (replication_.mode == Replication::Mode::Async)
+  if (replication_.mode == Replication::Mode::Async) {
+    int64_t staleness = std::max<int64_t>(step - pushStep, 0);
+    if (options_.maxStaleness > 0 && staleness > options_.maxStaleness) {
+      ++stats_.stalePushes;
+      return {PushOutcome::Stale, step};
+    }
+    if (options_.divideByStaleness && staleness > 1)
+      for (Tensor &gradient : gradients)
+        scaleInPlace(gradient, 1.0 / static_cast<double>(staleness));
     applyLocked(std::move(gradients), {pushStep});
-  else
+  } else
     outcome = applySyncLocked(pushStep, std::move(gradients));
   if (failure)
     throw Error(ErrorCode::Internal, *failure);

@@ -27,8 +27,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTF_RUNTIME_PS_PARAMETERSERVER_H
-#define DTF_RUNTIME_PS_PARAMETERSERVER_H
+#pragma once
 
 #include "runtime/core/Tensor.h"
 
@@ -131,6 +130,15 @@ struct Options {
   /// (e.g. from the task's --logdir); throws std::exception saying why it
   /// cannot. Without it, such a restore fails.
   std::function<ModelState(int64_t checkpointStep)> loadCheckpoint;
+  /// Async: a push whose staleness exceeds this is dropped, not applied
+  /// (UpdateStats::stalePushes, PushOutcome::Stale): bounded staleness,
+  /// enforced where the gradient lands. 0: no bound.
+  int64_t maxStaleness = 0;
+  /// Async: a push's gradients are scaled by 1 / max(1, staleness) before
+  /// the update, so that a stale gradient moves the model less: the
+  /// staleness-dependent learning rate of Zhang et al., "Staleness-aware
+  /// Async-SGD for Distributed Deep Learning" (IJCAI 2016).
+  bool divideByStaleness = false;
   /// Bytes the task may still allocate (runtime/core/HostMemory.h); when
   /// set, a task whose variables need more is refused at construction,
   /// before any of them is allocated. nullopt: not checked.
@@ -230,7 +238,7 @@ struct Snapshot {
   int64_t step = 0;
   int64_t epoch = 0;
   bool holdsGlobalStep = false;
-  std::vector<std::pair<std::string, Tensor>> values;
+  std::vector<NamedTensor> tensors;
 };
 
 class ParameterServer {
@@ -384,5 +392,3 @@ private:
 };
 
 } // namespace dtf::ps
-
-#endif // DTF_RUNTIME_PS_PARAMETERSERVER_H

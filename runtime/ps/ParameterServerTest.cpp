@@ -129,6 +129,42 @@ TEST(PsStateMachine, SyncQueuesPushesForLaterStepsUntilTheirStepComes) {
   EXPECT_EQ(valueOf(task, "w"), (std::vector<float>{-1, -1}));
 }
 
+TEST(PsStateMachine, AsyncDropsPushesStalerThanTheBound) {
+  Options options;
+  options.maxStaleness = 1;
+  ParameterServer task(std::make_unique<MeanSgdProgram>(1),
+                       Replication::async(3), std::move(options));
+  task.initialize();
+  // Three pushes computed at step 0: staleness 0, 1, then 2 > the bound.
+  EXPECT_EQ(task.push(0, 0, gradient(1)).outcome, PushOutcome::Applied);
+  EXPECT_EQ(task.push(0, 0, gradient(1)).outcome, PushOutcome::Applied);
+  PushResult dropped = task.push(0, 0, gradient(1));
+  EXPECT_EQ(dropped.outcome, PushOutcome::Stale);
+  EXPECT_EQ(dropped.step, 2);
+  EXPECT_EQ(valueOf(task, "w"), (std::vector<float>{-1, -1}));
+  UpdateStats stats = task.stats();
+  EXPECT_EQ(stats.appliedPushes, 2);
+  EXPECT_EQ(stats.stalePushes, 1);
+  // A fresh one is applied again.
+  EXPECT_EQ(task.push(2, 0, gradient(1)).outcome, PushOutcome::Applied);
+}
+
+TEST(PsStateMachine, AsyncDividesAStaleGradientByItsStaleness) {
+  Options options;
+  options.divideByStaleness = true;
+  ParameterServer task(std::make_unique<MeanSgdProgram>(1),
+                       Replication::async(3), std::move(options));
+  task.initialize();
+  // Staleness 0 and 1: whole; 2: halved; 3: a third.
+  task.push(0, 0, gradient(1));
+  task.push(0, 0, gradient(1));
+  EXPECT_EQ(valueOf(task, "w"), (std::vector<float>{-1, -1}));
+  task.push(0, 0, gradient(1));
+  EXPECT_EQ(valueOf(task, "w"), (std::vector<float>{-1.5, -1.5}));
+  task.push(0, 0, gradient(3)); // at step 3
+  EXPECT_EQ(valueOf(task, "w"), (std::vector<float>{-2.5, -2.5}));
+}
+
 TEST(PsStateMachine, AsyncCountsEachPushsStalenessInTheHistogram) {
   std::vector<int64_t> hooked;
   Options options;

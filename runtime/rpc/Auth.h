@@ -14,8 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTF_RUNTIME_RPC_AUTH_H
-#define DTF_RUNTIME_RPC_AUTH_H
+#pragma once
 
 #include "runtime/rpc/Options.h"
 
@@ -51,5 +50,3 @@ channelCredentials(const TlsSettings &tls);
 std::string readSecretFile(const std::string &path, const std::string &what);
 
 } // namespace dtf::rpc
-
-#endif // DTF_RUNTIME_RPC_AUTH_H

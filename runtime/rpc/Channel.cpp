@@ -51,11 +51,11 @@ void waitForConnection(grpc::Channel &channel, const std::string &peer,
   // the channel itself retries with the backoff set in createChannel.
   if (channel.WaitForConnected(std::chrono::system_clock::now() + timeout))
     return;
-  throw RpcError(grpc::StatusCode::UNAVAILABLE,
-                 peer + ": not reachable within " +
-                     std::to_string(timeout.count()) +
-                     " ms (is the task running and listening there, and do "
-                     "both sides use TLS with certificates of one CA?)");
+  throw Error(ErrorCode::Unavailable,
+              peer + ": not reachable within " +
+                  std::to_string(timeout.count()) +
+                  " ms (is the task running and listening there, and do "
+                  "both sides use TLS with certificates of one CA?)");
 }
 
 void longPoll(const std::string &peer, const std::string &rpc,

@@ -1,7 +1,6 @@
 //===- Channel.h - Client channels with explicit limits ---------*- C++ -*-===//
 
-#ifndef DTF_RUNTIME_RPC_CHANNEL_H
-#define DTF_RUNTIME_RPC_CHANNEL_H
+#pragma once
 
 #include "runtime/rpc/Errors.h"
 #include "runtime/rpc/Options.h"
@@ -79,7 +78,7 @@ readTensorStream(Reader &reader, grpc::ClientContext &context,
 
 /// One unary call, as every client makes it: `(stub.*method)(request)` with
 /// the deadline (now + options.callTimeout) and cluster token of `options`;
-/// returns the response, or throws the RpcError naming `peer` and `rpc`.
+/// returns the response, or throws the dtf::Error naming `peer` and `rpc`.
 ///
 ///   auto reply = unaryCall(peer, "GetStep", options, *stub,
 ///                          &ParameterServer::Stub::GetStep, GetStepRequest());
@@ -99,7 +98,7 @@ Response unaryCall(const std::string &peer, const char *rpc,
 }
 
 /// Waits until `channel` is connected, retrying with backoff, for at most
-/// `timeout`. Throws RpcError(UNAVAILABLE) naming `peer` after that.
+/// `timeout`. Throws Error(Unavailable) naming `peer` after that.
 void waitForConnection(grpc::Channel &channel, const std::string &peer,
                        std::chrono::milliseconds timeout);
 
@@ -111,11 +110,9 @@ using LongPollCall = std::function<grpc::Status(
 /// `timeout` has passed, so that a dead peer is noticed within one slice
 /// rather than at the end of a long wait. Each call's deadline is its slice
 /// plus options.callTimeout. DEADLINE_EXCEEDED means "not yet"; any other
-/// error, and the end of `timeout`, throw RpcError naming `peer` and `rpc`.
+/// error, and the end of `timeout`, throw a dtf::Error naming `peer` and `rpc`.
 void longPoll(const std::string &peer, const std::string &rpc,
               const ClientOptions &options, std::chrono::milliseconds timeout,
               const LongPollCall &call);
 
 } // namespace dtf::rpc
-
-#endif // DTF_RUNTIME_RPC_CHANNEL_H

@@ -3,7 +3,6 @@
 #include "runtime/rpc/CoordinationClient.h"
 
 #include "runtime/rpc/Channel.h"
-#include "runtime/rpc/Errors.h"
 
 namespace dtf::rpc {
 
@@ -26,8 +25,8 @@ void CoordinationClient::waitUntilReachable() {
   waitForConnection(*channel, peer_, options.connectTimeout);
 }
 
-Registration CoordinationClient::registerTask(const std::string &job,
-                                              int index) {
+coord::Registration CoordinationClient::registerTask(const std::string &job,
+                                                     int index) {
   RegisterTaskRequest request;
   *request.mutable_task() = taskId(job, index);
   RegisterTaskResponse response =
@@ -74,7 +73,7 @@ void CoordinationClient::workerDone(int index) {
             &Coordination::Stub::WorkerDone, request);
 }
 
-WorkerStates
+coord::WorkerStates
 CoordinationClient::waitWorkersDone(std::chrono::milliseconds timeout) {
   WaitWorkersDoneResponse response;
   longPoll(peer_, "WaitWorkersDone", options, timeout,
@@ -83,7 +82,7 @@ CoordinationClient::waitWorkersDone(std::chrono::milliseconds timeout) {
              request.set_timeout_ms(slice.count());
              return stub->WaitWorkersDone(&context, request, &response);
            });
-  WorkerStates states;
+  coord::WorkerStates states;
   states.done.assign(response.done().begin(), response.done().end());
   states.lost.assign(response.lost().begin(), response.lost().end());
   return states;
@@ -93,42 +92,6 @@ void CoordinationClient::stop(const std::string &reason) {
   StopTrainingRequest request;
   request.set_reason(reason);
   unaryCall(peer_, "Stop", options, *stub, &Coordination::Stub::Stop, request);
-}
-
-HeartbeatSender::HeartbeatSender(CoordinationClient &client, std::string job,
-                                 int index, std::chrono::milliseconds interval)
-    : client(client), job(std::move(job)), index(index), interval(interval),
-      thread([this] { run(); }) {}
-
-HeartbeatSender::~HeartbeatSender() {
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    quitting = true;
-  }
-  wake.notify_all();
-  thread.join();
-}
-
-std::optional<std::string> HeartbeatSender::lastError() const {
-  std::lock_guard<std::mutex> lock(mutex);
-  return lastError_;
-}
-
-void HeartbeatSender::run() {
-  std::unique_lock<std::mutex> lock(mutex);
-  while (!quitting) {
-    lock.unlock();
-    std::optional<std::string> error;
-    try {
-      if (client.heartbeat(job, index))
-        stopRequested_ = true;
-    } catch (const std::exception &failure) {
-      error = failure.what();
-    }
-    lock.lock();
-    lastError_ = std::move(error);
-    wake.wait_for(lock, interval, [this] { return quitting; });
-  }
 }
 
 } // namespace dtf::rpc

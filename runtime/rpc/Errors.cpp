@@ -1,58 +1,17 @@
-//===- Errors.cpp - Errors of the RPC layer -------------------------------===//
+//===- Errors.cpp - Failed calls as runtime errors ------------------------===//
 
 #include "runtime/rpc/Errors.h"
 
+#include "runtime/rpc/StatusConversion.h"
+
 namespace dtf::rpc {
 
-const char *statusCodeName(grpc::StatusCode code) {
-  switch (code) {
-  case grpc::StatusCode::OK:
-    return "OK";
-  case grpc::StatusCode::CANCELLED:
-    return "CANCELLED";
-  case grpc::StatusCode::UNKNOWN:
-    return "UNKNOWN";
-  case grpc::StatusCode::INVALID_ARGUMENT:
-    return "INVALID_ARGUMENT";
-  case grpc::StatusCode::DEADLINE_EXCEEDED:
-    return "DEADLINE_EXCEEDED";
-  case grpc::StatusCode::NOT_FOUND:
-    return "NOT_FOUND";
-  case grpc::StatusCode::ALREADY_EXISTS:
-    return "ALREADY_EXISTS";
-  case grpc::StatusCode::PERMISSION_DENIED:
-    return "PERMISSION_DENIED";
-  case grpc::StatusCode::RESOURCE_EXHAUSTED:
-    return "RESOURCE_EXHAUSTED";
-  case grpc::StatusCode::FAILED_PRECONDITION:
-    return "FAILED_PRECONDITION";
-  case grpc::StatusCode::ABORTED:
-    return "ABORTED";
-  case grpc::StatusCode::OUT_OF_RANGE:
-    return "OUT_OF_RANGE";
-  case grpc::StatusCode::UNIMPLEMENTED:
-    return "UNIMPLEMENTED";
-  case grpc::StatusCode::INTERNAL:
-    return "INTERNAL";
-  case grpc::StatusCode::UNAVAILABLE:
-    return "UNAVAILABLE";
-  case grpc::StatusCode::DATA_LOSS:
-    return "DATA_LOSS";
-  case grpc::StatusCode::UNAUTHENTICATED:
-    return "UNAUTHENTICATED";
-  default:
-    return "UNKNOWN_STATUS_CODE";
-  }
-}
-
-RpcError callError(const std::string &peer, const std::string &rpc,
-                   const grpc::Status &status) {
+Error callError(const std::string &peer, const std::string &rpc,
+                const grpc::Status &status) {
   std::string detail = status.error_message();
   if (detail.empty())
     detail = "no details";
-  return RpcError(status.error_code(),
-                  peer + ": " + rpc + " failed: " + detail + " (" +
-                      statusCodeName(status.error_code()) + ")");
+  return callFailed(peer, rpc, fromStatusCode(status.error_code()), detail);
 }
 
 } // namespace dtf::rpc

@@ -1,44 +1,31 @@
-//===- Errors.h - Errors of the RPC layer -----------------------*- C++ -*-===//
+//===- Errors.h - Failed calls as runtime errors ----------------*- C++ -*-===//
 //
-// Every failed call becomes an RpcError whose message says which peer, at
-// which address, failed which RPC and how, e.g.
+// The transport is the one place where gRPC statuses and dtf::Error meet
+// (StatusConversion.h): every failed call becomes a dtf::Error of the
+// matching code whose message says which peer, at which address, failed
+// which RPC and how, e.g.
 //
 //   PS /job:ps/task:1 at localhost:2223: Pull failed: failed to connect to
 //   all addresses; ... Connection refused (UNAVAILABLE)
 //
+// Above the transport nothing sees a gRPC code: recovery decides on the
+// dtf::ErrorCode (dtf::isRecoverable).
+//
 //===----------------------------------------------------------------------===//
 
-#ifndef DTF_RUNTIME_RPC_ERRORS_H
-#define DTF_RUNTIME_RPC_ERRORS_H
+#pragma once
+
+#include "runtime/core/Error.h"
 
 #include <grpcpp/support/status.h>
 
-#include <stdexcept>
 #include <string>
 
 namespace dtf::rpc {
 
-class RpcError : public std::runtime_error {
-public:
-  RpcError(grpc::StatusCode code, const std::string &message)
-      : std::runtime_error(message), code_(code) {}
-
-  /// The gRPC status code of the failure (UNAVAILABLE for a dead peer,
-  /// DEADLINE_EXCEEDED for one that does not answer in time, ...).
-  grpc::StatusCode code() const { return code_; }
-
-private:
-  grpc::StatusCode code_;
-};
-
-/// The canonical name of a status code: "UNAVAILABLE", "NOT_FOUND", ...
-const char *statusCodeName(grpc::StatusCode code);
-
 /// The error for `rpc` to `peer` having failed with `status`:
-/// "<peer>: <rpc> failed: <status message> (<CODE>)".
-RpcError callError(const std::string &peer, const std::string &rpc,
-                   const grpc::Status &status);
+/// "<peer>: <rpc> failed: <status message> (<CODE>)", of the status's code.
+Error callError(const std::string &peer, const std::string &rpc,
+                const grpc::Status &status);
 
 } // namespace dtf::rpc
-
-#endif // DTF_RUNTIME_RPC_ERRORS_H

@@ -9,8 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTF_RUNTIME_RPC_OPTIONS_H
-#define DTF_RUNTIME_RPC_OPTIONS_H
+#pragma once
 
 #include <chrono>
 #include <cstddef>
@@ -68,5 +67,3 @@ struct ClientOptions {
 };
 
 } // namespace dtf::rpc
-
-#endif // DTF_RUNTIME_RPC_OPTIONS_H

@@ -306,8 +306,8 @@ ParameterServerService::Snapshot(grpc::ServerContext *context,
   header.set_epoch(snapshot.epoch);
   header.set_holds_global_step(snapshot.holdsGlobalStep);
   std::vector<TensorRef> refs;
-  for (const auto &[name, value] : snapshot.values)
-    refs.push_back({name, &value});
+  for (const NamedTensor &tensor : snapshot.tensors)
+    refs.push_back({tensor.name, &tensor.tensor});
   bool headerSent = false;
   auto send = [&](std::vector<TensorChunk> &chunks) {
     SnapshotResponse message;

@@ -15,8 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTF_RUNTIME_RPC_PARAMETERSERVERSERVICE_H
-#define DTF_RUNTIME_RPC_PARAMETERSERVERSERVICE_H
+#pragma once
 
 #include "runtime/ps/ParameterServer.h"
 #include "runtime/rpc/Options.h"
@@ -104,5 +103,3 @@ private:
 };
 
 } // namespace dtf::rpc
-
-#endif // DTF_RUNTIME_RPC_PARAMETERSERVERSERVICE_H

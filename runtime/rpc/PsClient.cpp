@@ -57,16 +57,41 @@ void addPush(WireMessageBuilder &message, int64_t step, int64_t epoch,
   message.addTensors(PushRequest::kChunksFieldNumber, gradients, owner);
 }
 
+ps::PushOutcome fromProtoOutcome(PushResponse::Outcome outcome) {
+  switch (outcome) {
+  case PushResponse::ACCUMULATED:
+    return ps::PushOutcome::Accumulated;
+  case PushResponse::QUEUED:
+    return ps::PushOutcome::Queued;
+  case PushResponse::STALE:
+    return ps::PushOutcome::Stale;
+  default: // APPLIED; decodeResponse refuses unknown outcomes
+    return ps::PushOutcome::Applied;
+  }
+}
+
+RestoreRequest::Source toProtoSource(ps::RestoreSource source) {
+  switch (source) {
+  case ps::RestoreSource::InitialValues:
+    return RestoreRequest::INITIAL_VALUES;
+  case ps::RestoreSource::Checkpoint:
+    return RestoreRequest::CHECKPOINT;
+  case ps::RestoreSource::KeepRestored:
+    return RestoreRequest::KEEP_RESTORED;
+  }
+  return RestoreRequest::SOURCE_UNSPECIFIED;
+}
+
 /// Reads a response made of an outcome, a step, an epoch and the values of
 /// `names` (fields as given; 0: absent from the message).
 struct ResponseFields {
   int outcome = 0, step = 0, epoch = 0, chunks = 0;
 };
 
-PushPullResult decodeResponse(const grpc::ByteBuffer &buffer,
-                              const ResponseFields &fields,
-                              const std::vector<std::string> &names) {
-  PushPullResult result{};
+ps::PushPullResult decodeResponse(const grpc::ByteBuffer &buffer,
+                                  const ResponseFields &fields,
+                                  const std::vector<std::string> &names) {
+  ps::PushPullResult result{};
   auto expectName = [&](size_t index, const std::string &name, DType,
                         const Shape &) {
     if (index >= names.size() || name != names[index])
@@ -105,7 +130,8 @@ PushPullResult decodeResponse(const grpc::ByteBuffer &buffer,
         outcome == PushResponse::OUTCOME_UNSPECIFIED)
       throw std::invalid_argument("the push outcome " +
                                   std::to_string(outcome) + " is unknown");
-    result.push.outcome = static_cast<PushResponse::Outcome>(outcome);
+    result.push.outcome =
+        fromProtoOutcome(static_cast<PushResponse::Outcome>(outcome));
   }
   return result;
 }
@@ -130,15 +156,15 @@ Result PsClient::finishRawCall(
   }
   std::string_view name(method);
   if (name != "Pull") {
-    ++pushes_;
-    pushedBytes_ += sentBytes;
+    ++counters.pushes;
+    counters.pushedBytes += sentBytes;
   }
   if (name != "Push") {
-    ++pulls_;
-    pulledBytes_ += response.Length();
+    ++counters.pulls;
+    counters.pulledBytes += response.Length();
   }
   if (name == "PushPull")
-    ++pushPulls_;
+    ++counters.pushPulls;
   return result;
 }
 
@@ -189,7 +215,7 @@ std::future<Result> PsClient::startRawCall(
           call->result.set_value(finishRawCall(method, status,
                                                call->request.Length(),
                                                call->response, decode));
-        } catch (const RpcError &) {
+        } catch (...) {
           call->result.set_exception(std::current_exception());
         }
       });
@@ -205,7 +231,7 @@ grpc::ByteBuffer pullRequest(const std::vector<std::string> &names) {
   return message.finish();
 }
 
-std::function<PulledValues(const grpc::ByteBuffer &)>
+std::function<ps::PulledValues(const grpc::ByteBuffer &)>
 pullDecoder(std::vector<std::string> names) {
   return [names = std::move(names)](const grpc::ByteBuffer &response) {
     ResponseFields fields;
@@ -231,7 +257,7 @@ grpc::ByteBuffer pushPullRequest(int64_t step,
   return message.finish();
 }
 
-std::function<PushPullResult(const grpc::ByteBuffer &)>
+std::function<ps::PushPullResult(const grpc::ByteBuffer &)>
 pushPullDecoder(std::vector<std::string> pullNames) {
   return [pullNames = std::move(pullNames)](const grpc::ByteBuffer &response) {
     ResponseFields fields;
@@ -247,27 +273,28 @@ pushPullDecoder(std::vector<std::string> pullNames) {
 
 std::vector<Tensor> PsClient::pull(const std::vector<std::string> &names,
                                    int64_t *epoch) {
-  PulledValues pulled =
-      rawCall<PulledValues>("Pull", pullRequest(names), pullDecoder(names));
+  ps::PulledValues pulled =
+      rawCall<ps::PulledValues>("Pull", pullRequest(names), pullDecoder(names));
   if (epoch)
     *epoch = pulled.epoch;
   return std::move(pulled.values);
 }
 
-std::future<PulledValues>
+std::future<ps::PulledValues>
 PsClient::startPull(const std::vector<std::string> &names) {
-  return startRawCall<PulledValues>("Pull", pullRequest(names),
-                                    pullDecoder(names));
+  return startRawCall<ps::PulledValues>("Pull", pullRequest(names),
+                                        pullDecoder(names));
 }
 
-PushResult PsClient::push(int64_t step, const std::vector<TensorRef> &gradients,
-                          int64_t epoch) {
+ps::PushResult PsClient::push(int64_t step,
+                              const std::vector<TensorRef> &gradients,
+                              int64_t epoch) {
   // The message points at the caller's gradients: wait until gRPC has let
   // go of them as well as for the answer.
   std::promise<void> released;
   std::future<void> allReleased = released.get_future();
   std::exception_ptr failure;
-  PushResult result{};
+  ps::PushResult result{};
   {
     std::shared_ptr<const void> owner(
         nullptr, [&released](const void *) { released.set_value(); });
@@ -275,7 +302,7 @@ PushResult PsClient::push(int64_t step, const std::vector<TensorRef> &gradients,
     addPush(message, step, epoch, gradients, owner);
     owner.reset();
     try {
-      result = rawCall<PushPullResult>(
+      result = rawCall<ps::PushPullResult>(
                    "Push", message.finish(),
                    [](const grpc::ByteBuffer &response) {
                      ResponseFields fields;
@@ -295,20 +322,19 @@ PushResult PsClient::push(int64_t step, const std::vector<TensorRef> &gradients,
   return result;
 }
 
-PushPullResult PsClient::pushPull(int64_t step,
-                                  std::vector<NamedTensor> gradients,
-                                  int64_t epoch,
-                                  const std::vector<std::string> &pullNames) {
-  return rawCall<PushPullResult>(
+ps::PushPullResult
+PsClient::pushPull(int64_t step, std::vector<NamedTensor> gradients,
+                   int64_t epoch, const std::vector<std::string> &pullNames) {
+  return rawCall<ps::PushPullResult>(
       "PushPull", pushPullRequest(step, std::move(gradients), epoch, pullNames),
       pushPullDecoder(pullNames));
 }
 
-std::future<PushPullResult>
+std::future<ps::PushPullResult>
 PsClient::startPushPull(int64_t step, std::vector<NamedTensor> gradients,
                         int64_t epoch,
                         const std::vector<std::string> &pullNames) {
-  return startRawCall<PushPullResult>(
+  return startRawCall<ps::PushPullResult>(
       "PushPull", pushPullRequest(step, std::move(gradients), epoch, pullNames),
       pushPullDecoder(pullNames));
 }
@@ -334,12 +360,12 @@ ps::TaskStatus PsClient::status() {
   return result;
 }
 
-PsSnapshot PsClient::snapshot() {
+ps::Snapshot PsClient::snapshot() {
   grpc::ClientContext context;
   prepareCall(context, options_, options_.callTimeout);
   std::unique_ptr<grpc::ClientReader<SnapshotResponse>> reader =
       stub->Snapshot(&context, SnapshotRequest());
-  PsSnapshot snapshot;
+  ps::Snapshot snapshot;
   bool first = true;
   snapshot.tensors = readTensorStream<SnapshotResponse>(
       *reader, context, peer_, "Snapshot",
@@ -361,10 +387,10 @@ PsSnapshot PsClient::snapshot() {
   return snapshot;
 }
 
-int64_t PsClient::restore(RestoreRequest::Source source, int64_t checkpointStep,
+int64_t PsClient::restore(ps::RestoreSource source, int64_t checkpointStep,
                           int64_t epoch) {
   RestoreRequest request;
-  request.set_source(source);
+  request.set_source(toProtoSource(source));
   request.set_checkpoint_step(checkpointStep);
   request.set_epoch(epoch);
   RestoreResponse response =
@@ -394,14 +420,6 @@ void PsClient::stop(const std::string &reason) {
             request);
 }
 
-TransferStats PsClient::transferStats() const {
-  TransferStats stats;
-  stats.pulls = pulls_.load();
-  stats.pulledBytes = pulledBytes_.load();
-  stats.pushes = pushes_.load();
-  stats.pushedBytes = pushedBytes_.load();
-  stats.pushPulls = pushPulls_.load();
-  return stats;
-}
+ps::TransferStats PsClient::transferStats() const { return counters.load(); }
 
 } // namespace dtf::rpc

@@ -1,24 +1,22 @@
 //===- PsClient.h - Calls to one parameter-server task ----------*- C++ -*-===//
 //
-// Every call has a deadline and every failure throws RpcError naming the
+// Every call has a deadline and every failure throws dtf::Error naming the
 // task, its address and the RPC: a dead PS is an error within the deadline,
 // never a hang. Calls are not retried (a Push is not idempotent); only
 // waitUntilReachable() waits for a PS that is not up yet. Thread-safe.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTF_RUNTIME_RPC_PSCLIENT_H
-#define DTF_RUNTIME_RPC_PSCLIENT_H
+#pragma once
 
+#include "runtime/ps/PsConnection.h"
 #include "runtime/rpc/Options.h"
-#include "runtime/ps/ParameterServer.h"
 #include "runtime/rpc/TensorCodec.h"
 
 #include "parameter_server.grpc.pb.h"
 
 #include <grpcpp/generic/generic_stub.h>
 
-#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -29,51 +27,8 @@
 
 namespace dtf::rpc {
 
-/// What a client has moved: the sizes of the Pull (and PushPull) responses
-/// it read and the Push (and PushPull) requests it wrote (tensor data plus
-/// chunk headers, not counting gRPC's and HTTP/2's framing).
-struct TransferStats {
-  /// Responses with values: Pull and PushPull calls.
-  uint64_t pulls = 0;
-  uint64_t pulledBytes = 0;
-  /// Requests with gradients: Push and PushPull calls.
-  uint64_t pushes = 0;
-  uint64_t pushedBytes = 0;
-  /// PushPull calls, each counted as a pull and a push.
-  uint64_t pushPulls = 0;
-
-  /// The calls that moved tensors.
-  uint64_t roundTrips() const { return pulls + pushes - pushPulls; }
-};
-
-struct PushResult {
-  PushResponse::Outcome outcome;
-  /// The task's current step after the push.
-  int64_t step;
-};
-
-/// Values read from a PS task, with the task's epoch when it read them.
-struct PulledValues {
-  int64_t epoch = 0;
-  std::vector<Tensor> values;
-};
-
-/// What a PushPull returns: the push's outcome and the values read after
-/// it.
-struct PushPullResult {
-  PushResult push;
-  PulledValues pulled;
-};
-
-/// A PS task's variables with its step and epoch (the Snapshot RPC).
-struct PsSnapshot {
-  int64_t step = 0;
-  int64_t epoch = 0;
-  bool holdsGlobalStep = false;
-  std::vector<NamedTensor> tensors;
-};
-
-class PsClient {
+/// A PS task over gRPC.
+class PsClient final : public ps::PsConnection {
 public:
   /// A client of the PS task `taskName` ("/job:ps/task:1") listening at
   /// `address` ("host:port"). Connects lazily. Throws
@@ -83,67 +38,68 @@ public:
            ClientOptions options = {});
 
   /// "PS /job:ps/task:1 at localhost:2223", the prefix of every error.
-  const std::string &peer() const { return peer_; }
+  const std::string &peer() const override { return peer_; }
   const ClientOptions &options() const { return options_; }
 
   /// Waits, retrying with backoff, until the task accepts connections; for
   /// at most options().connectTimeout.
-  void waitUntilReachable();
+  void waitUntilReachable() override;
 
   /// Initializes the task's variables unless they have values; returns
   /// whether this call did.
-  bool initialize();
+  bool initialize() override;
 
   /// The current values of `names`, in that order; `epoch`, if given,
   /// receives the task's epoch when it read them.
   std::vector<Tensor> pull(const std::vector<std::string> &names,
-                           int64_t *epoch = nullptr);
+                           int64_t *epoch = nullptr) override;
   /// pull() without waiting: the future throws what pull() would.
-  std::future<PulledValues> startPull(const std::vector<std::string> &names);
+  std::future<ps::PulledValues>
+  startPull(const std::vector<std::string> &names) override;
 
   /// Pushes one replica's gradients (in the task's dtf.gradients order)
   /// tagged with the global step read at the start of the worker's step
   /// and the epoch of the values they were computed from (0: unchecked; a
   /// push of another epoch fails with ABORTED). gRPC sends the gradients
   /// from their own memory; push() returns once it has let go of it.
-  PushResult push(int64_t step, const std::vector<TensorRef> &gradients,
-                  int64_t epoch = 0);
+  ps::PushResult push(int64_t step, const std::vector<TensorRef> &gradients,
+                      int64_t epoch = 0) override;
 
   /// A push, then the values of `pullNames` as the task holds them after
   /// it: a training step in one round trip. The gradients are kept until
   /// gRPC has sent them.
-  PushPullResult pushPull(int64_t step, std::vector<NamedTensor> gradients,
-                          int64_t epoch,
-                          const std::vector<std::string> &pullNames);
+  ps::PushPullResult
+  pushPull(int64_t step, std::vector<NamedTensor> gradients, int64_t epoch,
+           const std::vector<std::string> &pullNames) override;
   /// pushPull() without waiting: the future throws what it would.
-  std::future<PushPullResult>
-  startPushPull(int64_t step, std::vector<NamedTensor> gradients,
-                int64_t epoch, const std::vector<std::string> &pullNames);
+  std::future<ps::PushPullResult>
+  startPushPull(int64_t step, std::vector<NamedTensor> gradients, int64_t epoch,
+                const std::vector<std::string> &pullNames) override;
 
   /// The task's current step.
-  int64_t step();
+  int64_t step() override;
 
   /// Step, epoch and where the task's values come from.
-  ps::TaskStatus status();
+  ps::TaskStatus status() override;
 
   /// Blocks until the task's step is greater than `step` (the sync token
   /// barrier), for at most `timeout`; returns the task's step then. With an
   /// epoch, fails with ABORTED once the task's epoch is another.
   int64_t waitForStep(int64_t step, std::chrono::milliseconds timeout,
-                      int64_t epoch = 0);
+                      int64_t epoch = 0) override;
 
   /// Every variable the task holds, from one state between updates.
-  PsSnapshot snapshot();
+  ps::Snapshot snapshot() override;
 
   /// Restores the task (see the Restore RPC); returns its step then.
-  int64_t restore(RestoreRequest::Source source, int64_t checkpointStep,
-                  int64_t epoch);
+  int64_t restore(ps::RestoreSource source, int64_t checkpointStep,
+                  int64_t epoch) override;
 
   /// Asks the task's server to shut down.
-  void stop(const std::string &reason);
+  void stop(const std::string &reason) override;
 
   /// The bytes pulled and pushed so far by successful calls.
-  TransferStats transferStats() const;
+  ps::TransferStats transferStats() const override;
 
 private:
   /// A call of the step's method `method` ("Pull") with `request` (a raw
@@ -158,7 +114,7 @@ private:
   std::future<Result>
   startRawCall(const char *method, grpc::ByteBuffer request,
                std::function<Result(const grpc::ByteBuffer &)> decode);
-  /// The result of a finished call, or the RpcError it ends with; counts
+  /// The result of a finished call, or the dtf::Error it ends with; counts
   /// what it moved.
   template <typename Result>
   Result finishRawCall(
@@ -172,10 +128,7 @@ private:
   std::unique_ptr<ParameterServer::Stub> stub;
   /// Pull, Push and PushPull, on raw messages (runtime/rpc/TensorWire.h).
   std::unique_ptr<grpc::GenericStub> rawStub;
-  std::atomic<uint64_t> pulls_{0}, pulledBytes_{0}, pushes_{0},
-      pushedBytes_{0}, pushPulls_{0};
+  ps::TransferCounters counters;
 };
 
 } // namespace dtf::rpc
-
-#endif // DTF_RUNTIME_RPC_PSCLIENT_H

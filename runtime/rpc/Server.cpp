@@ -135,9 +135,9 @@ void Server::start() {
   if (!server || port_ == 0) {
     server.reset();
     port_ = 0;
-    throw RpcError(grpc::StatusCode::UNAVAILABLE,
-                   "cannot listen on " + options.address + ": " +
-                       diagnoseBindFailure(options.address));
+    throw Error(ErrorCode::Unavailable,
+                "cannot listen on " + options.address + ": " +
+                    diagnoseBindFailure(options.address));
   }
   stopper = std::thread([this] { stopWhenRequested(); });
 }

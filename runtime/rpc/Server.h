@@ -15,8 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTF_RUNTIME_RPC_SERVER_H
-#define DTF_RUNTIME_RPC_SERVER_H
+#pragma once
 
 #include "runtime/rpc/Options.h"
 
@@ -76,7 +75,7 @@ public:
   void addService(CoordinationService &service);
   void addService(WorkerService &service);
 
-  /// Binds the address and starts serving. Throws RpcError
+  /// Binds the address and starts serving. Throws dtf::Error
   /// (UNAVAILABLE) when the address cannot be bound, saying why when it can
   /// tell (port in use, not an address of this machine, ...).
   void start();
@@ -112,5 +111,3 @@ private:
 };
 
 } // namespace dtf::rpc
-
-#endif // DTF_RUNTIME_RPC_SERVER_H

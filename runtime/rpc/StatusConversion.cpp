@@ -2,8 +2,6 @@
 
 #include "runtime/rpc/StatusConversion.h"
 
-#include "runtime/rpc/Errors.h"
-
 namespace dtf::rpc {
 
 grpc::StatusCode toStatusCode(ErrorCode code) {
@@ -30,6 +28,16 @@ grpc::StatusCode toStatusCode(ErrorCode code) {
     return grpc::StatusCode::UNAVAILABLE;
   case ErrorCode::Internal:
     return grpc::StatusCode::INTERNAL;
+  case ErrorCode::Unauthenticated:
+    return grpc::StatusCode::UNAUTHENTICATED;
+  case ErrorCode::PermissionDenied:
+    return grpc::StatusCode::PERMISSION_DENIED;
+  case ErrorCode::Unimplemented:
+    return grpc::StatusCode::UNIMPLEMENTED;
+  case ErrorCode::OutOfRange:
+    return grpc::StatusCode::OUT_OF_RANGE;
+  case ErrorCode::DataLoss:
+    return grpc::StatusCode::DATA_LOSS;
   }
   return grpc::StatusCode::UNKNOWN;
 }
@@ -37,8 +45,9 @@ grpc::StatusCode toStatusCode(ErrorCode code) {
 ErrorCode fromStatusCode(grpc::StatusCode code) {
   switch (code) {
   case grpc::StatusCode::INVALID_ARGUMENT:
-  case grpc::StatusCode::OUT_OF_RANGE:
     return ErrorCode::InvalidArgument;
+  case grpc::StatusCode::OUT_OF_RANGE:
+    return ErrorCode::OutOfRange;
   case grpc::StatusCode::NOT_FOUND:
     return ErrorCode::NotFound;
   case grpc::StatusCode::ALREADY_EXISTS:
@@ -54,8 +63,15 @@ ErrorCode fromStatusCode(grpc::StatusCode code) {
   case grpc::StatusCode::UNAVAILABLE:
     return ErrorCode::Unavailable;
   case grpc::StatusCode::INTERNAL:
-  case grpc::StatusCode::DATA_LOSS:
     return ErrorCode::Internal;
+  case grpc::StatusCode::DATA_LOSS:
+    return ErrorCode::DataLoss;
+  case grpc::StatusCode::UNAUTHENTICATED:
+    return ErrorCode::Unauthenticated;
+  case grpc::StatusCode::PERMISSION_DENIED:
+    return ErrorCode::PermissionDenied;
+  case grpc::StatusCode::UNIMPLEMENTED:
+    return ErrorCode::Unimplemented;
   case grpc::StatusCode::RESOURCE_EXHAUSTED:
     return ErrorCode::ResourceExhausted;
   default:
@@ -66,8 +82,6 @@ ErrorCode fromStatusCode(grpc::StatusCode code) {
 grpc::Status toStatus(const std::exception_ptr &error) {
   try {
     std::rethrow_exception(error);
-  } catch (const RpcError &failed) {
-    return grpc::Status(failed.code(), failed.what());
   } catch (const std::exception &failed) {
     return grpc::Status(toStatusCode(errorCodeOf(failed)), failed.what());
   } catch (...) {

@@ -6,8 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTF_RUNTIME_RPC_STATUSCONVERSION_H
-#define DTF_RUNTIME_RPC_STATUSCONVERSION_H
+#pragma once
 
 #include "runtime/core/Error.h"
 
@@ -20,11 +19,8 @@ namespace dtf::rpc {
 grpc::StatusCode toStatusCode(ErrorCode code);
 ErrorCode fromStatusCode(grpc::StatusCode code);
 
-/// The status of a call that failed with `error`: the code of an RpcError
-/// or dtf::Error (InvalidArgument for std::logic_error, else Unknown) and
-/// its message.
+/// The status of a call that failed with `error`: the code of a dtf::Error
+/// (InvalidArgument for std::logic_error, else Unknown) and its message.
 grpc::Status toStatus(const std::exception_ptr &error);
 
 } // namespace dtf::rpc
-
-#endif // DTF_RUNTIME_RPC_STATUSCONVERSION_H

@@ -8,8 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTF_RUNTIME_RPC_TENSORCODEC_H
-#define DTF_RUNTIME_RPC_TENSORCODEC_H
+#pragma once
 
 #include "runtime/core/Tensor.h"
 #include "tensor.pb.h"
@@ -20,18 +19,6 @@
 #include <vector>
 
 namespace dtf::rpc {
-
-/// A tensor with the name it travels under.
-struct NamedTensor {
-  std::string name;
-  Tensor tensor;
-};
-
-/// A tensor to send, by reference.
-struct TensorRef {
-  std::string name;
-  const Tensor *tensor;
-};
 
 DataType toProtoDType(DType dtype);
 /// Throws std::invalid_argument for DATA_TYPE_UNSPECIFIED or an unknown
@@ -114,5 +101,3 @@ private:
 };
 
 } // namespace dtf::rpc
-
-#endif // DTF_RUNTIME_RPC_TENSORCODEC_H

@@ -24,8 +24,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTF_RUNTIME_RPC_TENSORWIRE_H
-#define DTF_RUNTIME_RPC_TENSORWIRE_H
+#pragma once
 
 #include "runtime/rpc/TensorCodec.h"
 
@@ -136,5 +135,3 @@ NamedTensor readWholeTensor(WireReader &reader, uint64_t length, size_t index,
                             uint64_t maxTensorBytes = uint64_t(1) << 34);
 
 } // namespace dtf::rpc
-
-#endif // DTF_RUNTIME_RPC_TENSORWIRE_H

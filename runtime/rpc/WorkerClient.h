@@ -7,13 +7,13 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTF_RUNTIME_RPC_WORKERCLIENT_H
-#define DTF_RUNTIME_RPC_WORKERCLIENT_H
+#pragma once
 
 #include "runtime/rpc/Options.h"
 #include "runtime/rpc/TensorCodec.h"
 
 #include "runtime/core/Rendezvous.h"
+#include "runtime/core/WorkerConnection.h"
 
 #include "worker_service.grpc.pb.h"
 
@@ -27,7 +27,8 @@
 
 namespace dtf::rpc {
 
-class WorkerClient {
+/// A task's worker service over gRPC.
+class WorkerClient final : public WorkerConnection {
 public:
   /// A client of the worker service of task `taskName`
   /// ("/job:worker/task:1") at `address` ("host:port"). Connects lazily.
@@ -36,46 +37,47 @@ public:
 
   /// "worker /job:worker/task:1 at localhost:2223", the prefix of every
   /// error.
-  const std::string &peer() const { return peer_; }
+  const std::string &peer() const override { return peer_; }
   const ClientOptions &options() const { return options_; }
 
   /// Waits, retrying with backoff, until the task accepts connections; for
-  /// at most options().connectTimeout. Throws RpcError(UNAVAILABLE).
-  void waitUntilReachable();
+  /// at most options().connectTimeout. Throws Error(Unavailable).
+  void waitUntilReachable() override;
 
   /// Registers the functions `functions` of `module` (MLIR text) as graphs
-  /// of their names. Throws RpcError.
+  /// of their names. Throws dtf::Error.
   void registerGraph(const std::string &module,
-                     const std::vector<std::string> &functions);
+                     const std::vector<std::string> &functions) override;
 
   /// Runs step `stepId` of `graph` and returns its results; `timeout` is
   /// the step's deadline (options().callTimeout when not given). Adds the
   /// tensor bytes the task received from each other task during the step
-  /// to `receivedBytes` when given. Throws RpcError with the code the step
+  /// to `receivedBytes` when given. Throws dtf::Error with the code the step
   /// failed with.
   std::vector<Tensor>
   runStep(const std::string &graph, int64_t stepId,
           const std::map<std::string, Tensor> &feeds,
           const std::vector<Tensor> &arguments = {},
           std::optional<std::chrono::milliseconds> timeout = std::nullopt,
-          std::map<std::string, int64_t> *receivedBytes = nullptr);
+          std::map<std::string, int64_t> *receivedBytes = nullptr) override;
 
-  /// Drops what is left of step `stepId` on the task. Throws RpcError.
-  void cleanupStep(int64_t stepId);
+  /// Drops what is left of step `stepId` on the task. Throws dtf::Error.
+  void cleanupStep(int64_t stepId) override;
   /// Aborts step `stepId` on the task: what waits for or later sends or
   /// receives its tensors there fails with ABORTED and `reason`. Throws
-  /// RpcError.
-  void abortStep(int64_t stepId, const std::string &reason);
+  /// dtf::Error.
+  void abortStep(int64_t stepId, const std::string &reason) override;
   /// The variables the task holds, those of `names` only when given.
-  /// Throws RpcError.
-  VariableStore getVariables(const std::vector<std::string> &names = {});
+  /// Throws dtf::Error.
+  VariableStore
+  getVariables(const std::vector<std::string> &names = {}) override;
   /// Sets those of `values` that the task holds; returns their names.
-  /// Throws RpcError (INVALID_ARGUMENT, nothing set, for a value of another
+  /// Throws dtf::Error (InvalidArgument, nothing set, for a value of another
   /// dtype or shape than its variable).
-  std::vector<std::string> setVariables(const VariableStore &values);
+  std::vector<std::string> setVariables(const VariableStore &values) override;
 
-  /// Asks the task to stop serving. Throws RpcError.
-  void stopTask(const std::string &reason);
+  /// Asks the task to stop serving. Throws dtf::Error.
+  void stopTask(const std::string &reason) override;
 
   /// Fetches the tensor the task sent under `key` in step `stepId`, without
   /// holding a thread while waiting: `done` is called once, on a gRPC
@@ -98,5 +100,3 @@ private:
 };
 
 } // namespace dtf::rpc
-
-#endif // DTF_RUNTIME_RPC_WORKERCLIENT_H

@@ -7,8 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTF_RUNTIME_RPC_WORKERRENDEZVOUS_H
-#define DTF_RUNTIME_RPC_WORKERRENDEZVOUS_H
+#pragma once
 
 #include "runtime/rpc/WorkerClient.h"
 
@@ -62,5 +61,3 @@ private:
 };
 
 } // namespace dtf::rpc
-
-#endif // DTF_RUNTIME_RPC_WORKERRENDEZVOUS_H

@@ -23,8 +23,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTF_RUNTIME_RPC_WORKERSERVICE_H
-#define DTF_RUNTIME_RPC_WORKERSERVICE_H
+#pragma once
 
 #include "runtime/rpc/Options.h"
 #include "runtime/rpc/WorkerClient.h"
@@ -162,5 +161,3 @@ private:
 };
 
 } // namespace dtf::rpc
-
-#endif // DTF_RUNTIME_RPC_WORKERSERVICE_H

@@ -8,8 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTF_RUNTIME_SUMMARY_SUMMARYWRITER_H
-#define DTF_RUNTIME_SUMMARY_SUMMARYWRITER_H
+#pragma once
 
 #include "runtime/data/Records.h"
 
@@ -64,5 +63,3 @@ private:
 };
 
 } // namespace dtf::summary
-
-#endif // DTF_RUNTIME_SUMMARY_SUMMARYWRITER_H

@@ -15,8 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTF_RUNTIME_TRACE_TRACERECORDER_H
-#define DTF_RUNTIME_TRACE_TRACERECORDER_H
+#pragma once
 
 #include <nlohmann/json.hpp>
 
@@ -93,5 +92,3 @@ size_t mergeTraceFiles(const std::vector<std::string> &inputs,
                        const std::string &output);
 
 } // namespace dtf::trace
-
-#endif // DTF_RUNTIME_TRACE_TRACERECORDER_H

@@ -3,7 +3,6 @@
 #include "runtime/train/Supervisor.h"
 
 #include "runtime/checkpoint/Checkpoint.h"
-#include "runtime/rpc/Errors.h"
 #include "runtime/ps/ParameterServer.h"
 
 #include <chrono>
@@ -54,11 +53,11 @@ void restoreAtStart(ps::ParameterServer &task,
 // The chief's checkpoints
 //===----------------------------------------------------------------------===//
 
-CheckpointSaver::CheckpointSaver(
-    std::vector<std::unique_ptr<rpc::PsClient>> &ps,
-    const ReliabilityOptions &options, bool syncMode)
-    : ps(ps), options(options), syncMode(syncMode),
-      lastSaveTime(Clock::now()) {}
+CheckpointSaver::CheckpointSaver(const std::vector<ps::PsConnection *> &ps,
+                                 const ReliabilityOptions &options,
+                                 bool syncMode)
+    : ps(ps), options(options), syncMode(syncMode), lastSaveTime(Clock::now()) {
+}
 
 void CheckpointSaver::removeTemporaries() {
   if (enabled())
@@ -89,25 +88,25 @@ std::optional<int64_t> CheckpointSaver::save(bool unlessSaved) {
   // Between the chief's steps they usually are; retry briefly otherwise.
   constexpr int kAttempts = 20;
   for (int attempt = 0; attempt < kAttempts; ++attempt) {
-    std::vector<rpc::PsSnapshot> snapshots;
-    for (auto &task : ps)
+    std::vector<ps::Snapshot> snapshots;
+    for (ps::PsConnection *task : ps)
       snapshots.push_back(task->snapshot());
     bool sameEpoch = true, sameStep = true;
-    for (const rpc::PsSnapshot &snapshot : snapshots) {
+    for (const ps::Snapshot &snapshot : snapshots) {
       sameEpoch &= snapshot.epoch == snapshots.front().epoch;
       sameStep &= snapshot.step == snapshots.front().step;
     }
     if (!sameEpoch)
-      throw rpc::RpcError(grpc::StatusCode::ABORTED,
-                          "checkpoint: the PS tasks are in different epochs "
-                          "(the model is being restored)");
+      throw Error(ErrorCode::Aborted,
+                  "checkpoint: the PS tasks are in different epochs (the "
+                  "model is being restored)");
     if (syncMode && !sameStep) {
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
       continue;
     }
     checkpoint::Checkpoint state;
     state.step = snapshots.front().step;
-    for (const rpc::PsSnapshot &snapshot : snapshots)
+    for (const ps::Snapshot &snapshot : snapshots)
       if (snapshot.holdsGlobalStep)
         state.step = snapshot.step;
     checkpoint::CheckpointDirectory directory(options.logdir);
@@ -120,8 +119,8 @@ std::optional<int64_t> CheckpointSaver::save(bool unlessSaved) {
     }
     // Variables copied to several tasks (Adam's beta powers) are equal
     // copies; the first task's is saved.
-    for (rpc::PsSnapshot &snapshot : snapshots)
-      for (rpc::NamedTensor &tensor : snapshot.tensors)
+    for (ps::Snapshot &snapshot : snapshots)
+      for (NamedTensor &tensor : snapshot.tensors)
         state.tensors.emplace(tensor.name, std::move(tensor.tensor));
     std::string path = directory.save(state, options.keepCheckpoints);
     std::cout << "Worker 0: saved checkpoint " << path << " (global step "

@@ -21,6 +21,11 @@ struct ReplicationOptions {
   int replicasToAggregate = 1;
   /// Workers pushing gradients (may exceed replicasToAggregate).
   int totalReplicas = 1;
+  /// Async: pushes staler than this are dropped (0: no bound;
+  /// ps::Options::maxStaleness).
+  int64_t maxStaleness = 0;
+  /// Async: gradients scaled by 1/staleness (ps::Options::divideByStaleness).
+  bool divideLrByStaleness = false;
 };
 
 /// Where variables go: tf.train.replica_device_setter's ps_strategy and

@@ -168,8 +168,8 @@ std::unique_ptr<WorkerStep> makeGpuWorkerStep(const WorkerProgram &program,
     return std::make_unique<GpuWorkerStep>(program,
                                            cuda::Device::get(ordinal));
   } catch (const cuda::CudaError &error) {
-    throw std::runtime_error("--device=GPU:" + std::to_string(ordinal) +
-                             ": " + error.what());
+    throw Error(error.code(), "--device=GPU:" + std::to_string(ordinal) + ": " +
+                                  error.what());
   }
 }
 

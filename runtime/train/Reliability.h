@@ -35,6 +35,9 @@ struct Options;
 namespace dtf::rpc {
 struct ServerOptions;
 } // namespace dtf::rpc
+namespace dtf::coord {
+class CoordinatorConnection;
+} // namespace dtf::coord
 
 namespace dtf::train {
 
@@ -124,10 +127,12 @@ void holdUntilReleased(const std::string &taskLabel, const std::string &where,
 /// A PS task other than 0 registers with the coordinator (on PS task 0)
 /// from a background thread, retrying until it is reachable: a restarted
 /// PS task rejoins the cluster. Best effort; stops trying when destroyed.
+/// `coordinator` should give up connecting within about a second, so that
+/// the retries come often.
 class PsRegistration {
 public:
-  PsRegistration(const std::string &coordinatorAddress, int psIndex,
-                 rpc::ClientOptions client, std::ostream &log);
+  PsRegistration(std::unique_ptr<coord::CoordinatorConnection> coordinator,
+                 int psIndex, std::ostream &log);
   ~PsRegistration();
   PsRegistration(const PsRegistration &) = delete;
   PsRegistration &operator=(const PsRegistration &) = delete;

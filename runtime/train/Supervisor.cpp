@@ -23,28 +23,39 @@ double secondsSince(Clock::time_point start) {
 }
 } // namespace
 
-bool isRecoverable(grpc::StatusCode code) {
-  switch (code) {
-  case grpc::StatusCode::UNAVAILABLE:       // a task is down or restarting
-  case grpc::StatusCode::DEADLINE_EXCEEDED: // a link is cut, a task hangs
-  case grpc::StatusCode::ABORTED:           // the model was restored
-  case grpc::StatusCode::FAILED_PRECONDITION: // a restarted task waits for
-                                              // the chief
-  case grpc::StatusCode::CANCELLED:
-  case grpc::StatusCode::UNKNOWN:
-  case grpc::StatusCode::RESOURCE_EXHAUSTED:
-    return true;
-  default:
-    return false;
+void retryUntilRecovered(const Error &cause, std::chrono::milliseconds timeout,
+                         const std::function<void()> &attempt) {
+  Clock::time_point deadline = Clock::now() + timeout;
+  auto backoff = std::chrono::milliseconds(100);
+  Error last = cause;
+  while (true) {
+    try {
+      attempt();
+      return;
+    } catch (const Error &failure) {
+      if (!isRecoverable(failure.code()))
+        throw;
+      last = failure;
+    }
+    Clock::time_point now = Clock::now();
+    if (now >= deadline)
+      throw Error(last.code(), std::string(last.what()) +
+                                   " (gave up recovering after " +
+                                   std::to_string(timeout.count()) + " ms)");
+    std::this_thread::sleep_for(
+        std::min<Clock::duration>(backoff, deadline - now));
+    backoff = std::min(backoff * 2, std::chrono::milliseconds(1000));
   }
 }
 
-Supervisor::Supervisor(std::vector<std::unique_ptr<rpc::PsClient>> &ps,
-                       rpc::CoordinationClient &coordinator,
+// `saver` keeps a reference to the member `ps`, never to the argument.
+Supervisor::Supervisor(std::vector<ps::PsConnection *> tasks,
+                       coord::CoordinatorConnection &coordinator,
                        const ReliabilityOptions &options, int workerIndex,
                        bool syncMode)
-    : ps(ps), coordinator(coordinator), options(options), index(workerIndex),
-      isChief(workerIndex == 0), saver(ps, options, syncMode) {}
+    : ps(std::move(tasks)), coordinator(coordinator), options(options),
+      index(workerIndex), isChief(workerIndex == 0),
+      saver(ps, options, syncMode) {}
 
 void Supervisor::start() {
   if (!isChief) {
@@ -60,7 +71,7 @@ void Supervisor::start() {
       coordinator.markInitialized();
       saveCheckpoint();
       return;
-    } catch (const rpc::RpcError &error) {
+    } catch (const Error &error) {
       if (!recover(error))
         throw;
       if (stopRequested_)
@@ -95,7 +106,7 @@ static int64_t nextEpoch(int64_t maxEpoch) {
 //   middle of this: it is redone with the checkpoint the newest epoch has.
 void Supervisor::establish(bool atStart) {
   std::vector<ps::TaskStatus> states;
-  for (auto &task : ps)
+  for (ps::PsConnection *task : ps)
     states.push_back(task->status());
   bool allServe = true, oneEpoch = true;
   int64_t maxEpoch = 0;
@@ -120,11 +131,11 @@ void Supervisor::establish(bool atStart) {
   int64_t step = 0;
   for (size_t task = 0; task < ps.size(); ++task) {
     const ps::TaskStatus &state = states[task];
-    rpc::RestoreRequest::Source source =
-        target < 0 ? rpc::RestoreRequest::INITIAL_VALUES
+    ps::RestoreSource source =
+        target < 0 ? ps::RestoreSource::InitialValues
         : !state.initialized && state.hasValues && state.restoredFrom == target
-            ? rpc::RestoreRequest::KEEP_RESTORED
-            : rpc::RestoreRequest::CHECKPOINT;
+            ? ps::RestoreSource::KeepRestored
+            : ps::RestoreSource::Checkpoint;
     int64_t taskStep = ps[task]->restore(source, target, newEpoch);
     if (state.holdsGlobalStep || task == 0)
       step = taskStep;
@@ -149,16 +160,16 @@ void Supervisor::establish(bool atStart) {
 
 void Supervisor::checkServing() {
   std::optional<int64_t> epoch;
-  for (auto &task : ps) {
+  for (ps::PsConnection *task : ps) {
     ps::TaskStatus state = task->status();
     if (!state.initialized || (epoch && *epoch != state.epoch))
-      throw rpc::RpcError(grpc::StatusCode::UNAVAILABLE,
-                          task->peer() +
-                              ": waiting for the chief to restore the model "
-                              "(the task " +
-                              (state.initialized ? "is in another epoch"
-                                                 : "does not serve yet") +
-                              ")");
+      throw Error(ErrorCode::Unavailable,
+                  task->peer() +
+                      ": waiting for the chief to restore the model (the "
+                      "task " +
+                      (state.initialized ? "is in another epoch"
+                                         : "does not serve yet") +
+                      ")");
     epoch = state.epoch;
   }
 }
@@ -169,11 +180,10 @@ void Supervisor::sawEpoch(int64_t epoch, const std::string &peer) {
     return;
   }
   if (*stepEpoch != epoch)
-    throw rpc::RpcError(grpc::StatusCode::ABORTED,
-                        peer + ": its values are of epoch " +
-                            std::to_string(epoch) + ", the step's others of " +
-                            std::to_string(*stepEpoch) +
-                            " (the model is being restored)");
+    throw Error(ErrorCode::Aborted,
+                peer + ": its values are of epoch " + std::to_string(epoch) +
+                    ", the step's others of " + std::to_string(*stepEpoch) +
+                    " (the model is being restored)");
 }
 
 void Supervisor::saveCheckpoint() {
@@ -181,8 +191,8 @@ void Supervisor::saveCheckpoint() {
     saver.save(/*unlessSaved=*/true);
 }
 
-void Supervisor::afterStep(int64_t globalStep) {
-  if (isChief && saver.due(globalStep))
+void Supervisor::afterStep(const StepRecord &step) {
+  if (isChief && saver.due(step.globalStep))
     saver.save();
   if (options.debugStepDelayMs > 0)
     std::this_thread::sleep_for(
@@ -194,55 +204,41 @@ void Supervisor::finish() {
     return;
   try {
     saver.save(/*unlessSaved=*/true);
-  } catch (const rpc::RpcError &error) {
+  } catch (const Error &error) {
     std::cout << "Worker 0: warning: no final checkpoint: " << error.what()
               << std::endl;
   }
 }
 
-bool Supervisor::recover(const rpc::RpcError &error) {
+bool Supervisor::recover(const Error &error) {
   if (options.recoveryTimeoutMs <= 0 || !isRecoverable(error.code()))
     return false;
   std::cout << "Worker " << index << ": " << error.what()
             << "; recovering (for up to " << options.recoveryTimeoutMs
             << " ms)" << std::endl;
   Clock::time_point start = Clock::now();
-  auto deadline = start + std::chrono::milliseconds(options.recoveryTimeoutMs);
-  auto backoff = std::chrono::milliseconds(100);
-  rpc::RpcError last = error;
-  while (true) {
-    try {
-      rpc::Registration registration = coordinator.registerTask("worker", index);
-      if (registration.stopRequested) {
-        std::cout << "Worker " << index
-                  << ": training was stopped while recovering" << std::endl;
-        stopRequested_ = true;
-        return true;
-      }
-      if (isChief) {
-        establish(/*atStart=*/false);
-        coordinator.markInitialized();
-      } else {
-        checkServing();
-      }
-      std::cout << "Worker " << index << ": recovered after "
-                << secondsSince(start) << " s" << std::endl;
-      return true;
-    } catch (const rpc::RpcError &failure) {
-      if (!isRecoverable(failure.code()))
-        throw;
-      last = failure;
-    }
-    Clock::time_point now = Clock::now();
-    if (now >= deadline)
-      throw rpc::RpcError(last.code(),
-                          std::string(last.what()) + " (gave up recovering after " +
-                              std::to_string(options.recoveryTimeoutMs) +
-                              " ms)");
-    // The last attempt comes at the deadline.
-    std::this_thread::sleep_for(std::min<Clock::duration>(backoff, deadline - now));
-    backoff = std::min(backoff * 2, std::chrono::milliseconds(1000));
-  }
+  retryUntilRecovered(
+      error, std::chrono::milliseconds(options.recoveryTimeoutMs), [&] {
+        coord::Registration registration =
+            coordinator.registerTask("worker", index);
+        if (registration.stopRequested) {
+          stopRequested_ = true;
+          return;
+        }
+        if (isChief) {
+          establish(/*atStart=*/false);
+          coordinator.markInitialized();
+        } else {
+          checkServing();
+        }
+      });
+  if (stopRequested_)
+    std::cout << "Worker " << index << ": training was stopped while recovering"
+              << std::endl;
+  else
+    std::cout << "Worker " << index << ": recovered after "
+              << secondsSince(start) << " s" << std::endl;
+  return true;
 }
 
 //===----------------------------------------------------------------------===//
@@ -315,25 +311,21 @@ struct PsRegistration::State {
   std::thread thread;
 };
 
-PsRegistration::PsRegistration(const std::string &coordinatorAddress,
-                               int psIndex, rpc::ClientOptions client,
-                               std::ostream &log)
+PsRegistration::PsRegistration(
+    std::unique_ptr<coord::CoordinatorConnection> coordinator, int psIndex,
+    std::ostream &log)
     : state(std::make_unique<State>()) {
-  if (psIndex == 0)
-    return; // hosts the coordinator
   State *shared = state.get();
-  shared->thread = std::thread([=, &log] {
-    rpc::ClientOptions options = client;
-    options.connectTimeout = std::chrono::milliseconds(1'000);
-    rpc::CoordinationClient coordinator(coordinatorAddress, options);
+  shared->thread = std::thread([shared, psIndex, &log,
+                                coordinator = std::move(coordinator)] {
     for (int attempt = 0;; ++attempt) {
       try {
-        coordinator.waitUntilReachable();
-        coordinator.registerTask("ps", psIndex);
+        coordinator->waitUntilReachable();
+        coordinator->registerTask("ps", psIndex);
         log << "PS task " << psIndex << ": registered with the coordinator"
             << std::endl;
         return;
-      } catch (const rpc::RpcError &error) {
+      } catch (const Error &error) {
         if (!isRecoverable(error.code())) {
           log << "PS task " << psIndex
               << ": warning: cannot register with the coordinator: "

@@ -17,6 +17,10 @@
 //   serves one epoch, and each re-registers with the coordinator.
 // - finish(): the chief's last checkpoint.
 //
+// It talks to the PS tasks and the coordinator through their connection
+// interfaces and decides on error codes, so that it runs the same over
+// gRPC and in one process (its unit tests).
+//
 // runtime/rpc/README.md, "Recovery", describes the protocol.
 //
 //===----------------------------------------------------------------------===//
@@ -24,13 +28,15 @@
 #pragma once
 
 #include "runtime/train/Reliability.h"
+#include "runtime/train/TrainingLoop.h"
 
-#include "runtime/rpc/CoordinationClient.h"
-#include "runtime/rpc/Errors.h"
-#include "runtime/rpc/PsClient.h"
+#include "runtime/coord/CoordinatorConnection.h"
+#include "runtime/core/Error.h"
+#include "runtime/ps/PsConnection.h"
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -41,7 +47,7 @@ namespace dtf::train {
 /// The chief's checkpoints: snapshots of every PS task merged into one file.
 class CheckpointSaver {
 public:
-  CheckpointSaver(std::vector<std::unique_ptr<rpc::PsClient>> &ps,
+  CheckpointSaver(const std::vector<ps::PsConnection *> &ps,
                   const ReliabilityOptions &options, bool syncMode);
 
   bool enabled() const { return !options.logdir.empty(); }
@@ -57,24 +63,27 @@ public:
   /// Saves one now (with `unlessSaved`: unless there is a checkpoint of
   /// that step already, e.g. the one the model was restored from); returns
   /// its step, or nullopt if it had to skip (sync tasks never at one
-  /// step). Throws RpcError when a PS task fails and
+  /// step). Throws dtf::Error when a PS task fails and
   /// checkpoint::CheckpointError when the file cannot be written.
   std::optional<int64_t> save(bool unlessSaved = false);
 
 private:
   using Clock = std::chrono::steady_clock;
-  std::vector<std::unique_ptr<rpc::PsClient>> &ps;
+  const std::vector<ps::PsConnection *> &ps;
   const ReliabilityOptions &options;
   bool syncMode;
   int64_t lastSavedStep = -1;
   Clock::time_point lastSaveTime;
 };
 
-class Supervisor {
+/// Also the training loop's hook for checkpoints and the test delay.
+class Supervisor final : public TrainingHook {
 public:
-  Supervisor(std::vector<std::unique_ptr<rpc::PsClient>> &ps,
-             rpc::CoordinationClient &coordinator,
+  Supervisor(std::vector<ps::PsConnection *> ps,
+             coord::CoordinatorConnection &coordinator,
              const ReliabilityOptions &options, int workerIndex, bool syncMode);
+  Supervisor(const Supervisor &) = delete;
+  Supervisor &operator=(const Supervisor &) = delete;
 
   /// Chief: establishes the model, marks it initialized, saves a first
   /// checkpoint. Others: wait until the chief has.
@@ -82,23 +91,22 @@ public:
 
   /// A step begins: forget the epoch of the previous one.
   void beginStep() { stepEpoch.reset(); }
-  /// A pull of the step came from `epoch`; throws RpcError(ABORTED) if an
+  /// A pull of the step came from `epoch`; throws Error(Aborted) if an
   /// earlier pull of the step came from another (a restore is under way).
   void sawEpoch(int64_t epoch, const std::string &peer);
   /// The epoch of the step's values (0 if none was seen).
   int64_t epoch() const { return stepEpoch.value_or(0); }
 
-  /// After a completed step at `globalStep`: a checkpoint if due (chief),
-  /// the debug delay.
-  void afterStep(int64_t globalStep);
+  /// After a completed step: a checkpoint if due (chief), the debug delay.
+  void afterStep(const StepRecord &step) override;
 
-  /// Decides what a failed RPC means: false if it ends the worker (no
+  /// Decides what a failed call means: false if it ends the worker (no
   /// recovery, an error recovery cannot fix, or the cluster did not
   /// recover within --recovery_timeout_ms; then it throws the last error
   /// instead, naming the peer); true once the cluster serves again and the
   /// step may start over, or training was stopped meanwhile
   /// (stopRequested()).
-  bool recover(const rpc::RpcError &error);
+  bool recover(const Error &error);
   bool stopRequested() const { return stopRequested_; }
 
   /// Runs `call` until it succeeds, recovering from what recover() can;
@@ -108,7 +116,7 @@ public:
       try {
         call();
         return;
-      } catch (const rpc::RpcError &error) {
+      } catch (const Error &error) {
         if (!recover(error) || stopRequested_)
           throw;
       }
@@ -121,13 +129,13 @@ public:
 private:
   /// Chief: brings every PS task to one state and epoch; see Supervisor.cpp.
   void establish(bool atStart);
-  /// Non-chief: throws RpcError(UNAVAILABLE) unless every PS task serves
+  /// Non-chief: throws Error(Unavailable) unless every PS task serves
   /// one epoch.
   void checkServing();
   void saveCheckpoint();
 
-  std::vector<std::unique_ptr<rpc::PsClient>> &ps;
-  rpc::CoordinationClient &coordinator;
+  std::vector<ps::PsConnection *> ps;
+  coord::CoordinatorConnection &coordinator;
   const ReliabilityOptions &options;
   int index;
   bool isChief;
@@ -136,9 +144,13 @@ private:
   bool stopRequested_ = false;
 };
 
-/// Whether a failed call may succeed when retried once the cluster has
-/// recovered (UNAVAILABLE, DEADLINE_EXCEEDED, ABORTED, ...), as opposed to
-/// a refusal that stays (UNAUTHENTICATED, INVALID_ARGUMENT, ...).
-bool isRecoverable(grpc::StatusCode code);
+/// Retries `attempt` with backoff (100 ms, doubling up to 1 s) until it
+/// succeeds, after the failure `cause`: what both the supervisor and the
+/// in-graph master do while a task comes back. Gives up, throwing the last
+/// failure with "gave up recovering after N ms" added, once `timeout` has
+/// passed (the last attempt comes at the deadline); rethrows at once a
+/// failure that isRecoverable() says no retry fixes.
+void retryUntilRecovered(const Error &cause, std::chrono::milliseconds timeout,
+                         const std::function<void()> &attempt);
 
 } // namespace dtf::train

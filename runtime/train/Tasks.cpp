@@ -2,23 +2,26 @@
 
 #include "runtime/train/Tasks.h"
 
+#include "runtime/train/ReplicaStep.h"
 #include "runtime/train/Supervisor.h"
+#include "runtime/train/TrainingLoop.h"
 #include "runtime/train/WorkerProgram.h"
 #include "runtime/train/WorkerStep.h"
 
 #include "dialects/dtf/IR/DTFOps.h"
+#include "runtime/coord/Coordinator.h"
+#include "runtime/coord/HeartbeatSender.h"
 #include "runtime/core/CpuKernels.h"
 #include "runtime/core/HostMemory.h"
+#include "runtime/exec/PsProgram.h"
 #include "runtime/rpc/CoordinationClient.h"
 #include "runtime/rpc/CoordinationService.h"
-#include "runtime/exec/PsProgram.h"
 #include "runtime/rpc/ParameterServerService.h"
 #include "runtime/rpc/PsClient.h"
 #include "runtime/rpc/Server.h"
 
 #include <chrono>
 #include <cstdio>
-#include <future>
 #include <iostream>
 #include <malloc.h>
 #include <map>
@@ -30,28 +33,11 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-/// Seconds since the epoch, as TensorFlow's examples print time.time().
-double wallSeconds() {
-  return std::chrono::duration<double>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 ps::Replication replicationOf(const TaskOptions &options) {
   return options.replication.sync
              ? ps::Replication::sync(options.replication.replicasToAggregate,
                                      options.replication.totalReplicas)
              : ps::Replication::async(options.replication.totalReplicas);
-}
-
-/// The tensor to push: the fetched gradients of one push group.
-std::vector<rpc::TensorRef>
-gradientRefs(const WorkerProgram::PushGroup &group,
-             const std::vector<Tensor> &fetched, size_t firstIndex) {
-  std::vector<rpc::TensorRef> refs;
-  for (size_t i = 0; i < group.names.size(); ++i)
-    refs.push_back({group.names[i], &fetched[firstIndex + i]});
-  return refs;
 }
 
 } // namespace
@@ -185,34 +171,46 @@ int runPsTask(mlir::ModuleOp program, const TaskOptions &options) {
   telemetry.attach(psOptions, executorOptions.opObserver);
   configureCheckpointRestore(psOptions, options.reliability);
   psOptions.availableMemory = availableHostMemory();
+  psOptions.maxStaleness = options.replication.maxStaleness;
+  psOptions.divideByStaleness = options.replication.divideLrByStaleness;
   configureCrashAtStep(psOptions, options.reliability, label);
   configureHoldAtStep(psOptions, options.reliability, label);
   ps::ParameterServer task(
       std::make_unique<exec::PsProgram>(function, std::move(executorOptions)),
       replicationOf(options), psOptions);
   restoreAtStart(task, options.reliability, label, std::cout);
+  // PS task 0 hosts the coordinator (runtime/coord/Coordinator.h). Both
+  // outlive the server, whose shutdown releases the coordinator's waits.
+  std::unique_ptr<coord::Coordinator> coordinator;
+  std::unique_ptr<rpc::CoordinationService> coordination;
   rpc::Server server(serverOptions);
   rpc::ParameterServerService service(task,
                                       [&server] { server.requestStop(); });
   server.addService(service);
 
-  std::unique_ptr<rpc::CoordinationService> coordination;
   if (index == 0) {
-    rpc::CoordinationOptions coordinationOptions;
-    coordinationOptions.numPsTasks = static_cast<int>(spec.ps().size());
-    coordinationOptions.numWorkers = static_cast<int>(spec.workers().size());
-    coordinationOptions.heartbeatTimeout =
+    coord::CoordinatorOptions coordinatorOptions;
+    coordinatorOptions.numPsTasks = static_cast<int>(spec.ps().size());
+    coordinatorOptions.numWorkers = static_cast<int>(spec.workers().size());
+    coordinatorOptions.heartbeatTimeout =
         std::chrono::milliseconds(options.workerTimeoutMs);
-    coordinationOptions.globalStep = [&task] { return task.currentStep(); };
-    coordination =
-        std::make_unique<rpc::CoordinationService>(coordinationOptions);
+    coordinatorOptions.globalStep = [&task] { return task.currentStep(); };
+    coordinator = std::make_unique<coord::Coordinator>(coordinatorOptions);
+    coordination = std::make_unique<rpc::CoordinationService>(*coordinator);
     server.addService(*coordination);
   }
   server.start();
   std::cout << securityNotice << std::endl; // [reliability]
-  // [reliability] a (re)started PS task registers with the coordinator
-  PsRegistration registration(spec.ps()[0].str(), index,
-                              clientOptionsFor(options), std::cout);
+  // [reliability] a (re)started PS task other than 0 (which hosts the
+  // coordinator) registers with the coordinator, retrying every second.
+  std::unique_ptr<PsRegistration> registration;
+  if (index != 0) {
+    rpc::ClientOptions client = clientOptionsFor(options);
+    client.connectTimeout = std::chrono::milliseconds(1'000);
+    registration = std::make_unique<PsRegistration>(
+        std::make_unique<rpc::CoordinationClient>(spec.ps()[0].str(), client),
+        index, std::cout);
+  }
   std::cout << "PS task " << index << " serving "
             << task.gradientNames().size() << " gradients at "
             << server.address() << "; CPU kernels: "
@@ -242,22 +240,25 @@ int runWorkerTask(mlir::ModuleOp program, const TaskOptions &options,
   int64_t batch = checkInputs(worker.function, inputs, options.batchSize);
   // The step is lowered and its device checked before anything else, so
   // that a worker that cannot compute there fails at once.
-  std::unique_ptr<WorkerStep> step;
+  std::unique_ptr<WorkerStep> compute;
 #ifdef DTF_HAVE_CUDA
   if (options.device.gpu)
-    step = makeGpuWorkerStep(worker, options.device.ordinal);
+    compute = makeGpuWorkerStep(worker, options.device.ordinal);
 #endif
 
   rpc::ClientOptions client = clientOptionsFor(options);
-  std::vector<std::unique_ptr<rpc::PsClient>> ps;
-  for (size_t task = 0; task < spec.ps().size(); ++task)
-    ps.push_back(std::make_unique<rpc::PsClient>(
+  std::vector<std::unique_ptr<rpc::PsClient>> psClients;
+  std::vector<ps::PsConnection *> ps;
+  for (size_t task = 0; task < spec.ps().size(); ++task) {
+    psClients.push_back(std::make_unique<rpc::PsClient>(
         cluster::TaskId{cluster::Job::PS, static_cast<int>(task)}.deviceName(),
         spec.ps()[task].str(), client));
+    ps.push_back(psClients.back().get());
+  }
   rpc::CoordinationClient coordinator(spec.ps()[0].str(), client);
   coordinator.waitUntilReachable();
   coordinator.registerTask("worker", index);
-  for (auto &task : ps)
+  for (ps::PsConnection *task : ps)
     task->waitUntilReachable();
 
   // [reliability] The chief initializes the variables (or confirms those
@@ -265,79 +266,25 @@ int runWorkerTask(mlir::ModuleOp program, const TaskOptions &options,
   Supervisor supervisor(ps, coordinator, options.reliability, index,
                         options.replication.sync);
   supervisor.start();
-  rpc::HeartbeatSender heartbeats(coordinator, "worker", index,
-                                  std::chrono::seconds(1));
+  coord::HeartbeatSender heartbeats(coordinator, "worker", index,
+                                    std::chrono::seconds(1));
 
   // Observability (runtime/train/Telemetry.h): --logdir and --trace.
   WorkerTelemetry telemetry(options.telemetry, spec, options.task, batch);
-  if (!step) {
+  if (!compute) {
     exec::ExecutorOptions executorOptions =
         executorOptionsFor(options.interOpThreads);
     executorOptions.opObserver = telemetry.opObserver();
-    step = makeCpuWorkerStep(worker, std::move(executorOptions));
+    compute = makeCpuWorkerStep(worker, std::move(executorOptions));
   }
-  // [speed] In async mode a push to a PS task also brings back the values
-  // of the task's variables (PushPull): one round trip per step. With
-  // --overlap_pull the push-pull of a step flies while the next step
-  // computes on the values the one before brought.
-  bool pushPull = !options.replication.sync;
-  std::vector<int> pullGroupOf(worker.pushes.size(), -1);
-  for (size_t i = 0; i < worker.pushes.size(); ++i)
-    for (size_t g = 0; g < worker.pulls.size(); ++g)
-      if (pushPull && worker.pulls[g].psTask == worker.pushes[i].psTask)
-        pullGroupOf[i] = static_cast<int>(g);
-  // Values of a pull group for the next step, when a push-pull brought them.
-  std::vector<std::optional<rpc::PulledValues>> nextValues(worker.pulls.size());
-  // Push-pulls in flight (--overlap_pull), by push group.
-  std::vector<std::future<rpc::PushPullResult>> inFlight(worker.pushes.size());
-  // Forgets what earlier steps left behind: after a failed RPC the step
-  // starts over from a fresh pull.
-  auto dropPending = [&] {
-    for (auto &call : inFlight)
-      if (call.valid())
-        try {
-          call.get();
-        } catch (const rpc::RpcError &) {
-          // The failure that ended the step, or one of its kind.
-        }
-    for (auto &values : nextValues)
-      values.reset();
-  };
+  ReplicaOptions replicaOptions;
+  replicaOptions.sync = options.replication.sync;
+  replicaOptions.overlapPull = options.overlapPull;
+  replicaOptions.trainSteps = options.trainSteps;
+  ReplicaStep replica(worker.layout(), ps, *compute, supervisor, telemetry,
+                      replicaOptions);
 
-  auto pullAll = [&](FeedMap &feeds) {
-    supervisor.beginStep(); // [reliability] one epoch per step
-    // The pulls of several PS tasks fly together; a single one runs on
-    // this thread (PsClient::pull, no hand-off).
-    size_t missing = 0;
-    for (const auto &values : nextValues)
-      missing += !values;
-    std::vector<std::future<rpc::PulledValues>> pulls(worker.pulls.size());
-    if (missing > 1)
-      for (size_t g = 0; g < worker.pulls.size(); ++g)
-        if (!nextValues[g])
-          pulls[g] = ps[worker.pulls[g].psTask]->startPull(
-              worker.pulls[g].variables);
-    for (size_t g = 0; g < worker.pulls.size(); ++g) {
-      const WorkerProgram::PullGroup &group = worker.pulls[g];
-      rpc::PulledValues pulled;
-      if (nextValues[g]) {
-        pulled = std::move(*nextValues[g]);
-        nextValues[g].reset();
-      } else {
-        auto span = telemetry.rpc("pull ps" + std::to_string(group.psTask),
-                                  {{"variables", group.variables.size()}});
-        if (pulls[g].valid())
-          pulled = pulls[g].get();
-        else
-          pulled.values = ps[group.psTask]->pull(group.variables, &pulled.epoch);
-      }
-      supervisor.sawEpoch(pulled.epoch, ps[group.psTask]->peer());
-      for (size_t i = 0; i < pulled.values.size(); ++i)
-        feeds[group.feedNames[i]] = std::move(pulled.values[i]);
-    }
-  };
-
-  std::cout << "Worker " << index << ": computing on " << step->describe()
+  std::cout << "Worker " << index << ": computing on " << compute->describe()
             << std::endl;
   std::cout << "Worker " << index << ": training to global step "
             << options.trainSteps << " (" << numWorkers << " workers, "
@@ -345,136 +292,38 @@ int runWorkerTask(mlir::ModuleOp program, const TaskOptions &options,
             << batch << (options.overlapPull ? ", pulls overlapped" : "")
             << ")" << std::endl;
   Clock::time_point start = Clock::now();
-  int64_t localStep = 0;
-  int64_t globalStep = 0;
-  // [reliability] A failed RPC ends the step; with --recovery_timeout_ms
-  // the supervisor waits for the cluster to recover and the step starts
-  // over from a fresh pull.
-  while (true) try {
-    if (heartbeats.stopRequested() || supervisor.stopRequested())
-      break;
-    telemetry.beginStep(localStep);
-    FeedMap feeds;
-    pullAll(feeds);
-    inputs.train->nextBatch(batch, feeds);
-    std::vector<Tensor> fetched;
-    {
-      auto span = telemetry.compute();
-      fetched = step->train(feeds);
-    }
-    int64_t stepTag = -1;
-    bool trained = false;
-    for (size_t i = 0; i < worker.pushes.size(); ++i) {
-      const WorkerProgram::PushGroup &group = worker.pushes[i];
-      size_t offset = worker.pushOffset(i);
-      stepTag = static_cast<int64_t>(fetched[offset].scalarAsDouble());
-      if (inFlight[i].valid()) {
-        // The previous step's push-pull: its values are the next step's.
-        auto span = telemetry.rpc("push-pull ps" +
-                                  std::to_string(group.psTask) + " (wait)");
-        rpc::PushPullResult previous = inFlight[i].get();
-        trained = trained || previous.push.step >= options.trainSteps;
-        nextValues[pullGroupOf[i]] = std::move(previous.pulled);
-      }
-      if (stepTag >= options.trainSteps || trained)
-        break;
-      auto span = telemetry.rpc(
-          (pullGroupOf[i] >= 0 ? "push-pull ps" : "push ps") +
-              std::to_string(group.psTask),
-          {{"step", stepTag}, {"gradients", group.names.size()}});
-      if (pullGroupOf[i] < 0) {
-        ps[group.psTask]->push(stepTag, gradientRefs(group, fetched, offset + 1),
-                               supervisor.epoch());
-        continue;
-      }
-      std::vector<rpc::NamedTensor> gradients;
-      for (size_t k = 0; k < group.names.size(); ++k)
-        gradients.push_back(
-            {group.names[k], std::move(fetched[offset + 1 + k])});
-      const std::vector<std::string> &pullNames =
-          worker.pulls[pullGroupOf[i]].variables;
-      if (options.overlapPull && localStep > 0) {
-        inFlight[i] = ps[group.psTask]->startPushPull(
-            stepTag, std::move(gradients), supervisor.epoch(), pullNames);
-      } else {
-        // Without overlap, and on the first step, which has no values
-        // ahead yet: the step waits for its own.
-        nextValues[pullGroupOf[i]] =
-            ps[group.psTask]
-                ->pushPull(stepTag, std::move(gradients), supervisor.epoch(),
-                           pullNames)
-                .pulled;
-      }
-    }
-    if (stepTag >= options.trainSteps || trained)
-      break;
-    if (options.replication.sync)
-      for (const WorkerProgram::PushGroup &group : worker.pushes) {
-        auto span = telemetry.rpc("wait for step ps" +
-                                      std::to_string(group.psTask),
-                                  {{"step", stepTag}});
-        ps[group.psTask]->waitForStep(stepTag, std::chrono::minutes(5),
-                                      supervisor.epoch());
-      }
-    ++localStep;
-    globalStep = stepTag + 1;
-    telemetry.endStep(localStep, globalStep, fetched, worker.results.size());
-    if (options.logEvery > 0 && localStep % options.logEvery == 0) {
-      char line[160];
-      std::snprintf(line, sizeof(line),
-                    "%.6f: Worker %d: training step %lld done (global step: "
-                    "%lld)",
-                    wallSeconds(), index, static_cast<long long>(localStep),
-                    static_cast<long long>(globalStep));
-      std::cout << line << std::endl;
-    }
-    supervisor.afterStep(globalStep); // [reliability] checkpoint, delay
-  } catch (const rpc::RpcError &error) {
-    dropPending();
-    if (!supervisor.recover(error)) // [reliability]
-      throw;
-  }
-  // The last push-pulls still fly; validation pulls the final values afresh.
-  dropPending();
-  telemetry.endTraining();
+  TelemetryHook telemetryHook(telemetry);
+  StepLogHook logHook(index, options.logEvery);
+  int64_t localSteps = trainReplica(replica, supervisor, *inputs.train, batch,
+                                    {&telemetryHook, &logHook},
+                                    [&] { return heartbeats.stopRequested(); });
   supervisor.finish(); // [reliability] the last checkpoint
   double trainingSeconds =
       std::chrono::duration<double>(Clock::now() - start).count();
-  std::cout << "Worker " << index << ": training ended after " << localStep
+  std::cout << "Worker " << index << ": training ended after " << localSteps
             << " local steps" << std::endl;
   std::printf("Training elapsed time: %f s\n", trainingSeconds);
   // What this worker's training moved over the network, summed over the PS
   // tasks: Pull responses and Push requests (a PushPull is both, in one
   // round trip).
-  {
-    rpc::TransferStats total;
-    for (auto &task : ps) {
-      rpc::TransferStats stats = task->transferStats();
-      total.pulls += stats.pulls;
-      total.pulledBytes += stats.pulledBytes;
-      total.pushes += stats.pushes;
-      total.pushedBytes += stats.pushedBytes;
-      total.pushPulls += stats.pushPulls;
-    }
-    std::printf("Worker %d: RPC traffic: pulled %llu bytes in %llu pulls, "
-                "pushed %llu bytes in %llu pushes, in %llu round trips\n",
-                index, static_cast<unsigned long long>(total.pulledBytes),
-                static_cast<unsigned long long>(total.pulls),
-                static_cast<unsigned long long>(total.pushedBytes),
-                static_cast<unsigned long long>(total.pushes),
-                static_cast<unsigned long long>(total.roundTrips()));
-  }
+  ps::TransferStats traffic = replica.transferStats();
+  std::printf("Worker %d: RPC traffic: pulled %llu bytes in %llu pulls, "
+              "pushed %llu bytes in %llu pushes, in %llu round trips\n",
+              index, static_cast<unsigned long long>(traffic.pulledBytes),
+              static_cast<unsigned long long>(traffic.pulls),
+              static_cast<unsigned long long>(traffic.pushedBytes),
+              static_cast<unsigned long long>(traffic.pushes),
+              static_cast<unsigned long long>(traffic.roundTrips()));
 
   // Validation on the whole evaluation input with the final parameters.
   if (inputs.validation) {
     FeedMap pulled;
-    supervisor.withRecovery([&] { pullAll(pulled); }); // [reliability]
+    supervisor.withRecovery([&] { replica.pullAll(pulled); }); // [reliability]
     int64_t finalStep = 0;
     supervisor.withRecovery(
         [&] { finalStep = ps[0]->step(); }); // [reliability]
-    validate(*inputs.validation, batch, finalStep, telemetry,
-             std::move(pulled),
-             [&](FeedMap &feeds) { return step->evaluate(feeds); });
+    validate(*inputs.validation, batch, finalStep, telemetry, std::move(pulled),
+             [&](FeedMap &feeds) { return compute->evaluate(feeds); });
   } else {
     std::cout << "Worker " << index
               << ": no evaluation input, no validation" << std::endl;
@@ -483,13 +332,13 @@ int runWorkerTask(mlir::ModuleOp program, const TaskOptions &options,
 
   coordinator.workerDone(index);
   if (isChief) {
-    rpc::WorkerStates states =
+    coord::WorkerStates states =
         coordinator.waitWorkersDone(std::chrono::minutes(10));
     if (!states.lost.empty())
       std::cout << "Worker 0: " << states.lost.size()
                 << " worker(s) lost during training" << std::endl;
     coordinator.stop("training finished");
-    for (auto &task : ps)
+    for (ps::PsConnection *task : ps)
       task->stop("training finished");
   }
   return 0;

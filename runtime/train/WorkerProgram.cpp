@@ -26,11 +26,13 @@ std::vector<mlir::Value> WorkerProgram::trainingFetches() const {
   return fetches;
 }
 
-size_t WorkerProgram::pushOffset(size_t group) const {
-  size_t offset = results.size();
-  for (size_t i = 0; i < group; ++i)
-    offset += 1 + pushes[i].gradients.size();
-  return offset;
+ReplicaLayout WorkerProgram::layout() const {
+  ReplicaLayout layout;
+  layout.pulls = pulls;
+  for (const PushGroup &group : pushes)
+    layout.pushes.push_back({group.psTask, group.names});
+  layout.numResults = results.size();
+  return layout;
 }
 
 WorkerProgram prepareWorkerProgram(mlir::ModuleOp program) {

@@ -12,6 +12,8 @@
 
 #pragma once
 
+#include "runtime/train/ReplicaLayout.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Value.h"
@@ -26,11 +28,7 @@ struct WorkerProgram {
   mlir::func::FuncOp function;
 
   /// The variables read from one PS task, and the feed of each.
-  struct PullGroup {
-    int psTask = 0;
-    std::vector<std::string> variables;
-    std::vector<std::string> feedNames;
-  };
+  using PullGroup = ReplicaLayout::PullGroup;
   std::vector<PullGroup> pulls;
 
   /// One replica's gradients for one PS task.
@@ -48,9 +46,8 @@ struct WorkerProgram {
   /// What a training step fetches: the results, then each push group's
   /// step and gradients.
   std::vector<mlir::Value> trainingFetches() const;
-  /// Where push group `group`'s step is in trainingFetches(); its
-  /// gradients follow it.
-  size_t pushOffset(size_t group) const;
+  /// The pulls and pushes of a step, by name, for ReplicaStep.
+  ReplicaLayout layout() const;
 };
 
 /// Runs --dtf-lift-ps-transfers on `program` (rewriting @worker in place)

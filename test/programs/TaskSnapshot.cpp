@@ -40,10 +40,10 @@ namespace {
 
 dtf::checkpoint::Checkpoint snapshotPs(const dtf::rpc::ClientOptions &options) {
   dtf::rpc::PsClient client(psAddress, psAddress, options);
-  dtf::rpc::PsSnapshot snapshot = client.snapshot();
+  dtf::ps::Snapshot snapshot = client.snapshot();
   dtf::checkpoint::Checkpoint checkpoint;
   checkpoint.step = snapshot.step;
-  for (dtf::rpc::NamedTensor &tensor : snapshot.tensors)
+  for (dtf::NamedTensor &tensor : snapshot.tensors)
     checkpoint.tensors.emplace(tensor.name, std::move(tensor.tensor));
   std::cout << psAddress << ": step " << snapshot.step << ", epoch "
             << snapshot.epoch << ", " << checkpoint.tensors.size() << " tensors"

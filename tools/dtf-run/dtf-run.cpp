@@ -59,6 +59,16 @@ DEFINE_bool(overlap_pull, false,
             "more step of staleness, which costs accuracy at high learning "
             "rates (runtime/rpc/README.md, \"One round trip per step\"). "
             "Not with --sync: sync replicas compute on the applied aggregate");
+DEFINE_int64(max_staleness, 0,
+             "Async: a PS task drops (does not apply) a push whose gradients "
+             "were computed more than this many updates before they land: "
+             "bounded staleness, as stale-synchronous parallel bounds it, "
+             "enforced where the gradient lands (0 = no bound)");
+DEFINE_bool(divide_lr_by_staleness, false,
+            "Async: a PS task scales a push's gradients by 1/staleness "
+            "(for staleness > 1) before the update: the staleness-dependent "
+            "learning rate of Zhang et al., Staleness-aware Async-SGD "
+            "(IJCAI 2016)");
 DEFINE_string(replication, "",
               "How the cluster runs the model: between-graph (each worker "
               "trains its own copy on its shard of the data) or in-graph "
@@ -257,6 +267,12 @@ replicationFromFlags(const dtf::cluster::ClusterSpec &cluster) {
   if (cluster.ps().empty())
     throw dtf::cluster::ClusterError(
         "--ps_hosts: the cluster needs at least one PS task");
+  if (FLAGS_max_staleness < 0)
+    throw dtf::cluster::ClusterError(
+        "--max_staleness: " + std::to_string(FLAGS_max_staleness) +
+        " is negative");
+  replication.maxStaleness = FLAGS_max_staleness;
+  replication.divideLrByStaleness = FLAGS_divide_lr_by_staleness;
   return replication;
 }
 
@@ -413,7 +429,8 @@ void checkReplicationFlags(dtf::train::Replication replication) {
   if (replication != dtf::train::Replication::InGraph)
     return;
   for (const char *flag :
-       {"sync", "async", "replicas_to_aggregate", "device", "overlap_pull"})
+       {"sync", "async", "replicas_to_aggregate", "device", "overlap_pull",
+        "max_staleness", "divide_lr_by_staleness"})
     if (!gflags::GetCommandLineFlagInfoOrDie(flag).is_default)
       throw std::invalid_argument(
           std::string("--") + flag +
@@ -552,6 +569,15 @@ int main(int argc, char **argv) {
   if (FLAGS_sync && FLAGS_overlap_pull) {
     std::cerr << "dtf-run: --overlap_pull: sync replicas compute each step "
                  "on the aggregate of the previous one, not on older values\n";
+    return 2;
+  }
+  if (FLAGS_sync &&
+      (FLAGS_max_staleness != 0 || FLAGS_divide_lr_by_staleness)) {
+    std::cerr << "dtf-run: --"
+              << (FLAGS_max_staleness != 0 ? "max_staleness"
+                                           : "divide_lr_by_staleness")
+              << ": sync replicas apply each step's gradients at that step "
+                 "(late ones are dropped already)\n";
     return 2;
   }
 

@@ -1,4 +1,5 @@
-//===- GraphDefImport.h - A TF1 GraphDef as a dtf module ---------*- C++ -*-===//
+//===- GraphDefImport.h - A TF1 GraphDef as a dtf module ---------*- C++
+//-*-===//
 //
 // dtf-translate --import-graphdef: the graph a TensorFlow 1.x script builds
 // (placeholders, variables, tf.device pins, the forward ops, an optimizer's

@@ -1,7 +1,6 @@
 //===- DTFDialect.h - The dtf dialect, its types and attributes -*- C++ -*-===//
 
-#ifndef DTF_IR_DTFDIALECT_H
-#define DTF_IR_DTFDIALECT_H
+#pragma once
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -38,5 +37,3 @@ namespace dtf::ir {
 /// must have the task. Errors are reported on `op`.
 LogicalResult verifyDeviceInCluster(Operation *op, DeviceAttr device);
 } // namespace dtf::ir
-
-#endif // DTF_IR_DTFDIALECT_H

@@ -1,7 +1,6 @@
 //===- DTFOps.h - dtf dialect operations ------------------------*- C++ -*-===//
 
-#ifndef DTF_IR_DTFOPS_H
-#define DTF_IR_DTFOPS_H
+#pragma once
 
 #include "dialects/dtf/IR/DTFDialect.h"
 #include "mlir/Bytecode/BytecodeOpInterface.h"
@@ -29,5 +28,3 @@ struct ParameterServerResource
 
 #define GET_OP_CLASSES
 #include "dialects/dtf/IR/DTFOps.h.inc"
-
-#endif // DTF_IR_DTFOPS_H

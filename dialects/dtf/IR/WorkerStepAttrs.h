@@ -7,8 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTF_IR_WORKERSTEPATTRS_H
-#define DTF_IR_WORKERSTEPATTRS_H
+#pragma once
 
 #include "llvm/ADT/StringRef.h"
 
@@ -32,5 +31,3 @@ inline std::string pulledPlaceholderName(llvm::StringRef variable) {
 }
 
 } // namespace dtf::ir
-
-#endif // DTF_IR_WORKERSTEPATTRS_H

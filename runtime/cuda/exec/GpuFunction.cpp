@@ -1,10 +1,18 @@
 //===- GpuFunction.cpp - Runs functions lowered for a GPU -----------------===//
+//
+// Preparing a function (checking its host code, loading its kernels and
+// constants, planning when its buffers are freed) and running it op by op.
+// What host code may contain is HostCodeVerifier.h's; the scalar arithmetic
+// in it is HostScalarInterpreter.h's.
+//
+//===----------------------------------------------------------------------===//
 
 #include "runtime/cuda/exec/GpuFunction.h"
 
 #include "runtime/cuda/Library.h"
+#include "runtime/cuda/exec/HostCodeVerifier.h"
+#include "runtime/cuda/exec/HostScalarInterpreter.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -14,12 +22,11 @@
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
-#include "llvm/ADT/TypeSwitch.h"
-#include "llvm/Support/raw_ostream.h"
 
 #include <cassert>
 #include <cstring>
 #include <functional>
+#include <optional>
 #include <stdexcept>
 
 using namespace mlir;
@@ -29,50 +36,13 @@ namespace dtf::cuda {
 namespace {
 
 //===----------------------------------------------------------------------===//
-// Errors and types
+// Values of a run
 //===----------------------------------------------------------------------===//
-
-/// "<location>: '<op name>' <message>".
-std::string describe(Operation *op, const std::string &message) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  os << op->getLoc() << ": '" << op->getName() << "' " << message;
-  return os.str();
-}
-
-[[noreturn]] void fail(Operation *op, const std::string &message) {
-  throw CudaError(describe(op, message));
-}
 
 /// Bytes per element as lowered code stores them (i1 takes a byte).
 size_t elementBytes(Type type) {
   return std::max<size_t>(1, (type.getIntOrFloatBitWidth() + 7) / 8);
 }
-
-std::optional<DType> toDType(Type type) {
-  if (type.isF32())
-    return DType::F32;
-  if (type.isF64())
-    return DType::F64;
-  if (type.isInteger(1))
-    return DType::Bool;
-  if (type.isInteger(32))
-    return DType::I32;
-  if (type.isInteger(64))
-    return DType::I64;
-  return std::nullopt;
-}
-
-std::string typeToString(Type type) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  os << type;
-  return os.str();
-}
-
-//===----------------------------------------------------------------------===//
-// Values of a run
-//===----------------------------------------------------------------------===//
 
 /// A memref: a buffer and MLIR's strided descriptor fields.
 struct MemRef {
@@ -206,6 +176,15 @@ const llvm::StringMap<std::pair<unsigned, LibraryFunction>> &libraryFunctions() 
   return *functions;
 }
 
+/// The number of operands of the library function `callee`, as the host
+/// code verifier asks.
+std::optional<unsigned> libraryArity(StringRef callee) {
+  auto it = libraryFunctions().find(callee);
+  if (it == libraryFunctions().end())
+    return std::nullopt;
+  return it->second.first;
+}
+
 /// The bytes of a dense constant as lowered code lays it out.
 std::vector<char> constantBytes(DenseElementsAttr value) {
   Type element = value.getElementType();
@@ -228,21 +207,6 @@ std::vector<char> constantBytes(DenseElementsAttr value) {
     for (const APInt &x : value.getValues<APInt>())
       append(x);
   return bytes;
-}
-
-bool isViewOp(Operation *op) {
-  return isa<memref::CastOp, memref::CollapseShapeOp, memref::ExpandShapeOp,
-             memref::SubViewOp, memref::ReinterpretCastOp>(op);
-}
-
-bool isScalarArith(Operation *op) {
-  return isa<arith::ConstantOp, arith::IndexCastOp, arith::IndexCastUIOp,
-             arith::AddIOp, arith::SubIOp, arith::MulIOp, arith::DivSIOp,
-             arith::DivUIOp, arith::RemSIOp, arith::RemUIOp,
-             arith::CeilDivSIOp, arith::FloorDivSIOp, arith::MinSIOp,
-             arith::MaxSIOp, arith::MinUIOp, arith::MaxUIOp, arith::CmpIOp,
-             arith::SelectOp, arith::AndIOp, arith::OrIOp, arith::XOrIOp,
-             arith::ExtSIOp, arith::ExtUIOp, arith::TruncIOp>(op);
 }
 
 } // namespace
@@ -279,7 +243,6 @@ struct GpuFunction::Impl {
   }
   int64_t integer(Value value) const { return valueOf(value).integer; }
   const MemRef &memref(Value value) const { return valueOf(value).memref; }
-  void evaluateArith(Operation *op);
   void launch(gpu::LaunchFuncOp op);
   void memcpy(gpu::MemcpyOp op);
   void call(func::CallOp op);
@@ -307,99 +270,8 @@ struct GpuFunction::Impl {
   std::vector<DeviceTensor> results;
 };
 
-/// Checks the signature and every op of a lowered function's body against
-/// what the executor runs; throws CudaError naming the first op it cannot.
-static void checkHostCode(func::FuncOp function) {
-  if (function.isExternal() || !function.getBody().hasOneBlock())
-    throw CudaError("@" + function.getName().str() +
-                    " is not a single-block function lowered by "
-                    "--dtf-lower-to-gpu");
-  for (Type type : function.getArgumentTypes()) {
-    auto memref = dyn_cast<MemRefType>(type);
-    if (!memref || !memref.hasStaticShape() ||
-        !memref.getLayout().isIdentity() ||
-        !toDType(memref.getElementType()))
-      throw CudaError("@" + function.getName().str() + " takes a " +
-                      typeToString(type) +
-                      "; a GPU function takes identity-layout memrefs of "
-                      "f32, f64, i1, i32 or i64 with static shapes");
-  }
-  for (Type type : function.getResultTypes()) {
-    auto memref = dyn_cast<MemRefType>(type);
-    if (!memref || !memref.hasStaticShape() ||
-        !toDType(memref.getElementType()))
-      throw CudaError("@" + function.getName().str() + " returns a " +
-                      typeToString(type) +
-                      "; a GPU function returns memrefs of f32, f64, i1, i32 "
-                      "or i64 with static shapes");
-  }
-  for (Operation &operation : function.getBody().front()) {
-    Operation *op = &operation;
-    bool known =
-        isScalarArith(op) || isViewOp(op) ||
-        isa<gpu::AllocOp, gpu::DeallocOp, gpu::MemcpyOp, gpu::LaunchFuncOp,
-            func::CallOp, func::ReturnOp, memref::GetGlobalOp>(op);
-    if (!known)
-      fail(op, "is not supported by the GPU executor; runtime/ABI.md lists "
-               "the host ops of a function lowered by --dtf-lower-to-gpu");
-    if (auto constant = dyn_cast<arith::ConstantOp>(op))
-      if (!constant.getType().isIntOrIndexOrFloat())
-        fail(op, "must be a scalar constant in host code");
-    if (auto alloc = dyn_cast<gpu::AllocOp>(op))
-      if (alloc.getAsyncToken() || !alloc.getType().hasStaticShape() ||
-          alloc.getHostShared() || !toDType(alloc.getType().getElementType()))
-        fail(op, "must be a synchronous device allocation of a static shape "
-                 "of f32, f64, i1, i32 or i64");
-    if (auto asyncOp = dyn_cast<gpu::AsyncOpInterface>(op))
-      if (!asyncOp.getAsyncDependencies().empty() || asyncOp.getAsyncToken())
-        fail(op, "must be synchronous");
-    if (auto launch = dyn_cast<gpu::LaunchFuncOp>(op)) {
-      if (launch.hasClusterSize())
-        fail(op, "uses thread block clusters, which the executor does not "
-                 "launch");
-      for (Value operand : launch.getKernelOperands()) {
-        Type type = operand.getType();
-        if (auto memrefType = dyn_cast<MemRefType>(type)) {
-          if (!memrefType.hasStaticShape())
-            fail(op, "passes a dynamically shaped memref to a kernel");
-          continue;
-        }
-        if (!type.isIndex() && !type.isInteger(64) && !type.isInteger(32) &&
-            !type.isF32() && !type.isF64())
-          fail(op, "passes a " + typeToString(type) +
-                       " to a kernel; kernel operands are memrefs, index, "
-                       "i32, i64, f32 or f64");
-      }
-      if (!SymbolTable::lookupNearestSymbolFrom<gpu::BinaryOp>(
-              function, launch.getKernelModuleName()))
-        fail(op, "launches a kernel of @" +
-                     launch.getKernelModuleName().str() +
-                     ", which is not a gpu.binary (run gpu-module-to-binary)");
-    }
-    if (auto get = dyn_cast<memref::GetGlobalOp>(op)) {
-      auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
-          function, get.getNameAttr());
-      if (!global || !global.getConstant() ||
-          !isa_and_nonnull<DenseElementsAttr>(global.getInitialValueAttr()))
-        fail(op, "reads @" + get.getName().str() +
-                     ", which is not a constant memref.global with a dense "
-                     "initial value");
-    }
-    if (auto callOp = dyn_cast<func::CallOp>(op)) {
-      auto it = libraryFunctions().find(callOp.getCallee());
-      if (it == libraryFunctions().end())
-        fail(op, "calls @" + callOp.getCallee().str() +
-                     ", which is not a dtf_cuda_* library function");
-      if (callOp.getNumOperands() != it->second.first ||
-          callOp.getNumResults() != 0)
-        fail(op, "does not have the signature of @" +
-                     callOp.getCallee().str());
-    }
-  }
-}
-
 void GpuFunction::Impl::prepare() {
-  checkHostCode(function);
+  verifyHostCode(function, libraryArity);
   for (Operation &op : function.getBody().front())
     ops.push_back(&op);
 
@@ -443,8 +315,9 @@ const KernelModule &GpuFunction::Impl::loadBinary(Operation *user,
   auto binary = SymbolTable::lookupNearestSymbolFrom<gpu::BinaryOp>(
       function, name);
   if (!binary)
-    fail(user, "launches a kernel of @" + name.str() +
-                   ", which is not a gpu.binary (run gpu-module-to-binary)");
+    failAt(user, ErrorCode::InvalidArgument,
+           "launches a kernel of @" + name.str() +
+               ", which is not a gpu.binary (run gpu-module-to-binary)");
   // A cubin for this device's architecture, or else PTX for the driver to
   // compile.
   int capability = device.computeCapability();
@@ -481,11 +354,12 @@ const KernelModule &GpuFunction::Impl::loadBinary(Operation *user,
       break;
   }
   if (!chosen)
-    fail(user, "launches kernels of @" + name.str() + ", compiled for " +
-                   (chips.empty() ? std::string("no NVVM target") : chips) +
-                   ", which " + device.name() + " (" + device.description() +
-                   ") cannot run; lower with --dtf-lower-to-gpu=\"chip=sm_" +
-                   std::to_string(capability) + "\"");
+    failAt(user, ErrorCode::FailedPrecondition,
+           "launches kernels of @" + name.str() + ", compiled for " +
+               (chips.empty() ? std::string("no NVVM target") : chips) +
+               ", which " + device.name() + " (" + device.description() +
+               ") cannot run; lower with --dtf-lower-to-gpu=\"chip=sm_" +
+               std::to_string(capability) + "\"");
   std::string image = chosen.getObject().getValue().str();
   auto &module = modules[name.getValue()];
   module = device.loadModule(image.c_str(), image.size() + 1);
@@ -510,108 +384,12 @@ void GpuFunction::Impl::freeAllocation(size_t root) {
   allocations[root] = nullptr;
 }
 
-void GpuFunction::Impl::evaluateArith(Operation *op) {
-  RuntimeValue result;
-  if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
-    if (auto value = dyn_cast<IntegerAttr>(constant.getValue()))
-      result.integer = value.getType().isInteger(1)
-                           ? value.getValue().getZExtValue()
-                           : value.getValue().getSExtValue();
-    else
-      result.real = cast<FloatAttr>(constant.getValue()).getValueAsDouble();
-    values[op->getResult(0)] = std::move(result);
-    return;
-  }
-  auto a = [&] { return integer(op->getOperand(0)); };
-  auto b = [&] { return integer(op->getOperand(1)); };
-  auto unsignedOf = [](int64_t x) { return static_cast<uint64_t>(x); };
-  auto divisor = [&](int64_t d) {
-    if (d == 0)
-      fail(op, "divides by zero");
-    return d;
-  };
-  result.integer =
-      llvm::TypeSwitch<Operation *, int64_t>(op)
-          .Case<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp,
-                arith::ExtUIOp, arith::TruncIOp>([&](auto) { return a(); })
-          .Case([&](arith::AddIOp) { return a() + b(); })
-          .Case([&](arith::SubIOp) { return a() - b(); })
-          .Case([&](arith::MulIOp) { return a() * b(); })
-          .Case([&](arith::DivSIOp) { return a() / divisor(b()); })
-          .Case([&](arith::DivUIOp) {
-            return static_cast<int64_t>(unsignedOf(a()) /
-                                        unsignedOf(divisor(b())));
-          })
-          .Case([&](arith::RemSIOp) { return a() % divisor(b()); })
-          .Case([&](arith::RemUIOp) {
-            return static_cast<int64_t>(unsignedOf(a()) %
-                                        unsignedOf(divisor(b())));
-          })
-          .Case([&](arith::CeilDivSIOp) {
-            int64_t d = divisor(b());
-            int64_t q = a() / d;
-            return (a() % d != 0 && (a() < 0) == (d < 0)) ? q + 1 : q;
-          })
-          .Case([&](arith::FloorDivSIOp) {
-            int64_t d = divisor(b());
-            int64_t q = a() / d;
-            return (a() % d != 0 && (a() < 0) != (d < 0)) ? q - 1 : q;
-          })
-          .Case([&](arith::MinSIOp) { return std::min(a(), b()); })
-          .Case([&](arith::MaxSIOp) { return std::max(a(), b()); })
-          .Case([&](arith::MinUIOp) {
-            return static_cast<int64_t>(std::min(unsignedOf(a()),
-                                                 unsignedOf(b())));
-          })
-          .Case([&](arith::MaxUIOp) {
-            return static_cast<int64_t>(std::max(unsignedOf(a()),
-                                                 unsignedOf(b())));
-          })
-          .Case([&](arith::AndIOp) { return a() & b(); })
-          .Case([&](arith::OrIOp) { return a() | b(); })
-          .Case([&](arith::XOrIOp) { return a() ^ b(); })
-          .Case([&](arith::SelectOp select) {
-            return integer(select.getCondition())
-                       ? integer(select.getTrueValue())
-                       : integer(select.getFalseValue());
-          })
-          .Case([&](arith::CmpIOp cmp) -> int64_t {
-            int64_t x = a(), y = b();
-            switch (cmp.getPredicate()) {
-            case arith::CmpIPredicate::eq:
-              return x == y;
-            case arith::CmpIPredicate::ne:
-              return x != y;
-            case arith::CmpIPredicate::slt:
-              return x < y;
-            case arith::CmpIPredicate::sle:
-              return x <= y;
-            case arith::CmpIPredicate::sgt:
-              return x > y;
-            case arith::CmpIPredicate::sge:
-              return x >= y;
-            case arith::CmpIPredicate::ult:
-              return unsignedOf(x) < unsignedOf(y);
-            case arith::CmpIPredicate::ule:
-              return unsignedOf(x) <= unsignedOf(y);
-            case arith::CmpIPredicate::ugt:
-              return unsignedOf(x) > unsignedOf(y);
-            case arith::CmpIPredicate::uge:
-              return unsignedOf(x) >= unsignedOf(y);
-            }
-            return 0;
-          })
-          .Default([&](Operation *) -> int64_t {
-            fail(op, "is not supported by the GPU executor");
-          });
-  values[op->getResult(0)] = std::move(result);
-}
-
 void GpuFunction::Impl::launch(gpu::LaunchFuncOp op) {
   auto dimension = [&](Value value) {
     int64_t size = integer(value);
     if (size < 1 || size > UINT32_MAX)
-      fail(op, "has a grid or block dimension of " + std::to_string(size));
+      failAt(op, ErrorCode::InvalidArgument,
+             "has a grid or block dimension of " + std::to_string(size));
     return static_cast<unsigned>(size);
   };
   Dim3 grid{dimension(op.getGridSizeX()), dimension(op.getGridSizeY()),
@@ -633,7 +411,8 @@ void GpuFunction::Impl::launch(gpu::LaunchFuncOp op) {
     Type type = operand.getType();
     if (isa<MemRefType>(type)) {
       if (value.memref.onHost)
-        fail(op, "passes host memory to a kernel");
+        failAt(op, ErrorCode::InvalidArgument,
+               "passes host memory to a kernel");
       void *pointer = value.memref.base;
       std::memcpy(&slot, &pointer, sizeof(pointer));
     } else if (type.isF32()) {
@@ -658,8 +437,9 @@ void GpuFunction::Impl::memcpy(gpu::MemcpyOp op) {
   const MemRef &from = memref(op.getSrc());
   if (!to.isContiguous() || !from.isContiguous() ||
       to.numElements() != from.numElements() || to.onHost)
-    fail(op, "must copy between contiguous memrefs of the same size, to the "
-             "device");
+    failAt(op, ErrorCode::InvalidArgument,
+           "must copy between contiguous memrefs of the same size, to the "
+           "device");
   size_t bytes = to.numElements() * to.elementSize;
   if (from.onHost)
     device.copyToDevice(to.begin(), from.begin(), bytes);
@@ -672,20 +452,27 @@ void GpuFunction::Impl::call(func::CallOp op) {
   for (Value operand : op.getOperands()) {
     const RuntimeValue &value = valueOf(operand);
     if (isa<MemRefType>(operand.getType()) && value.memref.onHost)
-      fail(op, "passes host memory to a GPU library function");
+      failAt(op, ErrorCode::InvalidArgument,
+             "passes host memory to a GPU library function");
     arguments.push_back(&value);
   }
   libraryFunctions().find(op.getCallee())->second.second(arguments);
   try {
     LibraryContext::throwIfFailed();
   } catch (const CudaError &error) {
-    fail(op, error.what());
+    failAt(op, error.code(), error.what());
   }
 }
 
 void GpuFunction::Impl::execute(Operation *op, size_t index) {
-  if (isScalarArith(op))
-    return evaluateArith(op);
+  if (isScalarArith(op)) {
+    HostScalar scalar = evaluateScalarArith(
+        op, [&](Value operand) { return integer(operand); });
+    RuntimeValue &result = values[op->getResult(0)];
+    result.integer = scalar.integer;
+    result.real = scalar.real;
+    return;
+  }
   if (auto alloc = dyn_cast<gpu::AllocOp>(op)) {
     MemRefType type = alloc.getType();
     size_t bytes = type.getNumElements() * elementBytes(type.getElementType());
@@ -726,7 +513,7 @@ void GpuFunction::Impl::execute(Operation *op, size_t index) {
     for (Value operand : returnOp.getOperands()) {
       const MemRef &result = memref(operand);
       auto type = cast<MemRefType>(operand.getType());
-      DType dtype = *toDType(type.getElementType());
+      DType dtype = *dtypeOf(type.getElementType());
       Shape shape(result.sizes.begin(), result.sizes.end());
       auto root = rootOf.find(operand);
       if (root != rootOf.end() && allocations[root->second] &&
@@ -737,14 +524,16 @@ void GpuFunction::Impl::execute(Operation *op, size_t index) {
         continue;
       }
       if (!result.isContiguous())
-        fail(op, "returns a non-contiguous memref");
+        failAt(op, ErrorCode::InvalidArgument,
+               "returns a non-contiguous memref");
       DeviceTensor copy(device, dtype, std::move(shape));
       device.copyOnDevice(copy.data(), result.begin(), copy.byteSize());
       results.push_back(std::move(copy));
     }
     return;
   }
-  fail(op, "is not supported by the GPU executor");
+  failAt(op, ErrorCode::InvalidArgument,
+         "is not supported by the GPU executor");
 }
 
 std::vector<DeviceTensor>
@@ -774,7 +563,7 @@ GpuFunction::Impl::run(const std::vector<const DeviceTensor *> &args) {
 
   for (auto [index, arg] : llvm::enumerate(args)) {
     auto type = cast<MemRefType>(function.getArgumentTypes()[index]);
-    DType dtype = *toDType(type.getElementType());
+    DType dtype = *dtypeOf(type.getElementType());
     Shape shape(type.getShape().begin(), type.getShape().end());
     if (!arg || arg->device() != &device || arg->dtype() != dtype ||
         arg->shape() != shape)
@@ -807,7 +596,9 @@ GpuFunction::GpuFunction(func::FuncOp function, Device &device)
 
 GpuFunction::~GpuFunction() = default;
 
-void GpuFunction::verify(func::FuncOp function) { checkHostCode(function); }
+void GpuFunction::verify(func::FuncOp function) {
+  verifyHostCode(function, libraryArity);
+}
 
 Device &GpuFunction::device() const { return impl->device; }
 

@@ -14,8 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTF_RUNTIME_CUDA_EXEC_GPUFUNCTION_H
-#define DTF_RUNTIME_CUDA_EXEC_GPUFUNCTION_H
+#pragma once
 
 #include "runtime/cuda/Device.h"
 #include "runtime/core/Tensor.h"
@@ -33,8 +32,10 @@ class GpuFunction {
 public:
   /// Prepares `function`, of a module lowered by --dtf-lower-to-gpu, to run
   /// on `device`: checks every op of its body and loads the kernels it
-  /// launches. Throws CudaError naming the op it cannot run, or the kernel
-  /// it cannot load. The module must outlive the GpuFunction.
+  /// launches. Throws CudaError naming the op it cannot run
+  /// (InvalidArgument), or the kernel it cannot load (FailedPrecondition
+  /// when none of its objects is for this GPU). The module must outlive the
+  /// GpuFunction.
   GpuFunction(mlir::func::FuncOp function, Device &device);
   ~GpuFunction();
   GpuFunction(const GpuFunction &) = delete;
@@ -42,7 +43,7 @@ public:
 
   /// Checks, without a device, that `function` is host code the executor
   /// runs (the checks the constructor makes before loading kernels).
-  /// Throws CudaError naming the first op it cannot run.
+  /// Throws CudaError(InvalidArgument) naming the first op it cannot run.
   static void verify(mlir::func::FuncOp function);
 
   Device &device() const;
@@ -59,7 +60,8 @@ public:
   /// the device. The work is queued on the device's stream: results are
   /// ready for later work on it, and for toHost(). Throws
   /// std::invalid_argument when an argument does not have the type of its
-  /// parameter, CudaError when running fails.
+  /// parameter, CudaError with the code of the failure when running fails
+  /// (ResourceExhausted when out of device memory).
   std::vector<DeviceTensor> run(const std::vector<const DeviceTensor *> &args);
 
   /// Copies host arguments to the device, runs, and copies the results
@@ -77,5 +79,3 @@ private:
 };
 
 } // namespace dtf::cuda
-
-#endif // DTF_RUNTIME_CUDA_EXEC_GPUFUNCTION_H

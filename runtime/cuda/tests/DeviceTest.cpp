@@ -33,6 +33,7 @@ TEST(DeviceTest, MissingDevicesAreClearErrors) {
     Device::get(count);
     ADD_FAILURE() << "GPU:" << count << " should not exist";
   } catch (const CudaError &error) {
+    EXPECT_EQ(error.code(), ErrorCode::FailedPrecondition);
     std::string message = error.what();
     if (count == 0) {
       EXPECT_EQ(message.rfind("no CUDA device: ", 0), 0u) << message;

@@ -1,7 +1,16 @@
-//===- CoordinationTest.cpp - Start-up rendezvous and end of training -----===//
+//===- CoordinationTest.cpp - The coordinator over gRPC -------------------===//
+//
+// The coordination service and its client: every call over the wire, the
+// cluster token, errors as statuses and back, long waits in slices, and
+// the whole protocol with PS tasks. runtime/coord/tests/CoordinatorTest.cpp
+// tests the state machine itself.
+//
+//===----------------------------------------------------------------------===//
 
 #include "runtime/rpc/tests/RpcTestSupport.h"
 
+#include "runtime/coord/Coordinator.h"
+#include "runtime/coord/HeartbeatSender.h"
 #include "runtime/rpc/CoordinationClient.h"
 #include "runtime/rpc/CoordinationService.h"
 
@@ -12,23 +21,31 @@ namespace dtf::rpc {
 namespace {
 
 using namespace dtf::rpc::testing;
+using coord::CoordinatorOptions;
+using coord::HeartbeatSender;
+using coord::Registration;
+using coord::WorkerStates;
 using std::chrono::milliseconds;
 
-/// A coordination service alone on a server.
+/// A coordinator served alone on a server.
 struct RunningCoordinator {
-  explicit RunningCoordinator(CoordinationOptions options)
-      : service(std::move(options)), server(ServerOptions{"127.0.0.1:0"}) {
+  explicit RunningCoordinator(CoordinatorOptions options,
+                              ServerOptions serverOptions = {"127.0.0.1:0"})
+      : coordinator(std::move(options)), service(coordinator),
+        server(std::move(serverOptions)) {
     server.addService(service);
     server.start();
   }
+  coord::Coordinator coordinator;
   CoordinationService service;
+  // Last: it calls the service while stopping.
   Server server;
 };
 
-CoordinationOptions cluster(int numPs, int numWorkers,
-                            milliseconds heartbeatTimeout = milliseconds(
-                                10'000)) {
-  CoordinationOptions options;
+CoordinatorOptions
+cluster(int numPs, int numWorkers,
+        milliseconds heartbeatTimeout = milliseconds(10'000)) {
+  CoordinatorOptions options;
   options.numPsTasks = numPs;
   options.numWorkers = numWorkers;
   options.heartbeatTimeout = heartbeatTimeout;
@@ -46,22 +63,27 @@ TEST(CoordinationTest, RegistersTasksOfTheCluster) {
   // A restarted task registers again.
   client.registerTask("worker", 1);
 
-  RpcError error = expectRpcError([&] { client.registerTask("worker", 2); });
-  EXPECT_EQ(error.code(), grpc::StatusCode::INVALID_ARGUMENT);
-  EXPECT_TRUE(contains(error.what(), "no task /job:worker/task:2 in a cluster "
+  // The coordinator's error, with its code, through a status.
+  Error error = expectError([&] { client.registerTask("worker", 2); });
+  EXPECT_EQ(error.code(), ErrorCode::InvalidArgument);
+  EXPECT_TRUE(contains(error.what(), "RegisterTask failed: coordinator: no "
+                                     "task /job:worker/task:2 in a cluster "
                                      "of 2 worker task(s)"))
       << error.what();
-  EXPECT_EQ(expectRpcError([&] { client.registerTask("chief", 0); }).code(),
-            grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(expectError([&] { client.registerTask("chief", 0); }).code(),
+            ErrorCode::InvalidArgument);
+  EXPECT_EQ(expectError([&] { client.heartbeat("ps", 2); }).code(),
+            ErrorCode::InvalidArgument);
+  EXPECT_EQ(expectError([&] { client.workerDone(2); }).code(),
+            ErrorCode::InvalidArgument);
 }
 
 TEST(CoordinationTest, WaitInitializedBlocksUntilTheChiefMarksIt) {
   RunningCoordinator coordinator(cluster(1, 2));
   CoordinationClient chief(coordinator.server.address(), fastClientOptions());
   CoordinationClient worker(coordinator.server.address(), fastClientOptions());
-  std::future<void> waiting = std::async(std::launch::async, [&] {
-    worker.waitInitialized(milliseconds(5'000));
-  });
+  std::future<void> waiting = std::async(
+      std::launch::async, [&] { worker.waitInitialized(milliseconds(5'000)); });
   // Longer than a wait slice: the client keeps asking.
   EXPECT_EQ(waiting.wait_for(milliseconds(500)), std::future_status::timeout);
   chief.markInitialized();
@@ -74,9 +96,8 @@ TEST(CoordinationTest, WaitInitializedTimesOut) {
   RunningCoordinator coordinator(cluster(1, 2));
   CoordinationClient worker(coordinator.server.address(), fastClientOptions());
   auto start = std::chrono::steady_clock::now();
-  RpcError error =
-      expectRpcError([&] { worker.waitInitialized(milliseconds(400)); });
-  EXPECT_EQ(error.code(), grpc::StatusCode::DEADLINE_EXCEEDED);
+  Error error = expectError([&] { worker.waitInitialized(milliseconds(400)); });
+  EXPECT_EQ(error.code(), ErrorCode::DeadlineExceeded);
   EXPECT_TRUE(contains(error.what(), "WaitInitialized failed")) << error.what();
   EXPECT_TRUE(contains(error.what(), "not initialized")) << error.what();
   EXPECT_LT(secondsSince(start), 2.0);
@@ -86,14 +107,13 @@ TEST(CoordinationTest, StopReleasesWaitersForInitialization) {
   RunningCoordinator coordinator(cluster(1, 2));
   CoordinationClient chief(coordinator.server.address(), fastClientOptions());
   CoordinationClient worker(coordinator.server.address(), fastClientOptions());
-  std::future<void> waiting = std::async(std::launch::async, [&] {
-    worker.waitInitialized(milliseconds(5'000));
-  });
+  std::future<void> waiting = std::async(
+      std::launch::async, [&] { worker.waitInitialized(milliseconds(5'000)); });
   std::this_thread::sleep_for(milliseconds(100));
   chief.stop("the chief failed to initialize");
   ASSERT_EQ(waiting.wait_for(milliseconds(3'000)), std::future_status::ready);
-  RpcError error = expectRpcError([&] { waiting.get(); });
-  EXPECT_EQ(error.code(), grpc::StatusCode::ABORTED);
+  Error error = expectError([&] { waiting.get(); });
+  EXPECT_EQ(error.code(), ErrorCode::Aborted);
   EXPECT_TRUE(contains(error.what(), "the chief failed to initialize"))
       << error.what();
 }
@@ -156,15 +176,14 @@ TEST(CoordinationTest, WaitWorkersDoneTimesOutWhileWorkersRun) {
   RunningCoordinator coordinator(cluster(1, 2, milliseconds(10'000)));
   CoordinationClient chief(coordinator.server.address(), fastClientOptions());
   chief.workerDone(0);
-  RpcError error =
-      expectRpcError([&] { chief.waitWorkersDone(milliseconds(300)); });
-  EXPECT_EQ(error.code(), grpc::StatusCode::DEADLINE_EXCEEDED);
+  Error error = expectError([&] { chief.waitWorkersDone(milliseconds(300)); });
+  EXPECT_EQ(error.code(), ErrorCode::DeadlineExceeded);
   EXPECT_TRUE(contains(error.what(), "worker(s) 1 are still running"))
       << error.what();
 }
 
 TEST(CoordinationTest, GlobalStepComesFromItsSource) {
-  CoordinationOptions options = cluster(1, 1);
+  CoordinatorOptions options = cluster(1, 1);
   options.globalStep = [] { return int64_t(41); };
   RunningCoordinator coordinator(options);
   CoordinationClient client(coordinator.server.address(), fastClientOptions());
@@ -172,8 +191,8 @@ TEST(CoordinationTest, GlobalStepComesFromItsSource) {
 
   RunningCoordinator withoutSource(cluster(1, 1));
   CoordinationClient other(withoutSource.server.address(), fastClientOptions());
-  EXPECT_EQ(expectRpcError([&] { other.globalStep(); }).code(),
-            grpc::StatusCode::UNIMPLEMENTED);
+  EXPECT_EQ(expectError([&] { other.globalStep(); }).code(),
+            ErrorCode::Unimplemented);
 }
 
 TEST(CoordinationTest, ADeadCoordinatorIsAClearError) {
@@ -182,14 +201,67 @@ TEST(CoordinationTest, ADeadCoordinatorIsAClearError) {
   CoordinationClient client(address, fastClientOptions());
   client.registerTask("worker", 0);
   coordinator.reset();
-  RpcError error = expectRpcError([&] { client.heartbeat("worker", 0); });
-  EXPECT_EQ(error.code(), grpc::StatusCode::UNAVAILABLE);
+  Error error = expectError([&] { client.heartbeat("worker", 0); });
+  EXPECT_EQ(error.code(), ErrorCode::Unavailable);
   EXPECT_EQ(std::string(error.what())
                 .rfind("coordinator /job:ps/task:0 at " + address +
                            ": Heartbeat failed: ",
                        0),
             0u)
       << error.what();
+}
+
+// Every RPC goes through the one check of the cluster token, before the
+// coordinator sees the request.
+TEST(CoordinationTest, EveryCallWithoutTheClusterTokenIsRefused) {
+  ServerOptions serverOptions{"127.0.0.1:0"};
+  serverOptions.clusterToken = "secret";
+  CoordinatorOptions options = cluster(1, 1);
+  options.globalStep = [] { return int64_t(3); };
+  RunningCoordinator coordinator(options, serverOptions);
+  CoordinationClient rogue(coordinator.server.address(), fastClientOptions());
+  std::vector<std::function<void()>> calls = {
+      [&] { rogue.registerTask("worker", 0); },
+      [&] { rogue.heartbeat("worker", 0); },
+      [&] { rogue.markInitialized(); },
+      [&] { rogue.waitInitialized(milliseconds(100)); },
+      [&] { rogue.globalStep(); },
+      [&] { rogue.workerDone(0); },
+      [&] { rogue.waitWorkersDone(milliseconds(100)); },
+      [&] { rogue.stop("hostile"); },
+  };
+  for (const auto &call : calls) {
+    Error error = expectError(call);
+    EXPECT_EQ(error.code(), ErrorCode::Unauthenticated) << error.what();
+    EXPECT_TRUE(contains(error.what(), "carries no cluster token"))
+        << error.what();
+  }
+  EXPECT_FALSE(coordinator.coordinator.isInitialized());
+  EXPECT_FALSE(coordinator.coordinator.stopRequested());
+  EXPECT_TRUE(coordinator.coordinator.workerStates().done.empty());
+
+  ClientOptions withToken = fastClientOptions();
+  withToken.clusterToken = "secret";
+  CoordinationClient client(coordinator.server.address(), withToken);
+  EXPECT_EQ(client.globalStep(), 3);
+  client.workerDone(0);
+  EXPECT_EQ(client.waitWorkersDone(milliseconds(1'000)).done,
+            std::vector<int>{0});
+}
+
+TEST(CoordinationTest, AStoppingServerReleasesAWaitingClient) {
+  RunningCoordinator coordinator(cluster(1, 2));
+  CoordinationClient worker(coordinator.server.address(), fastClientOptions());
+  std::future<void> waiting = std::async(std::launch::async, [&] {
+    worker.waitInitialized(milliseconds(10'000));
+  });
+  std::this_thread::sleep_for(milliseconds(300));
+  auto start = std::chrono::steady_clock::now();
+  coordinator.server.shutdown();
+  ASSERT_EQ(waiting.wait_for(milliseconds(3'000)), std::future_status::ready);
+  EXPECT_EQ(expectError([&] { waiting.get(); }).code(), ErrorCode::Unavailable);
+  // Released, not held until the end of the shutdown's grace period.
+  EXPECT_LT(secondsSince(start), 1.0);
 }
 
 // The whole protocol of runtime/rpc/README.md with two PS tasks and two
@@ -224,9 +296,10 @@ TEST(CoordinationTest, TheChiefStopsEveryPsTaskAfterTraining) {
       std::make_unique<exec::PsProgram>(module.function("ps_0")),
       Replication::async(2));
   ParameterServerService ps0(task0, [&] { server0.requestStop(); });
-  CoordinationOptions options = cluster(2, 2);
+  CoordinatorOptions options = cluster(2, 2);
   options.globalStep = [&] { return task0.currentStep(); };
-  CoordinationService coordination(options);
+  coord::Coordinator hosted(options);
+  CoordinationService coordination(hosted);
   server0.addService(ps0);
   server0.addService(coordination);
   server0.start();
@@ -270,7 +343,7 @@ TEST(CoordinationTest, TheChiefStopsEveryPsTaskAfterTraining) {
 
   server0.wait();
   ps1.server.wait();
-  EXPECT_TRUE(coordination.stopRequested());
+  EXPECT_TRUE(hosted.stopRequested());
   EXPECT_EQ(task0.currentStep(), 6);
 }
 

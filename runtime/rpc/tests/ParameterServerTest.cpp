@@ -118,7 +118,7 @@ protected:
 
   /// One replica's gradients of w and b, every element of each set to
   /// `w` and `b`.
-  PushResult pushWB(int64_t step, float w, float b) {
+  ps::PushResult pushWB(int64_t step, float w, float b) {
     Tensor gw = Tensor::filled(DType::F32, {2, 3}, w);
     Tensor gb = Tensor::filled(DType::F32, {3}, b);
     return client->push(step, {{"w", &gw}, {"b", &gb}});
@@ -149,8 +149,8 @@ TEST_F(ParameterServerTest, PullsAndPushesRoundTrip) {
   EXPECT_EQ(values[1].toVector<float>(), std::vector<float>(3, 0.0f));
   EXPECT_EQ(values[2].dtype(), DType::I64);
 
-  PushResult result = pushWB(/*step=*/0, 2.0f, 1.0f);
-  EXPECT_EQ(result.outcome, PushResponse::APPLIED);
+  ps::PushResult result = pushWB(/*step=*/0, 2.0f, 1.0f);
+  EXPECT_EQ(result.outcome, ps::PushOutcome::Applied);
   EXPECT_EQ(result.step, 1);
   EXPECT_EQ(pullOne("w"), std::vector<float>(6, 0.0f));
   EXPECT_EQ(pullOne("b"), std::vector<float>(3, -0.5f));
@@ -163,18 +163,18 @@ TEST_F(ParameterServerTest, CountsTheBytesOfSuccessfulPullsAndPushes) {
   client->initialize();
   EXPECT_EQ(client->transferStats().pulledBytes, 0u);
   client->pull({"w", "b"});
-  TransferStats afterPull = client->transferStats();
+  ps::TransferStats afterPull = client->transferStats();
   EXPECT_EQ(afterPull.pulls, 1u);
   // 9 floats of data plus the chunk headers.
   EXPECT_GE(afterPull.pulledBytes, 36u);
   EXPECT_LT(afterPull.pulledBytes, 200u);
   pushWB(/*step=*/0, 1.0f, 1.0f);
-  TransferStats afterPush = client->transferStats();
+  ps::TransferStats afterPush = client->transferStats();
   EXPECT_EQ(afterPush.pushes, 1u);
   EXPECT_GE(afterPush.pushedBytes, 36u);
   EXPECT_EQ(afterPush.pulledBytes, afterPull.pulledBytes);
   // A failed call counts nothing.
-  expectRpcError([&] { client->pull({"nope"}); });
+  expectError([&] { client->pull({"nope"}); });
   EXPECT_EQ(client->transferStats().pulls, 1u);
 }
 
@@ -183,7 +183,7 @@ TEST_F(ParameterServerTest, AsyncAppliesEveryPushAtOnce) {
   client->initialize();
   // Async mode ignores the step tags: old and new pushes alike apply.
   for (int64_t tag : {0, 0, 5})
-    EXPECT_EQ(pushWB(tag, 0.5f, 0.0f).outcome, PushResponse::APPLIED);
+    EXPECT_EQ(pushWB(tag, 0.5f, 0.0f).outcome, ps::PushOutcome::Applied);
   EXPECT_EQ(client->step(), 3);
   EXPECT_EQ(pullOne("w"), std::vector<float>(6, 0.25f));
   EXPECT_EQ(ps->task.stats().appliedUpdates, 3);
@@ -209,7 +209,7 @@ TEST_F(ParameterServerTest, AppliesAdamOnATaskWithoutGlobalStep) {
   startPs("ps_1", Replication::async());
   client->initialize();
   Tensor gradient = Tensor::fromVector<float>({4}, {1.0f, -2.0f, 3.0f, 0.5f});
-  PushResult result = client->push(0, {{"v", &gradient}});
+  ps::PushResult result = client->push(0, {{"v", &gradient}});
   // Without global_step the step counts the applied updates.
   EXPECT_EQ(result.step, 1);
   // Adam's first step moves every element by learning_rate against the sign
@@ -225,13 +225,13 @@ TEST_F(ParameterServerTest, SyncAggregatesThenAppliesOnce) {
   startPs("ps_0_sync", Replication::sync(/*replicasToAggregate=*/2,
                                          /*totalReplicas=*/3));
   client->initialize();
-  PushResult first = pushWB(0, 1.0f, 2.0f);
-  EXPECT_EQ(first.outcome, PushResponse::ACCUMULATED);
+  ps::PushResult first = pushWB(0, 1.0f, 2.0f);
+  EXPECT_EQ(first.outcome, ps::PushOutcome::Accumulated);
   EXPECT_EQ(first.step, 0);
   EXPECT_EQ(pullOne("w"), std::vector<float>(6, 1.0f)) << "applied too early";
 
-  PushResult second = pushWB(0, 3.0f, 4.0f);
-  EXPECT_EQ(second.outcome, PushResponse::APPLIED);
+  ps::PushResult second = pushWB(0, 3.0f, 4.0f);
+  EXPECT_EQ(second.outcome, ps::PushOutcome::Applied);
   EXPECT_EQ(second.step, 1);
   // The mean of the two groups, applied once with learning rate 1.
   EXPECT_EQ(pullOne("w"), std::vector<float>(6, -1.0f));
@@ -244,12 +244,12 @@ TEST_F(ParameterServerTest, SyncDropsStalePushes) {
   pushWB(0, 1.0f, 1.0f);
   pushWB(0, 1.0f, 1.0f);
   // The third (slowest) replica of step 0 arrives after the aggregate.
-  PushResult late = pushWB(0, 100.0f, 100.0f);
-  EXPECT_EQ(late.outcome, PushResponse::STALE);
+  ps::PushResult late = pushWB(0, 100.0f, 100.0f);
+  EXPECT_EQ(late.outcome, ps::PushOutcome::Stale);
   EXPECT_EQ(late.step, 1);
   EXPECT_EQ(pullOne("w"), std::vector<float>(6, 0.0f));
   // And it does not count towards step 1's aggregate.
-  EXPECT_EQ(pushWB(1, 1.0f, 1.0f).outcome, PushResponse::ACCUMULATED);
+  EXPECT_EQ(pushWB(1, 1.0f, 1.0f).outcome, ps::PushOutcome::Accumulated);
 
   UpdateStats stats = ps->task.stats();
   EXPECT_EQ(stats.appliedUpdates, 1);
@@ -262,15 +262,15 @@ TEST_F(ParameterServerTest, SyncFuturePushesWaitForTheirStep) {
   client->initialize();
   // A worker that saw step 1 elsewhere pushes here before this task got
   // there.
-  EXPECT_EQ(pushWB(1, 2.0f, 0.0f).outcome, PushResponse::QUEUED);
-  EXPECT_EQ(pushWB(1, 2.0f, 0.0f).outcome, PushResponse::QUEUED);
+  EXPECT_EQ(pushWB(1, 2.0f, 0.0f).outcome, ps::PushOutcome::Queued);
+  EXPECT_EQ(pushWB(1, 2.0f, 0.0f).outcome, ps::PushOutcome::Queued);
   EXPECT_EQ(client->step(), 0);
   EXPECT_EQ(pullOne("w"), std::vector<float>(6, 1.0f));
 
   // Completing step 0 admits the queued pushes, which complete step 1.
-  EXPECT_EQ(pushWB(0, 1.0f, 0.0f).outcome, PushResponse::ACCUMULATED);
-  PushResult result = pushWB(0, 1.0f, 0.0f);
-  EXPECT_EQ(result.outcome, PushResponse::APPLIED);
+  EXPECT_EQ(pushWB(0, 1.0f, 0.0f).outcome, ps::PushOutcome::Accumulated);
+  ps::PushResult result = pushWB(0, 1.0f, 0.0f);
+  EXPECT_EQ(result.outcome, ps::PushOutcome::Applied);
   EXPECT_EQ(result.step, 2);
   EXPECT_EQ(pullOne("w"), std::vector<float>(6, -2.0f));
 }
@@ -281,9 +281,9 @@ TEST_F(ParameterServerTest, SyncQueueOfFuturePushesIsBounded) {
   startPs("ps_0_sync", Replication::sync(2, 3), {"127.0.0.1:0"},
           fastClientOptions(), psOptions);
   client->initialize();
-  EXPECT_EQ(pushWB(7, 1.0f, 1.0f).outcome, PushResponse::QUEUED);
-  RpcError error = expectRpcError([&] { pushWB(8, 1.0f, 1.0f); });
-  EXPECT_EQ(error.code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_EQ(pushWB(7, 1.0f, 1.0f).outcome, ps::PushOutcome::Queued);
+  Error error = expectError([&] { pushWB(8, 1.0f, 1.0f); });
+  EXPECT_EQ(error.code(), ErrorCode::ResourceExhausted);
   EXPECT_TRUE(contains(error.what(), "too many pushes for future steps"))
       << error.what();
 }
@@ -292,15 +292,15 @@ TEST_F(ParameterServerTest, ATaskWhoseUpdateFailedServesNoMore) {
   startPs("ps_broken", Replication::async());
   client->initialize();
   Tensor gradient = Tensor::filled(DType::F32, {2}, 1.0);
-  RpcError error = expectRpcError([&] { client->push(0, {{"w", &gradient}}); });
-  EXPECT_EQ(error.code(), grpc::StatusCode::INTERNAL);
+  Error error = expectError([&] { client->push(0, {{"w", &gradient}}); });
+  EXPECT_EQ(error.code(), ErrorCode::Internal);
   EXPECT_TRUE(contains(error.what(), "applying gradients failed, the variables "
                                      "may be partly updated"))
       << error.what();
   EXPECT_TRUE(contains(error.what(), "'x' is not fed")) << error.what();
   // Half-updated variables are not served.
-  EXPECT_EQ(expectRpcError([&] { client->pull({"w"}); }).code(),
-            grpc::StatusCode::INTERNAL);
+  EXPECT_EQ(expectError([&] { client->pull({"w"}); }).code(),
+            ErrorCode::Internal);
 }
 
 TEST_F(ParameterServerTest, TokenBarrierReleasesWaitersWhenTheStepPasses) {
@@ -323,9 +323,8 @@ TEST_F(ParameterServerTest, TokenBarrierTimesOut) {
   startPs("ps_0_sync", Replication::sync(2, 2));
   client->initialize();
   auto start = std::chrono::steady_clock::now();
-  RpcError error = expectRpcError(
-      [&] { client->waitForStep(0, milliseconds(500)); });
-  EXPECT_EQ(error.code(), grpc::StatusCode::DEADLINE_EXCEEDED) << error.what();
+  Error error = expectError([&] { client->waitForStep(0, milliseconds(500)); });
+  EXPECT_EQ(error.code(), ErrorCode::DeadlineExceeded) << error.what();
   EXPECT_TRUE(contains(error.what(), "WaitForStep failed")) << error.what();
   EXPECT_LT(secondsSince(start), 2.0);
 }
@@ -335,10 +334,8 @@ TEST_F(ParameterServerTest, WrongShapeIsRejectedAndNothingApplied) {
   client->initialize();
   Tensor gw = Tensor::filled(DType::F32, {3, 2}, 1.0);
   Tensor gb = Tensor::filled(DType::F32, {3}, 1.0);
-  RpcError error = expectRpcError([&] {
-    client->push(0, {{"w", &gw}, {"b", &gb}});
-  });
-  EXPECT_EQ(error.code(), grpc::StatusCode::INVALID_ARGUMENT);
+  Error error = expectError([&] { client->push(0, {{"w", &gw}, {"b", &gb}}); });
+  EXPECT_EQ(error.code(), ErrorCode::InvalidArgument);
   std::string message = error.what();
   EXPECT_TRUE(contains(message, "PS /job:ps/task:0 at 127.0.0.1:")) << message;
   EXPECT_TRUE(contains(message, "Push failed")) << message;
@@ -351,7 +348,7 @@ TEST_F(ParameterServerTest, WrongShapeIsRejectedAndNothingApplied) {
 
   // A wrong dtype as well.
   Tensor intW(DType::I32, {2, 3});
-  error = expectRpcError([&] { client->push(0, {{"w", &intW}, {"b", &gb}}); });
+  error = expectError([&] { client->push(0, {{"w", &intW}, {"b", &gb}}); });
   EXPECT_TRUE(contains(error.what(), "'w' is i32[2,3] but variable 'w' is "
                                      "f32[2,3]"))
       << error.what();
@@ -362,13 +359,13 @@ TEST_F(ParameterServerTest, SyncRejectsAPushWhoseLastGradientIsWrong) {
   client->initialize();
   Tensor gw = Tensor::filled(DType::F32, {2, 3}, 1.0);
   Tensor gb = Tensor::filled(DType::F32, {4}, 1.0);
-  EXPECT_EQ(expectRpcError([&] {
+  EXPECT_EQ(expectError([&] {
               client->push(0, {{"w", &gw}, {"b", &gb}});
             }).code(),
-            grpc::StatusCode::INVALID_ARGUMENT);
+            ErrorCode::InvalidArgument);
   // Its valid first gradient was not accumulated either: one good push
   // does not complete the aggregate.
-  EXPECT_EQ(pushWB(0, 1.0f, 1.0f).outcome, PushResponse::ACCUMULATED);
+  EXPECT_EQ(pushWB(0, 1.0f, 1.0f).outcome, ps::PushOutcome::Accumulated);
   EXPECT_EQ(client->step(), 0);
 }
 
@@ -378,8 +375,7 @@ TEST_F(ParameterServerTest, RejectsWrongNamesOrderAndCount) {
   Tensor gw = Tensor::filled(DType::F32, {2, 3}, 1.0);
   Tensor gb = Tensor::filled(DType::F32, {3}, 1.0);
   auto failure = [&](std::vector<TensorRef> gradients) {
-    return std::string(
-        expectRpcError([&] { client->push(0, gradients); }).what());
+    return std::string(expectError([&] { client->push(0, gradients); }).what());
   };
   EXPECT_TRUE(contains(failure({{"b", &gb}, {"w", &gw}}),
                        "the gradient of 'b' comes at position 0, where 'w' "
@@ -398,8 +394,8 @@ TEST_F(ParameterServerTest, RejectsWrongNamesOrderAndCount) {
 TEST_F(ParameterServerTest, PullOfAnUnknownVariableIsNotFound) {
   startPs("ps_0", Replication::async());
   client->initialize();
-  RpcError error = expectRpcError([&] { client->pull({"w", "missing"}); });
-  EXPECT_EQ(error.code(), grpc::StatusCode::NOT_FOUND);
+  Error error = expectError([&] { client->pull({"w", "missing"}); });
+  EXPECT_EQ(error.code(), ErrorCode::NotFound);
   EXPECT_TRUE(contains(error.what(), "no variable 'missing'")) << error.what();
   EXPECT_TRUE(contains(error.what(), "it holds b, global_step, w"))
       << error.what();
@@ -407,10 +403,10 @@ TEST_F(ParameterServerTest, PullOfAnUnknownVariableIsNotFound) {
 
 TEST_F(ParameterServerTest, CallsBeforeInitializationFailPrecondition) {
   startPs("ps_0", Replication::async());
-  EXPECT_EQ(expectRpcError([&] { client->pull({"w"}); }).code(),
-            grpc::StatusCode::FAILED_PRECONDITION);
-  EXPECT_EQ(expectRpcError([&] { pushWB(0, 1.0f, 1.0f); }).code(),
-            grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_EQ(expectError([&] { client->pull({"w"}); }).code(),
+            ErrorCode::FailedPrecondition);
+  EXPECT_EQ(expectError([&] { pushWB(0, 1.0f, 1.0f); }).code(),
+            ErrorCode::FailedPrecondition);
 }
 
 TEST_F(ParameterServerTest, PullsAndPushesTensorsOfMegabytesInOneMessage) {
@@ -426,7 +422,7 @@ TEST_F(ParameterServerTest, PullsAndPushesTensorsOfMegabytesInOneMessage) {
   for (int64_t i = 0; i < gradient.numElements(); ++i)
     gradient.data<float>()[i] = static_cast<float>(i % 7);
   EXPECT_EQ(client->push(0, {{"big", &gradient}}).outcome,
-            PushResponse::APPLIED);
+            ps::PushOutcome::Applied);
   // Every element: the PS applied the gradient from the slices gRPC
   // received, in place where they allowed it.
   std::vector<float> updated = pullOne("big");
@@ -444,17 +440,16 @@ TEST_F(ParameterServerTest, MessagesBeyondTheLimitFailWithAStatus) {
   clientOptions.maxMessageBytes = 2 << 20;
   startPs("ps_big", Replication::async(), serverOptions, clientOptions);
   client->initialize();
-  RpcError pull = expectRpcError([&] { client->pull({"big"}); });
-  EXPECT_EQ(pull.code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << pull.what();
+  Error pull = expectError([&] { client->pull({"big"}); });
+  EXPECT_EQ(pull.code(), ErrorCode::ResourceExhausted) << pull.what();
   EXPECT_TRUE(contains(pull.what(), "larger than max")) << pull.what();
 
   // A client that allows itself more than the server accepts.
   ClientOptions unlimited = fastClientOptions();
   PsClient careless(ps->task.taskName(), ps->server.address(), unlimited);
   Tensor gradient = Tensor::filled(DType::F32, {800, 1000}, 1.0);
-  RpcError push =
-      expectRpcError([&] { careless.push(0, {{"big", &gradient}}); });
-  EXPECT_EQ(push.code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << push.what();
+  Error push = expectError([&] { careless.push(0, {{"big", &gradient}}); });
+  EXPECT_EQ(push.code(), ErrorCode::ResourceExhausted) << push.what();
   EXPECT_EQ(client->step(), 0);
 }
 
@@ -522,8 +517,8 @@ TEST_F(ParameterServerTest, TwoTasksServeTheirOwnVariables) {
   client1.initialize();
   EXPECT_EQ(client1.pull({"v"})[0].toVector<float>(),
             std::vector<float>(4, 1.0f));
-  EXPECT_EQ(expectRpcError([&] { client1.pull({"w"}); }).code(),
-            grpc::StatusCode::NOT_FOUND);
+  EXPECT_EQ(expectError([&] { client1.pull({"w"}); }).code(),
+            ErrorCode::NotFound);
 }
 
 // Observability hooks (dtf-run --trace): every op of each update, then the

@@ -84,8 +84,8 @@ protected:
                                         fastClientOptions());
   }
 
-  PushResult push(const char *name, int64_t step, float value,
-                  int64_t epoch = 0) {
+  ps::PushResult push(const char *name, int64_t step, float value,
+                      int64_t epoch = 0) {
     Tensor gradient = Tensor::filled(DType::F32, {2}, value);
     return client->push(step, {{name, &gradient}}, epoch);
   }
@@ -102,12 +102,12 @@ protected:
 
 TEST_F(RecoveryTest, SnapshotHoldsEveryVariableWithTheStep) {
   startPs("ps_1_sync", Replication::sync(2, 2));
-  EXPECT_EQ(expectRpcError([&] { client->snapshot(); }).code(),
-            grpc::StatusCode::FAILED_PRECONDITION);
-  client->restore(RestoreRequest::INITIAL_VALUES, -1, /*epoch=*/3);
+  EXPECT_EQ(expectError([&] { client->snapshot(); }).code(),
+            ErrorCode::FailedPrecondition);
+  client->restore(ps::RestoreSource::InitialValues, -1, /*epoch=*/3);
   push("v", 0, 1.0f);
   push("v", 0, 3.0f);
-  PsSnapshot snapshot = client->snapshot();
+  ps::Snapshot snapshot = client->snapshot();
   EXPECT_EQ(snapshot.step, 1);
   EXPECT_EQ(snapshot.epoch, 3);
   EXPECT_FALSE(snapshot.holdsGlobalStep);
@@ -128,20 +128,20 @@ TEST_F(RecoveryTest, PreloadedValuesServeOnlyOnceTheChiefConfirms) {
   EXPECT_EQ(status.restoredFrom, 40);
   EXPECT_EQ(status.step, 40);
   EXPECT_TRUE(status.holdsGlobalStep);
-  RpcError error = expectRpcError([&] { client->pull({"w"}); });
-  EXPECT_EQ(error.code(), grpc::StatusCode::FAILED_PRECONDITION);
+  Error error = expectError([&] { client->pull({"w"}); });
+  EXPECT_EQ(error.code(), ErrorCode::FailedPrecondition);
   EXPECT_TRUE(contains(error.what(), "restored the checkpoint of step 40"))
       << error.what();
 
-  EXPECT_EQ(client->restore(RestoreRequest::KEEP_RESTORED, 40, 1), 40);
+  EXPECT_EQ(client->restore(ps::RestoreSource::KeepRestored, 40, 1), 40);
   EXPECT_EQ(loads, 0); // kept, not read again
   EXPECT_EQ(first("w"), 5.0f);
   EXPECT_EQ(push("w", 40, 1.0f, 1).step, 41);
   // Keeping the start-up values is only for a task that does not serve.
-  EXPECT_EQ(expectRpcError([&] {
-              client->restore(RestoreRequest::KEEP_RESTORED, 40, 2);
+  EXPECT_EQ(expectError([&] {
+              client->restore(ps::RestoreSource::KeepRestored, 40, 2);
             }).code(),
-            grpc::StatusCode::FAILED_PRECONDITION);
+            ErrorCode::FailedPrecondition);
 }
 
 TEST_F(RecoveryTest, InitializeServesPreloadedValuesToo) {
@@ -171,19 +171,19 @@ TEST_F(RecoveryTest, PreloadRejectsACheckpointOfAnotherModel) {
 
 TEST_F(RecoveryTest, ASyncTaskWithoutGlobalStepCountsOnFromTheRestoredStep) {
   startPs("ps_1_sync", Replication::sync(2, 2));
-  client->restore(RestoreRequest::INITIAL_VALUES, -1, 1);
+  client->restore(ps::RestoreSource::InitialValues, -1, 1);
   push("v", 0, 1.0f, 1);
   push("v", 0, 1.0f, 1);
   ASSERT_EQ(client->step(), 1);
   // Rolled back to the checkpoint of global step 7: the workers' step tags
   // say 7 now, and so must the task, or it would queue their pushes as
   // future ones forever.
-  EXPECT_EQ(client->restore(RestoreRequest::CHECKPOINT, 7, 2), 7);
+  EXPECT_EQ(client->restore(ps::RestoreSource::Checkpoint, 7, 2), 7);
   EXPECT_EQ(first("v"), 27.0f);
-  EXPECT_EQ(push("v", 6, 1.0f, 2).outcome, PushResponse::STALE);
-  EXPECT_EQ(push("v", 7, 1.0f, 2).outcome, PushResponse::ACCUMULATED);
-  PushResult applied = push("v", 7, 3.0f, 2);
-  EXPECT_EQ(applied.outcome, PushResponse::APPLIED);
+  EXPECT_EQ(push("v", 6, 1.0f, 2).outcome, ps::PushOutcome::Stale);
+  EXPECT_EQ(push("v", 7, 1.0f, 2).outcome, ps::PushOutcome::Accumulated);
+  ps::PushResult applied = push("v", 7, 3.0f, 2);
+  EXPECT_EQ(applied.outcome, ps::PushOutcome::Applied);
   EXPECT_EQ(applied.step, 8);
   EXPECT_EQ(first("v"), 25.0f);
   ps::TaskStatus status = client->status();
@@ -193,85 +193,84 @@ TEST_F(RecoveryTest, ASyncTaskWithoutGlobalStepCountsOnFromTheRestoredStep) {
 
 TEST_F(RecoveryTest, RestoreDropsPendingPushes) {
   startPs("ps_1_sync", Replication::sync(2, 2));
-  client->restore(RestoreRequest::INITIAL_VALUES, -1, 1);
-  EXPECT_EQ(push("v", 0, 100.0f).outcome, PushResponse::ACCUMULATED);
-  EXPECT_EQ(push("v", 1, 100.0f).outcome, PushResponse::QUEUED);
-  client->restore(RestoreRequest::CHECKPOINT, 0, 2);
+  client->restore(ps::RestoreSource::InitialValues, -1, 1);
+  EXPECT_EQ(push("v", 0, 100.0f).outcome, ps::PushOutcome::Accumulated);
+  EXPECT_EQ(push("v", 1, 100.0f).outcome, ps::PushOutcome::Queued);
+  client->restore(ps::RestoreSource::Checkpoint, 0, 2);
   // Neither the accumulated nor the queued gradient survives: two fresh
   // pushes make the aggregate.
-  EXPECT_EQ(push("v", 0, 1.0f).outcome, PushResponse::ACCUMULATED);
-  EXPECT_EQ(push("v", 0, 1.0f).outcome, PushResponse::APPLIED);
+  EXPECT_EQ(push("v", 0, 1.0f).outcome, ps::PushOutcome::Accumulated);
+  EXPECT_EQ(push("v", 0, 1.0f).outcome, ps::PushOutcome::Applied);
   EXPECT_EQ(first("v"), 19.0f); // 20 - 1
-  EXPECT_EQ(push("v", 1, 1.0f).outcome, PushResponse::ACCUMULATED);
+  EXPECT_EQ(push("v", 1, 1.0f).outcome, ps::PushOutcome::Accumulated);
 }
 
 TEST_F(RecoveryTest, PushesOfAnotherEpochAreRefusedAndNothingApplied) {
   startPs("ps_0", Replication::async());
-  client->restore(RestoreRequest::INITIAL_VALUES, -1, 1);
+  client->restore(ps::RestoreSource::InitialValues, -1, 1);
   int64_t epoch = 0;
   client->pull({"w"}, &epoch);
   EXPECT_EQ(epoch, 1);
-  client->restore(RestoreRequest::CHECKPOINT, 5, 2);
-  RpcError error = expectRpcError([&] { push("w", 0, 1.0f, /*epoch=*/1); });
-  EXPECT_EQ(error.code(), grpc::StatusCode::ABORTED);
+  client->restore(ps::RestoreSource::Checkpoint, 5, 2);
+  Error error = expectError([&] { push("w", 0, 1.0f, /*epoch=*/1); });
+  EXPECT_EQ(error.code(), ErrorCode::Aborted);
   EXPECT_TRUE(contains(error.what(), "nothing applied")) << error.what();
   EXPECT_EQ(first("w"), 15.0f);
   EXPECT_EQ(client->step(), 5);
-  EXPECT_EQ(push("w", 5, 1.0f, 2).outcome, PushResponse::APPLIED);
+  EXPECT_EQ(push("w", 5, 1.0f, 2).outcome, ps::PushOutcome::Applied);
   EXPECT_EQ(first("w"), 14.0f);
 }
 
 TEST_F(RecoveryTest, ARestoreEndsWaitsOfTheOldEpoch) {
   startPs("ps_1_sync", Replication::sync(2, 2));
-  client->restore(RestoreRequest::INITIAL_VALUES, -1, 1);
+  client->restore(ps::RestoreSource::InitialValues, -1, 1);
   push("v", 0, 1.0f, 1);
-  std::future<RpcError> waiter = std::async(std::launch::async, [&] {
-    return expectRpcError(
-        [&] { client->waitForStep(0, milliseconds(5'000), 1); });
+  std::future<Error> waiter = std::async(std::launch::async, [&] {
+    return expectError([&] { client->waitForStep(0, milliseconds(5'000), 1); });
   });
   EXPECT_EQ(waiter.wait_for(milliseconds(300)), std::future_status::timeout);
-  client->restore(RestoreRequest::CHECKPOINT, 9, 2);
+  client->restore(ps::RestoreSource::Checkpoint, 9, 2);
   ASSERT_EQ(waiter.wait_for(milliseconds(3'000)), std::future_status::ready);
-  EXPECT_EQ(waiter.get().code(), grpc::StatusCode::ABORTED);
+  EXPECT_EQ(waiter.get().code(), ErrorCode::Aborted);
   // A wait of the new epoch works as before.
   EXPECT_EQ(client->waitForStep(8, milliseconds(100), 2), 9);
 }
 
 TEST_F(RecoveryTest, AFailedRestoreChangesNothing) {
   startPs("ps_1_sync", Replication::sync(2, 2));
-  client->restore(RestoreRequest::CHECKPOINT, 4, 2);
+  client->restore(ps::RestoreSource::Checkpoint, 4, 2);
   for (auto [step, why] :
        {std::pair<int64_t, const char *>{404, "cannot restore the checkpoint "
                                               "of step 404"},
         {13, "the checkpoint of step 13 has no value of variable "
              "'v/Momentum'"}}) {
-    RpcError error = expectRpcError(
-        [&] { client->restore(RestoreRequest::CHECKPOINT, step, 3); });
-    EXPECT_EQ(error.code(), grpc::StatusCode::FAILED_PRECONDITION);
+    Error error = expectError(
+        [&] { client->restore(ps::RestoreSource::Checkpoint, step, 3); });
+    EXPECT_EQ(error.code(), ErrorCode::FailedPrecondition);
     EXPECT_TRUE(contains(error.what(), why)) << error.what();
   }
   EXPECT_EQ(first("v"), 24.0f);
   EXPECT_EQ(client->status().epoch, 2);
   // An older epoch is refused: a restore never goes back.
-  EXPECT_EQ(expectRpcError([&] {
-              client->restore(RestoreRequest::INITIAL_VALUES, -1, 1);
+  EXPECT_EQ(expectError([&] {
+              client->restore(ps::RestoreSource::InitialValues, -1, 1);
             }).code(),
-            grpc::StatusCode::INVALID_ARGUMENT);
-  EXPECT_EQ(expectRpcError([&] {
-              client->restore(RestoreRequest::INITIAL_VALUES, -1, 0);
+            ErrorCode::InvalidArgument);
+  EXPECT_EQ(expectError([&] {
+              client->restore(ps::RestoreSource::InitialValues, -1, 0);
             }).code(),
-            grpc::StatusCode::INVALID_ARGUMENT);
+            ErrorCode::InvalidArgument);
 }
 
 TEST_F(RecoveryTest, WithoutACheckpointDirectoryRestoreFails) {
   RunningPs bare(module.function("ps_0"), Replication::async());
   PsClient bareClient(bare.task.taskName(), bare.server.address(),
                       fastClientOptions());
-  RpcError error = expectRpcError(
-      [&] { bareClient.restore(RestoreRequest::CHECKPOINT, 1, 1); });
-  EXPECT_EQ(error.code(), grpc::StatusCode::FAILED_PRECONDITION);
+  Error error = expectError(
+      [&] { bareClient.restore(ps::RestoreSource::Checkpoint, 1, 1); });
+  EXPECT_EQ(error.code(), ErrorCode::FailedPrecondition);
   EXPECT_TRUE(contains(error.what(), "--logdir")) << error.what();
-  EXPECT_EQ(bareClient.restore(RestoreRequest::INITIAL_VALUES, -1, 1), 0);
+  EXPECT_EQ(bareClient.restore(ps::RestoreSource::InitialValues, -1, 1), 0);
 }
 
 } // namespace

@@ -1,7 +1,6 @@
 //===- RpcTestSupport.h - Shared helpers of the RPC tests -------*- C++ -*-===//
 
-#ifndef DTF_RUNTIME_RPC_TESTS_RPCTESTSUPPORT_H
-#define DTF_RUNTIME_RPC_TESTS_RPCTESTSUPPORT_H
+#pragma once
 
 #include "runtime/rpc/Errors.h"
 #include "runtime/exec/PsProgram.h"
@@ -93,15 +92,15 @@ inline ClientOptions fastClientOptions() {
   return options;
 }
 
-/// The RpcError `call` throws; fails the test if it throws none.
-inline RpcError expectRpcError(const std::function<void()> &call) {
+/// The dtf::Error `call` throws; fails the test if it throws none.
+inline Error expectError(const std::function<void()> &call) {
   try {
     call();
-  } catch (const RpcError &error) {
+  } catch (const Error &error) {
     return error;
   }
-  ADD_FAILURE() << "expected an RpcError";
-  return RpcError(grpc::StatusCode::OK, "");
+  ADD_FAILURE() << "expected a dtf::Error";
+  return Error(ErrorCode::Unknown, "");
 }
 
 inline bool contains(const std::string &text, const std::string &part) {
@@ -115,5 +114,3 @@ inline double secondsSince(std::chrono::steady_clock::time_point start) {
 }
 
 } // namespace dtf::rpc::testing
-
-#endif // DTF_RUNTIME_RPC_TESTS_RPCTESTSUPPORT_H

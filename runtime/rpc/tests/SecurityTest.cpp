@@ -56,9 +56,9 @@ constexpr const char *kToken = "correct horse battery staple";
 struct TokenCluster {
   explicit TokenCluster(mlir::func::FuncOp function, TlsSettings tls = {},
                         std::string token = kToken)
-      : task(std::make_unique<exec::PsProgram>(function),
-             Replication::async()),
-        ps(task, [] {}), coordinator(CoordinationOptions{}), server(options(tls, token)) {
+      : task(std::make_unique<exec::PsProgram>(function), Replication::async()),
+        ps(task, [] {}), coordination(coord::CoordinatorOptions{}),
+        coordinator(coordination), server(options(tls, token)) {
     server.addService(ps);
     server.addService(coordinator);
     server.start();
@@ -74,6 +74,7 @@ struct TokenCluster {
   }
   ps::ParameterServer task;
   ParameterServerService ps;
+  coord::Coordinator coordination;
   CoordinationService coordinator;
   Server server;
 };
@@ -104,27 +105,29 @@ TEST_F(SecurityTest, ClientsWithoutTheRightTokenAreRefusedAndNothingApplied) {
     std::vector<std::function<void()>> calls = {
         [&] { rogue.initialize(); },
         [&] { rogue.pull({"w"}); },
-        [&] { rogue.push(0, {{"w", &gradient}}); },
+        [&] {
+          rogue.push(0, {{"w", &gradient}});
+        },
         [&] { rogue.step(); },
         [&] { rogue.waitForStep(0, milliseconds(100)); },
         [&] { rogue.snapshot(); },
-        [&] { rogue.restore(RestoreRequest::INITIAL_VALUES, -1, 7); },
+        [&] { rogue.restore(ps::RestoreSource::InitialValues, -1, 7); },
         [&] { rogue.stop("hostile"); },
     };
     for (const auto &call : calls) {
-      RpcError error = expectRpcError(call);
-      EXPECT_EQ(error.code(), grpc::StatusCode::UNAUTHENTICATED) << error.what();
+      Error error = expectError(call);
+      EXPECT_EQ(error.code(), ErrorCode::Unauthenticated) << error.what();
       EXPECT_TRUE(contains(error.what(), token.empty()
                                              ? "carries no cluster token"
                                              : "cluster token is wrong"))
           << error.what();
     }
     CoordinationClient coordinator(address, withToken(token));
-    EXPECT_EQ(expectRpcError([&] { coordinator.registerTask("worker", 0); })
-                  .code(),
-              grpc::StatusCode::UNAUTHENTICATED);
-    EXPECT_EQ(expectRpcError([&] { coordinator.stop("hostile"); }).code(),
-              grpc::StatusCode::UNAUTHENTICATED);
+    EXPECT_EQ(
+        expectError([&] { coordinator.registerTask("worker", 0); }).code(),
+        ErrorCode::Unauthenticated);
+    EXPECT_EQ(expectError([&] { coordinator.stop("hostile"); }).code(),
+              ErrorCode::Unauthenticated);
   }
   // Nothing of it was applied: the values, the step, the epoch, the
   // coordinator's state and the server are as before.
@@ -133,8 +136,8 @@ TEST_F(SecurityTest, ClientsWithoutTheRightTokenAreRefusedAndNothingApplied) {
   EXPECT_EQ(status.step, 0);
   EXPECT_EQ(status.epoch, 0);
   EXPECT_EQ(cluster.task.stats().appliedPushes, 0);
-  EXPECT_FALSE(cluster.coordinator.stopRequested());
-  EXPECT_TRUE(cluster.coordinator.workerStates().done.empty());
+  EXPECT_FALSE(cluster.coordination.stopRequested());
+  EXPECT_TRUE(cluster.coordination.workerStates().done.empty());
   Tensor gradient = Tensor::filled(DType::F32, {2}, 0.5);
   EXPECT_EQ(good.push(0, {{"w", &gradient}}).step, 1);
   CoordinationClient coordinator(address, withToken(kToken));
@@ -162,14 +165,13 @@ TEST_F(SecurityTest, AWorkerServiceRefusesCallsWithoutTheToken) {
     SCOPED_TRACE(std::string("token '") + token + "'");
     WorkerClient rogue("/job:worker/task:0", server.address(),
                        withToken(token));
-    RpcError refused =
-        expectRpcError([&] { rogue.registerGraph(kModule, {"ps_0"}); });
-    EXPECT_EQ(refused.code(), grpc::StatusCode::UNAUTHENTICATED)
-        << refused.what();
-    EXPECT_EQ(expectRpcError([&] { rogue.cleanupStep(1); }).code(),
-              grpc::StatusCode::UNAUTHENTICATED);
-    EXPECT_EQ(expectRpcError([&] { rogue.runStep("ps_0", 1, {}, {}); }).code(),
-              grpc::StatusCode::UNAUTHENTICATED);
+    Error refused =
+        expectError([&] { rogue.registerGraph(kModule, {"ps_0"}); });
+    EXPECT_EQ(refused.code(), ErrorCode::Unauthenticated) << refused.what();
+    EXPECT_EQ(expectError([&] { rogue.cleanupStep(1); }).code(),
+              ErrorCode::Unauthenticated);
+    EXPECT_EQ(expectError([&] { rogue.runStep("ps_0", 1, {}, {}); }).code(),
+              ErrorCode::Unauthenticated);
   }
   EXPECT_TRUE(graphs.snapshotVariables().empty()); // nothing registered
 
@@ -272,10 +274,10 @@ TEST_F(TlsTest, OnlyClientsWithACertificateOfTheClusterGetIn) {
   // TLS but the wrong token: the token is still checked.
   ClientOptions noToken = good;
   noToken.clusterToken.clear();
-  EXPECT_EQ(expectRpcError([&] {
+  EXPECT_EQ(expectError([&] {
               PsClient("/job:ps/task:0", address, noToken).step();
             }).code(),
-            grpc::StatusCode::UNAUTHENTICATED);
+            ErrorCode::Unauthenticated);
 
   // Plaintext, a certificate of another CA, no client certificate: no
   // connection at all.
@@ -284,8 +286,8 @@ TEST_F(TlsTest, OnlyClientsWithACertificateOfTheClusterGetIn) {
   intruder.tls = certificates->settings("intruder", "ca");
   for (const ClientOptions *options : {&plaintext, &intruder}) {
     PsClient rogue("/job:ps/task:0", address, *options);
-    RpcError error = expectRpcError([&] { rogue.pull({"w"}); });
-    EXPECT_EQ(error.code(), grpc::StatusCode::UNAVAILABLE) << error.what();
+    Error error = expectError([&] { rogue.pull({"w"}); });
+    EXPECT_EQ(error.code(), ErrorCode::Unavailable) << error.what();
   }
   {
     // TLS that checks the server but presents no client certificate.
@@ -315,8 +317,7 @@ TEST_F(TlsTest, AClientChecksTheServersCertificate) {
   PsClient client("/job:ps/task:0",
                   "localhost:" + std::to_string(cluster.server.port()),
                   options);
-  EXPECT_EQ(expectRpcError([&] { client.step(); }).code(),
-            grpc::StatusCode::UNAVAILABLE);
+  EXPECT_EQ(expectError([&] { client.step(); }).code(), ErrorCode::Unavailable);
   // The positive control: the same client, trusting the CA that signed
   // the server's certificate, gets in; so the refusal above was the
   // client checking the certificate, not a server that does not serve.
@@ -353,8 +354,8 @@ TEST_F(SecurityTest, OversizedAndMalformedRequestsGetAStatus) {
 
   // A Pull naming 5 MB of variables: beyond the 4 MiB message limit.
   std::vector<std::string> names(5'000, std::string(1'000, 'x'));
-  EXPECT_EQ(expectRpcError([&] { client.pull(names); }).code(),
-            grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_EQ(expectError([&] { client.pull(names); }).code(),
+            ErrorCode::ResourceExhausted);
 
   // Garbage to each service's methods: INTERNAL from gRPC's parser.
   const std::string garbage = "\x0a\xff\xff\xff\xff\x0f";

@@ -74,7 +74,7 @@ TEST_F(ServerTest, PortInUseIsAClearError) {
     RunningPs second(module.function("ps_0"), Replication::async(),
                      ServerOptions{"127.0.0.1:" + port});
     FAIL() << "a second server started on port " << port;
-  } catch (const RpcError &error) {
+  } catch (const Error &error) {
     EXPECT_EQ(std::string(error.what()),
               "cannot listen on 127.0.0.1:" + port + ": port " + port +
                   " is already in use");
@@ -83,7 +83,7 @@ TEST_F(ServerTest, PortInUseIsAClearError) {
 
 TEST_F(ServerTest, AnAddressOfAnotherMachineIsAClearError) {
   Server server(ServerOptions{"192.0.2.1:0"}); // TEST-NET-1, never local
-  RpcError error = expectRpcError([&] { server.start(); });
+  Error error = expectError([&] { server.start(); });
   EXPECT_TRUE(contains(error.what(), "not an address of this machine"))
       << error.what();
 }
@@ -97,8 +97,8 @@ TEST_F(ServerTest, StopRpcShutsTheServerDown) {
   EXPECT_EQ(stopped.wait_for(milliseconds(100)), std::future_status::timeout);
   client.stop("training is over");
   EXPECT_EQ(stopped.wait_for(milliseconds(5'000)), std::future_status::ready);
-  RpcError error = expectRpcError([&] { client.step(); });
-  EXPECT_EQ(error.code(), grpc::StatusCode::UNAVAILABLE) << error.what();
+  Error error = expectError([&] { client.step(); });
+  EXPECT_EQ(error.code(), ErrorCode::Unavailable) << error.what();
 }
 
 TEST_F(ServerTest, StopReleasesBlockedWaiters) {
@@ -112,8 +112,8 @@ TEST_F(ServerTest, StopReleasesBlockedWaiters) {
   auto start = std::chrono::steady_clock::now();
   ps.server.shutdown();
   ASSERT_EQ(waiter.wait_for(milliseconds(5'000)), std::future_status::ready);
-  RpcError error = expectRpcError([&] { waiter.get(); });
-  EXPECT_EQ(error.code(), grpc::StatusCode::UNAVAILABLE) << error.what();
+  Error error = expectError([&] { waiter.get(); });
+  EXPECT_EQ(error.code(), ErrorCode::Unavailable) << error.what();
   EXPECT_LT(secondsSince(start), 2.0);
 }
 
@@ -127,9 +127,9 @@ TEST_F(ServerTest, ADeadServerIsAClearErrorWithinTheDeadline) {
   ps.reset(); // The PS task dies.
 
   auto start = std::chrono::steady_clock::now();
-  RpcError error = expectRpcError([&] { client.pull({"w"}); });
+  Error error = expectError([&] { client.pull({"w"}); });
   EXPECT_LT(secondsSince(start), 2.0);
-  EXPECT_EQ(error.code(), grpc::StatusCode::UNAVAILABLE);
+  EXPECT_EQ(error.code(), ErrorCode::Unavailable);
   std::string message = error.what();
   EXPECT_EQ(message.rfind("PS /job:ps/task:0 at " + address + ": Pull failed: ",
                           0),
@@ -145,9 +145,9 @@ TEST_F(ServerTest, AHungPeerHitsTheDeadline) {
   PsClient client("/job:ps/task:3", "127.0.0.1:" + std::to_string(hung.port),
                   options);
   auto start = std::chrono::steady_clock::now();
-  RpcError error = expectRpcError([&] { client.step(); });
+  Error error = expectError([&] { client.step(); });
   EXPECT_LT(secondsSince(start), 2.0);
-  EXPECT_EQ(error.code(), grpc::StatusCode::DEADLINE_EXCEEDED) << error.what();
+  EXPECT_EQ(error.code(), ErrorCode::DeadlineExceeded) << error.what();
   EXPECT_TRUE(contains(error.what(), "PS /job:ps/task:3 at 127.0.0.1:"))
       << error.what();
   EXPECT_TRUE(contains(error.what(), "GetStep failed")) << error.what();
@@ -184,9 +184,9 @@ TEST_F(ServerTest, WaitUntilReachableGivesUp) {
   PsClient client("/job:ps/task:0", "127.0.0.1:" + std::to_string(port),
                   options);
   auto start = std::chrono::steady_clock::now();
-  RpcError error = expectRpcError([&] { client.waitUntilReachable(); });
+  Error error = expectError([&] { client.waitUntilReachable(); });
   EXPECT_LT(secondsSince(start), 2.0);
-  EXPECT_EQ(error.code(), grpc::StatusCode::UNAVAILABLE);
+  EXPECT_EQ(error.code(), ErrorCode::Unavailable);
   EXPECT_TRUE(contains(error.what(), "not reachable within 500 ms"))
       << error.what();
 }

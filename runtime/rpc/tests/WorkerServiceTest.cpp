@@ -28,7 +28,7 @@ namespace {
 
 using namespace std::chrono_literals;
 using testing::contains;
-using testing::expectRpcError;
+using testing::expectError;
 using testing::fastClientOptions;
 using testing::secondsSince;
 
@@ -124,7 +124,7 @@ protected:
         for (auto &client : clients)
           try {
             client->cleanupStep(stepId);
-          } catch (const RpcError &) {
+          } catch (const Error &) {
             // A dead task holds nothing.
           }
         break;
@@ -298,9 +298,8 @@ TEST_F(WorkerServiceTest, PeerThatNeverSendsFailsAtTheDeadline) {
   ASSERT_TRUE(outcome.errors[0]);
   try {
     std::rethrow_exception(outcome.errors[0]);
-  } catch (const RpcError &error) {
-    EXPECT_EQ(error.code(), grpc::StatusCode::DEADLINE_EXCEEDED)
-        << error.what();
+  } catch (const Error &error) {
+    EXPECT_EQ(error.code(), ErrorCode::DeadlineExceeded) << error.what();
     // The task's own error, naming what it waited for, reaches the chief.
     EXPECT_TRUE(contains(error.what(), "'dtf.recv'")) << error.what();
   }
@@ -316,20 +315,19 @@ TEST_F(WorkerServiceTest, PeerThatNeverSendsFailsAtTheDeadline) {
 
 TEST_F(WorkerServiceTest, RegistrationAndStepErrorsAreClear) {
   startWorkers(1);
-  RpcError error = expectRpcError(
-      [&] { clients[0]->registerGraph("module {", {"main"}); });
-  EXPECT_EQ(error.code(), grpc::StatusCode::INVALID_ARGUMENT);
+  Error error =
+      expectError([&] { clients[0]->registerGraph("module {", {"main"}); });
+  EXPECT_EQ(error.code(), ErrorCode::InvalidArgument);
   EXPECT_TRUE(contains(error.what(), "does not parse")) << error.what();
 
-  error = expectRpcError([&] {
+  error = expectError([&] {
     clients[0]->registerGraph(exec::testing::kPartitionedModule, {"nope"});
   });
-  EXPECT_EQ(error.code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(error.code(), ErrorCode::InvalidArgument);
   EXPECT_TRUE(contains(error.what(), "no function @nope")) << error.what();
 
-  error = expectRpcError(
-      [&] { clients[0]->runStep("missing", 1, {}, {}, 2s); });
-  EXPECT_EQ(error.code(), grpc::StatusCode::NOT_FOUND);
+  error = expectError([&] { clients[0]->runStep("missing", 1, {}, {}, 2s); });
+  EXPECT_EQ(error.code(), ErrorCode::NotFound);
   EXPECT_TRUE(contains(error.what(), "has no graph 'missing'"))
       << error.what();
 
@@ -341,8 +339,8 @@ TEST_F(WorkerServiceTest, RegistrationAndStepErrorsAreClear) {
     }
   )mlir",
                             {"f"});
-  error = expectRpcError([&] { clients[0]->runStep("f", 1, {}, {}, 2s); });
-  EXPECT_EQ(error.code(), grpc::StatusCode::INVALID_ARGUMENT);
+  error = expectError([&] { clients[0]->runStep("f", 1, {}, {}, 2s); });
+  EXPECT_EQ(error.code(), ErrorCode::InvalidArgument);
   EXPECT_TRUE(contains(error.what(), "'dtf.placeholder' 'x' is not fed"))
       << error.what();
   exec::FeedMap feeds;
@@ -516,14 +514,14 @@ TEST_F(WorkerServiceTest, AnAbortedStepEndsAtOnceEverywhere) {
   for (auto &client : clients)
     client->abortStep(5, "step 5 failed on task /job:worker/task:9");
   waiter.join();
-  RpcError late = expectRpcError(
+  Error late = expectError(
       [&] { clients[2]->runStep("main_worker_2", 5, {}, {}, 20s); });
   EXPECT_LT(secondsSince(start), 5.0);
   ASSERT_TRUE(waiting);
   EXPECT_TRUE(contains(messageOf(waiting), "task /job:worker/task:9"))
       << messageOf(waiting);
   EXPECT_TRUE(contains(late.what(), "task /job:worker/task:9")) << late.what();
-  EXPECT_EQ(late.code(), grpc::StatusCode::ABORTED) << late.what();
+  EXPECT_EQ(late.code(), ErrorCode::Aborted) << late.what();
 }
 
 // Checkpoints of in-graph training: a task's variables out, and back in all
@@ -548,8 +546,8 @@ TEST_F(WorkerServiceTest, VariablesComeOutAndGoBackAllOrNothing) {
 
   VariableStore misfit;
   misfit.emplace("w", Tensor::filled(DType::F32, {4}, 7.0));
-  RpcError refused = expectRpcError([&] { clients[1]->setVariables(misfit); });
-  EXPECT_EQ(refused.code(), grpc::StatusCode::INVALID_ARGUMENT);
+  Error refused = expectError([&] { clients[1]->setVariables(misfit); });
+  EXPECT_EQ(refused.code(), ErrorCode::InvalidArgument);
   EXPECT_TRUE(contains(refused.what(), "variable 'w' is f32[2,2]"))
       << refused.what();
   EXPECT_EQ(workers[1]->graphs.snapshotVariables().at("w").toVector<float>(),

@@ -1,0 +1,44 @@
+//===- ReplicaLayout.h - What a replica step pulls and pushes -------------===//
+//
+// The shape of a between-graph replica step by name only: which variables
+// it pulls from each PS task and which feeds they become, which gradients
+// it pushes to each, and where those sit among the step's fetches. The
+// compiled program says it (WorkerProgram::layout()); ReplicaStep and its
+// tests need nothing else of the program.
+//
+//===----------------------------------------------------------------------===//
+
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace dtf::train {
+
+/// Which variables a replica step pulls from and pushes to each PS task,
+/// and where they sit among its feeds and fetches.
+struct ReplicaLayout {
+  /// The variables read from one PS task, and the feed of each.
+  struct PullGroup {
+    int psTask = 0;
+    std::vector<std::string> variables;
+    std::vector<std::string> feedNames;
+  };
+  /// The names of the gradients pushed to one PS task.
+  struct PushGroup {
+    int psTask = 0;
+    std::vector<std::string> names;
+  };
+  std::vector<PullGroup> pulls;
+  std::vector<PushGroup> pushes;
+  /// The model's results (loss, accuracy), the first fetches of a step.
+  size_t numResults = 0;
+
+  /// Where push group `group`'s step tag is among a training step's
+  /// fetches: after the results and the groups before it, each a step tag
+  /// and its gradients. Its gradients follow it.
+  size_t pushOffset(size_t group) const;
+};
+
+} // namespace dtf::train

@@ -1,0 +1,182 @@
+//===- ReplicaStep.cpp - A between-graph worker's step --------------------===//
+
+#include "runtime/train/ReplicaStep.h"
+
+#include "runtime/train/Telemetry.h"
+
+namespace dtf::train {
+
+size_t ReplicaLayout::pushOffset(size_t group) const {
+  size_t offset = numResults;
+  for (size_t i = 0; i < group; ++i)
+    offset += 1 + pushes[i].names.size();
+  return offset;
+}
+
+ReplicaStep::ReplicaStep(ReplicaLayout layout,
+                         std::vector<ps::PsConnection *> ps,
+                         WorkerStep &compute, Supervisor &supervisor,
+                         WorkerTelemetry &telemetry, ReplicaOptions options)
+    : layout(std::move(layout)), ps(std::move(ps)), compute(compute),
+      supervisor(supervisor), telemetry(telemetry), options(options),
+      pullGroupOf(this->layout.pushes.size(), -1),
+      nextValues(this->layout.pulls.size()),
+      inFlight(this->layout.pushes.size()) {
+  // Async: a push to a PS task also brings back the values of the task's
+  // variables.
+  if (!options.sync)
+    for (size_t i = 0; i < this->layout.pushes.size(); ++i)
+      for (size_t g = 0; g < this->layout.pulls.size(); ++g)
+        if (this->layout.pulls[g].psTask == this->layout.pushes[i].psTask)
+          pullGroupOf[i] = static_cast<int>(g);
+}
+
+void ReplicaStep::dropPending() {
+  for (auto &call : inFlight)
+    if (call.valid())
+      try {
+        call.get();
+      } catch (const Error &) {
+        // The failure that ended the step, or one of its kind.
+      }
+  for (auto &values : nextValues)
+    values.reset();
+}
+
+void ReplicaStep::pullAll(FeedMap &feeds) {
+  supervisor.beginStep(); // one epoch per step
+  // The pulls of several PS tasks fly together; a single one runs on this
+  // thread (no hand-off).
+  size_t missing = 0;
+  for (const auto &values : nextValues)
+    missing += !values;
+  std::vector<std::future<ps::PulledValues>> pulls(layout.pulls.size());
+  if (missing > 1)
+    for (size_t g = 0; g < layout.pulls.size(); ++g)
+      if (!nextValues[g])
+        pulls[g] =
+            ps[layout.pulls[g].psTask]->startPull(layout.pulls[g].variables);
+  for (size_t g = 0; g < layout.pulls.size(); ++g) {
+    const ReplicaLayout::PullGroup &group = layout.pulls[g];
+    ps::PulledValues pulled;
+    if (nextValues[g]) {
+      pulled = std::move(*nextValues[g]);
+      nextValues[g].reset();
+    } else {
+      auto span = telemetry.rpc("pull ps" + std::to_string(group.psTask),
+                                {{"variables", group.variables.size()}});
+      if (pulls[g].valid())
+        pulled = pulls[g].get();
+      else
+        pulled.values = ps[group.psTask]->pull(group.variables, &pulled.epoch);
+    }
+    supervisor.sawEpoch(pulled.epoch, ps[group.psTask]->peer());
+    for (size_t i = 0; i < pulled.values.size(); ++i)
+      feeds[group.feedNames[i]] = std::move(pulled.values[i]);
+  }
+}
+
+std::optional<StepRecord>
+ReplicaStep::run(int64_t localStep, data::InputSource &input, int64_t batch) {
+  FeedMap feeds;
+  pullAll(feeds);
+  input.nextBatch(batch, feeds);
+  std::vector<Tensor> fetched;
+  {
+    auto span = telemetry.compute();
+    fetched = compute.train(feeds);
+  }
+  int64_t stepTag = -1;
+  bool trained = false;
+  for (size_t i = 0; i < layout.pushes.size(); ++i) {
+    const ReplicaLayout::PushGroup &group = layout.pushes[i];
+    ps::PsConnection &task = *ps[group.psTask];
+    size_t offset = layout.pushOffset(i);
+    stepTag = static_cast<int64_t>(fetched[offset].scalarAsDouble());
+    if (inFlight[i].valid()) {
+      // The previous step's push-pull: its values are the next step's.
+      auto span = telemetry.rpc("push-pull ps" + std::to_string(group.psTask) +
+                                " (wait)");
+      ps::PushPullResult previous = inFlight[i].get();
+      trained = trained || previous.push.step >= options.trainSteps;
+      nextValues[pullGroupOf[i]] = std::move(previous.pulled);
+    }
+    if (stepTag >= options.trainSteps || trained)
+      return std::nullopt;
+    auto span =
+        telemetry.rpc((pullGroupOf[i] >= 0 ? "push-pull ps" : "push ps") +
+                          std::to_string(group.psTask),
+                      {{"step", stepTag}, {"gradients", group.names.size()}});
+    if (pullGroupOf[i] < 0) {
+      std::vector<TensorRef> gradients;
+      for (size_t k = 0; k < group.names.size(); ++k)
+        gradients.push_back({group.names[k], &fetched[offset + 1 + k]});
+      task.push(stepTag, gradients, supervisor.epoch());
+      continue;
+    }
+    std::vector<NamedTensor> gradients;
+    for (size_t k = 0; k < group.names.size(); ++k)
+      gradients.push_back({group.names[k], std::move(fetched[offset + 1 + k])});
+    const std::vector<std::string> &pullNames =
+        layout.pulls[pullGroupOf[i]].variables;
+    if (options.overlapPull && localStep > 0) {
+      inFlight[i] = task.startPushPull(stepTag, std::move(gradients),
+                                       supervisor.epoch(), pullNames);
+    } else {
+      // Without overlap, and on the first step, which has no values ahead
+      // yet: the step waits for its own.
+      nextValues[pullGroupOf[i]] = task.pushPull(stepTag, std::move(gradients),
+                                                 supervisor.epoch(), pullNames)
+                                       .pulled;
+    }
+  }
+  if (options.sync)
+    for (const ReplicaLayout::PushGroup &group : layout.pushes) {
+      auto span =
+          telemetry.rpc("wait for step ps" + std::to_string(group.psTask),
+                        {{"step", stepTag}});
+      ps[group.psTask]->waitForStep(stepTag, options.syncWait,
+                                    supervisor.epoch());
+    }
+  StepRecord record;
+  record.globalStep = stepTag + 1;
+  record.numResults = layout.numResults;
+  lastFetched = std::move(fetched);
+  record.fetched = &lastFetched;
+  return record;
+}
+
+ps::TransferStats ReplicaStep::transferStats() const {
+  ps::TransferStats total;
+  for (ps::PsConnection *task : ps)
+    total += task->transferStats();
+  return total;
+}
+
+int64_t trainReplica(ReplicaStep &replica, Supervisor &supervisor,
+                     data::InputSource &input, int64_t batch,
+                     std::vector<TrainingHook *> hooks,
+                     std::function<bool()> stopRequested) {
+  TrainingLoop loop;
+  loop.step = [&](int64_t localStep) {
+    return replica.run(localStep, input, batch);
+  };
+  // [reliability] A failed call ends the step; with --recovery_timeout_ms
+  // the supervisor waits for the cluster to recover and the step starts
+  // over from a fresh pull.
+  loop.recover = [&](const Error &error) {
+    replica.dropPending();
+    return supervisor.recover(error);
+  };
+  loop.stopRequested = [&] {
+    return supervisor.stopRequested() || (stopRequested && stopRequested());
+  };
+  loop.hooks = std::move(hooks);
+  loop.hooks.push_back(&supervisor); // [reliability] checkpoint, delay
+  int64_t localSteps = loop.run();
+  // The last push-pulls still fly; validation pulls the final values afresh.
+  replica.dropPending();
+  return localSteps;
+}
+
+} // namespace dtf::train

@@ -1,0 +1,106 @@
+//===- ReplicaStep.h - A between-graph worker's step ----------------------===//
+//
+// One step of a replica: pull the parameters of every PS task, read a
+// batch, compute the forward and backward pass, push the gradients to each
+// PS task (and in sync mode wait for the aggregate). In async mode a push
+// also brings the task's values back (push-pull): one round trip per
+// step; with overlap the push-pull of a step flies while the next step
+// computes on the values the one before brought, as TensorFlow's
+// staleness-tolerant async training allows.
+//
+// It knows the PS tasks only as ps::PsConnection and the computation only
+// as WorkerStep, so that its unit tests run it on in-process PS tasks and
+// a step written in C++.
+//
+//===----------------------------------------------------------------------===//
+
+#pragma once
+
+#include "runtime/train/ReplicaLayout.h"
+#include "runtime/train/Supervisor.h"
+#include "runtime/train/TrainingLoop.h"
+#include "runtime/train/WorkerStep.h"
+
+#include "runtime/data/InputSource.h"
+#include "runtime/ps/PsConnection.h"
+
+#include <cstdint>
+#include <functional>
+#include <future>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dtf::train {
+
+class WorkerTelemetry;
+
+struct ReplicaOptions {
+  /// Sync replicas push gradients alone and wait for the aggregate; async
+  /// ones push-pull.
+  bool sync = false;
+  /// Async: compute a step on the values of the previous step's push-pull
+  /// while this step's flies (--overlap_pull).
+  bool overlapPull = false;
+  /// Training ends once the global step reaches this.
+  int64_t trainSteps = 0;
+  /// Sync: how long a replica waits for the aggregate of its step.
+  std::chrono::milliseconds syncWait{std::chrono::minutes(5)};
+};
+
+class ReplicaStep {
+public:
+  /// `ps[i]` is PS task i. `telemetry` gets a span per call and per compute.
+  ReplicaStep(ReplicaLayout layout, std::vector<ps::PsConnection *> ps,
+              WorkerStep &compute, Supervisor &supervisor,
+              WorkerTelemetry &telemetry, ReplicaOptions options);
+
+  /// Step `localStep` on a batch of `batch` examples of `input`; nullopt
+  /// when the global step had reached the target (nothing was pushed).
+  /// Throws the dtf::Error of a failed call; the step may then start over
+  /// after dropPending().
+  std::optional<StepRecord> run(int64_t localStep, data::InputSource &input,
+                                int64_t batch);
+
+  /// Pulls every variable into `feeds` (or takes the values the last
+  /// push-pulls brought), all of one epoch.
+  void pullAll(FeedMap &feeds);
+
+  /// Forgets the push-pulls in flight and the values they brought: after
+  /// a failure the step starts over from a fresh pull, and after training
+  /// validation pulls the final values afresh.
+  void dropPending();
+
+  /// What the connections moved, summed over the PS tasks.
+  ps::TransferStats transferStats() const;
+
+private:
+  ReplicaLayout layout;
+  std::vector<ps::PsConnection *> ps;
+  WorkerStep &compute;
+  Supervisor &supervisor;
+  WorkerTelemetry &telemetry;
+  ReplicaOptions options;
+  /// The pull group a push group's push-pull refreshes (-1: plain push).
+  std::vector<int> pullGroupOf;
+  /// Values of a pull group for the next step, when a push-pull brought
+  /// them.
+  std::vector<std::optional<ps::PulledValues>> nextValues;
+  /// Push-pulls in flight (overlap), by push group.
+  std::vector<std::future<ps::PushPullResult>> inFlight;
+  /// The fetches of the last step, which its StepRecord points at.
+  std::vector<Tensor> lastFetched;
+};
+
+/// A between-graph worker's training: steps of `replica` on batches of
+/// `batch` examples of `input` until the global step reaches the target or
+/// `stopRequested` (optional) says so; `hooks` after each step, then the
+/// supervisor's checkpoint and delay; a failed step drops what flies and
+/// goes to the supervisor's recovery, then starts over. Returns the local
+/// steps; throws what recovery does not take. Leaves nothing in flight.
+int64_t trainReplica(ReplicaStep &replica, Supervisor &supervisor,
+                     data::InputSource &input, int64_t batch,
+                     std::vector<TrainingHook *> hooks,
+                     std::function<bool()> stopRequested = {});
+
+} // namespace dtf::train

@@ -1,0 +1,228 @@
+//===- ReplicaStepTest.cpp - The worker's training loop, in one process ---===//
+//
+// trainReplica() drives between-graph workers (async and sync, with and
+// without overlapped pulls) over in-process PS tasks and coordinator
+// (InProcessCluster.h): each trains to the global step asked for, the
+// model reaches the examples' optimum, the hooks see every step, and a
+// step whose call fails starts over after recovery. No gRPC server, no
+// MLIR.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/train/ReplicaStep.h"
+
+#include "runtime/train/tests/InProcessCluster.h"
+
+#include <future>
+#include <thread>
+
+namespace dtf::train {
+namespace {
+
+using namespace dtf::train::testing;
+
+/// Counts the steps the loop reports and remembers the last global step.
+class CountingHook final : public TrainingHook {
+public:
+  void afterStep(const StepRecord &step) override {
+    ++steps;
+    EXPECT_EQ(step.localStep, steps);
+    EXPECT_EQ(step.numResults, 2u);
+    lastGlobalStep = step.globalStep;
+  }
+  void end(int64_t localSteps) override { endedAfter = localSteps; }
+
+  int64_t steps = 0;
+  int64_t lastGlobalStep = 0;
+  int64_t endedAfter = -1;
+};
+
+/// One worker of `cluster`: its supervisor, telemetry and replica step.
+struct TestWorker {
+  TestWorker(InProcessCluster &cluster, int index, ReplicaOptions options,
+             ReliabilityOptions reliability = {})
+      : coordinator(cluster.coordinatorConnection()),
+        supervisor(cluster.ps(), *coordinator, this->reliability = reliability,
+                   index, options.sync),
+        telemetry(TelemetryOptions{}, cluster.clusterSpec(),
+                  cluster::TaskId{cluster::Job::Worker, index}, 4),
+        compute(cluster.numPs),
+        replica(sgdLayout(cluster.numPs), cluster.ps(), compute, supervisor,
+                telemetry, options),
+        input(constantExamples(3.0f)) {}
+
+  int64_t train(std::vector<TrainingHook *> hooks = {}) {
+    supervisor.start();
+    return trainReplica(replica, supervisor, *input, /*batch=*/4,
+                        std::move(hooks));
+  }
+
+  ReliabilityOptions reliability;
+  std::unique_ptr<coord::CoordinatorConnection> coordinator;
+  Supervisor supervisor;
+  WorkerTelemetry telemetry;
+  SgdStep compute;
+  ReplicaStep replica;
+  std::unique_ptr<data::InputSource> input;
+};
+
+ReplicaOptions replicaOptions(bool sync, bool overlap, int64_t steps) {
+  ReplicaOptions options;
+  options.sync = sync;
+  options.overlapPull = overlap;
+  options.trainSteps = steps;
+  return options;
+}
+
+class AsyncWorker : public ::testing::TestWithParam<bool> {};
+
+TEST_P(AsyncWorker, TrainsToTheTargetStepAndTheOptimum) {
+  bool overlap = GetParam();
+  InProcessCluster cluster(/*numPs=*/2, /*numWorkers=*/1,
+                           ps::Replication::async(1));
+  TestWorker worker(cluster, 0, replicaOptions(false, overlap, 30));
+  CountingHook counter;
+  int64_t localSteps = worker.train({&counter});
+  EXPECT_EQ(cluster.tasks[0]->currentStep(), 30);
+  // Every push is a completed step, counted once.
+  EXPECT_EQ(localSteps, 30);
+  EXPECT_EQ(counter.steps, localSteps);
+  EXPECT_EQ(counter.endedAfter, localSteps);
+  // With overlap a step computes on the values of the push-pull before the
+  // one in flight: its step tag lags one behind.
+  EXPECT_EQ(counter.lastGlobalStep, overlap ? 29 : 30);
+  // One round trip per PS task and step: the push brings the values back.
+  // Only the first step pulls on its own, and with overlap the second,
+  // whose values are still in flight with the first push-pull.
+  ps::TransferStats traffic = worker.replica.transferStats();
+  EXPECT_EQ(traffic.pushes, 60u);
+  EXPECT_EQ(traffic.pushPulls, traffic.pushes);
+  EXPECT_EQ(traffic.roundTrips(), traffic.pushes + (overlap ? 4 : 2));
+  for (int task = 0; task < 2; ++task)
+    for (float w : cluster.value("w" + std::to_string(task), task))
+      EXPECT_NEAR(w, 3.0f, 1e-3f);
+}
+
+INSTANTIATE_TEST_SUITE_P(OverlapOffAndOn, AsyncWorker, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool> &info) {
+                           return info.param ? "Overlap" : "NoOverlap";
+                         });
+
+TEST(SyncWorkers, TwoReplicasApplyOneAverageAStep) {
+  InProcessCluster cluster(/*numPs=*/1, /*numWorkers=*/2,
+                           ps::Replication::sync(2, 2));
+  TestWorker chief(cluster, 0, replicaOptions(true, false, 20));
+  TestWorker other(cluster, 1, replicaOptions(true, false, 20));
+  std::future<int64_t> otherSteps =
+      std::async(std::launch::async, [&] { return other.train(); });
+  int64_t chiefSteps = chief.train();
+  EXPECT_EQ(otherSteps.get(), 20);
+  EXPECT_EQ(chiefSteps, 20);
+  ps::UpdateStats stats = cluster.tasks[0]->stats();
+  EXPECT_EQ(stats.appliedUpdates, 20);
+  EXPECT_EQ(stats.appliedPushes, 40);
+  EXPECT_EQ(stats.stalePushes, 0);
+  // Each update was one step of the mean gradient: 0.5 of the way each
+  // time, as one worker would go.
+  for (float w : cluster.value("w0"))
+    EXPECT_NEAR(w, 3.0f * (1 - std::pow(0.5f, 20)), 1e-4f);
+}
+
+TEST(RecoveringWorker, StartsTheStepOverAfterAFailedCall) {
+  InProcessCluster cluster(/*numPs=*/2, /*numWorkers=*/1,
+                           ps::Replication::async(1));
+  ReliabilityOptions reliability;
+  reliability.recoveryTimeoutMs = 5'000;
+  // The worker's connection to PS task 1 fails once, at its fifth push, as
+  // a call to a task that just died does.
+  class FailingOnce final : public ps::PsConnection {
+  public:
+    explicit FailingOnce(ps::PsConnection &task) : task(task) {}
+    const std::string &peer() const override { return task.peer(); }
+    void waitUntilReachable() override {}
+    bool initialize() override { return task.initialize(); }
+    std::vector<Tensor> pull(const std::vector<std::string> &names,
+                             int64_t *epoch) override {
+      return task.pull(names, epoch);
+    }
+    std::future<ps::PulledValues>
+    startPull(const std::vector<std::string> &names) override {
+      return task.startPull(names);
+    }
+    ps::PushResult push(int64_t step, const std::vector<TensorRef> &gradients,
+                        int64_t epoch) override {
+      return task.push(step, gradients, epoch);
+    }
+    ps::PushPullResult
+    pushPull(int64_t step, std::vector<NamedTensor> gradients, int64_t epoch,
+             const std::vector<std::string> &pullNames) override {
+      if (++pushPulls == 5)
+        throw Error(ErrorCode::Unavailable, peer() + ": connection reset");
+      return task.pushPull(step, std::move(gradients), epoch, pullNames);
+    }
+    std::future<ps::PushPullResult>
+    startPushPull(int64_t step, std::vector<NamedTensor> gradients,
+                  int64_t epoch,
+                  const std::vector<std::string> &pullNames) override {
+      return task.startPushPull(step, std::move(gradients), epoch, pullNames);
+    }
+    int64_t step() override { return task.step(); }
+    ps::TaskStatus status() override { return task.status(); }
+    int64_t waitForStep(int64_t step, std::chrono::milliseconds timeout,
+                        int64_t epoch) override {
+      return task.waitForStep(step, timeout, epoch);
+    }
+    ps::Snapshot snapshot() override { return task.snapshot(); }
+    int64_t restore(ps::RestoreSource source, int64_t checkpointStep,
+                    int64_t epoch) override {
+      return task.restore(source, checkpointStep, epoch);
+    }
+    void stop(const std::string &reason) override { task.stop(reason); }
+    ps::TransferStats transferStats() const override {
+      return task.transferStats();
+    }
+    int pushPulls = 0;
+
+  private:
+    ps::PsConnection &task;
+  };
+  FailingOnce flaky(*cluster.connections[1]);
+  std::vector<ps::PsConnection *> ps = {cluster.connections[0].get(), &flaky};
+  auto coordinator = cluster.coordinatorConnection();
+  Supervisor supervisor(ps, *coordinator, reliability, 0, false);
+  WorkerTelemetry telemetry(TelemetryOptions{}, cluster.clusterSpec(),
+                            cluster::TaskId{cluster::Job::Worker, 0}, 4);
+  SgdStep compute(2);
+  ReplicaStep replica(sgdLayout(2), ps, compute, supervisor, telemetry,
+                      replicaOptions(false, false, 12));
+  auto input = constantExamples(3.0f);
+  supervisor.start();
+  int64_t epochBefore = cluster.tasks[0]->status().epoch;
+  int64_t localSteps = trainReplica(replica, supervisor, *input, 4, {});
+  // The failed step's push to PS task 0 went through before PS task 1's
+  // failed; the chief's recovery found every task serving one epoch and
+  // kept the model, and the step started over from a fresh pull.
+  EXPECT_EQ(cluster.tasks[0]->status().epoch, epochBefore);
+  EXPECT_EQ(cluster.tasks[0]->currentStep(), 12);
+  EXPECT_EQ(localSteps, 11);
+  // 12 pushed steps (one failed half-way) and the one that found the
+  // target reached.
+  EXPECT_EQ(compute.steps, 13);
+  EXPECT_EQ(flaky.pushPulls, 12);
+}
+
+TEST(RecoveringWorker, WithoutRecoveryAFailedCallEndsTraining) {
+  InProcessCluster cluster(/*numPs=*/1, /*numWorkers=*/1,
+                           ps::Replication::async(1));
+  TestWorker worker(cluster, 0, replicaOptions(false, false, 10));
+  worker.supervisor.start();
+  cluster.tasks[0]->beginShutdown();
+  EXPECT_EQ(errorCodeOf([&] {
+              trainReplica(worker.replica, worker.supervisor, *worker.input, 4,
+                           {});
+            }),
+            ErrorCode::Unavailable);
+}
+
+} // namespace
+} // namespace dtf::train

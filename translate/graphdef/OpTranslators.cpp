@@ -1,0 +1,439 @@
+//===- OpTranslators.cpp - The dtf ops of each TensorFlow op --------------===//
+//
+// To import one more TensorFlow op:
+//   1. write its translator below, an OpTranslator: it reads the node's
+//      inputs with import.operand(index, i) (import.integers or
+//      import.scalar where the dtf op takes a Const as an attribute) and its
+//      attributes with import.attr(index, "name"), creates its dtf ops with
+//      createPinned<OpT>(import, index, ...), which reports operands the
+//      op does not take as the node's error, and reports what else DTF
+//      cannot compute with import.fail(index);
+//   2. add one entry, the op's name and its translator, to
+//      buildOpTranslatorTable (several names may share one translator);
+//   3. add a node of the op to test/Translate/Inputs/make_graphs.py (or a
+//      split-file case of its own) and check its dtf ops and its errors in
+//      a lit test beside test/Translate/import-graphdef-ops.mlir.
+// A TensorFlow op that is one dtf op on the same one or two operands needs
+// the entry alone, with translateUnary<OpT> or translateBinary<OpT>.
+//
+//===----------------------------------------------------------------------===//
+
+#include "translate/graphdef/OpTranslators.h"
+
+#include "translate/graphdef/ImportContext.h"
+#include "translate/graphdef/ShapeFolding.h"
+
+#include "mlir/IR/Verifier.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <cassert>
+#include <utility>
+
+using namespace mlir;
+using namespace dtf::ir;
+
+namespace dtf::translate::graphdef {
+namespace {
+
+using Results = FailureOr<SmallVector<Value>>;
+
+//===----------------------------------------------------------------------===//
+// What translators share
+//===----------------------------------------------------------------------===//
+
+/// Creates OpT at node `index`'s location, pinned to its task. Operands OpT
+/// does not take are an error about the node: where OpT infers its result
+/// types, they are inferred before it is built (its inferring builder ends
+/// the process where inference fails), and it is verified once built.
+template <typename OpT, typename... Args>
+FailureOr<Operation *> createChecked(ImportContext &import, int index,
+                                     Args &&...args) {
+  OpBuilder &builder = import.getBuilder();
+  MLIRContext *context = import.getContext();
+  OperationState state(import.locationOf(index), OpT::getOperationName());
+  if constexpr (OpT::template hasTrait<InferTypeOpInterface::Trait>()) {
+    // The builder of an explicit result type, whose placeholder the
+    // inferred types replace.
+    OpT::build(builder, state, Type(), std::forward<Args>(args)...);
+    state.types.clear();
+    if (failed(import.asNodeError(index, [&] {
+          return OpT::inferReturnTypes(context, state.location, state.operands,
+                                       state.attributes.getDictionary(context),
+                                       state.getRawProperties(), state.regions,
+                                       state.types);
+        })))
+      return failure();
+  } else {
+    OpT::build(builder, state, std::forward<Args>(args)...);
+  }
+  Operation *created = builder.create(state);
+  if (failed(import.asNodeError(
+          index,
+          [&] { return verify(created, /*verifyRecursively=*/false); })) ||
+      failed(import.pin(created, index)))
+    return failure();
+  return created;
+}
+
+/// Creates OpT as createChecked() does: the node's values are its results.
+template <typename OpT, typename... Args>
+Results createPinned(ImportContext &import, int index, Args &&...args) {
+  FailureOr<Operation *> created =
+      createChecked<OpT>(import, index, std::forward<Args>(args)...);
+  if (failed(created))
+    return failure();
+  return SmallVector<Value>((*created)->getResults());
+}
+
+/// A window attribute (strides, ksize): one integer per NHWC dimension.
+FailureOr<SmallVector<int64_t>> window(ImportContext &import, int index,
+                                       const char *name) {
+  const tensorflow::AttrValue *list = import.attr(index, name);
+  if (!list || list->list().i_size() != 4) {
+    import.fail(index) << "needs a '" << name << "' of 4 integers";
+    return failure();
+  }
+  return SmallVector<int64_t>(list->list().i().begin(), list->list().i().end());
+}
+
+FailureOr<Padding> padding(ImportContext &import, int index) {
+  const tensorflow::AttrValue *value = import.attr(index, "padding");
+  if (value && value->s() == "SAME")
+    return Padding::SAME;
+  if (value && value->s() == "VALID")
+    return Padding::VALID;
+  import.fail(index) << "padding must be SAME or VALID";
+  return failure();
+}
+
+LogicalResult requireNHWC(ImportContext &import, int index) {
+  const tensorflow::AttrValue *format = import.attr(index, "data_format");
+  if (format && !format->s().empty() && format->s() != "NHWC") {
+    import.fail(index) << "data_format " << format->s()
+                       << " is not NHWC, the layout of DTF's kernels";
+    return failure();
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Translators
+//===----------------------------------------------------------------------===//
+
+/// A TensorFlow op of one operand that is the dtf op OpT.
+template <typename OpT>
+Results translateUnary(ImportContext &import, int index) {
+  FailureOr<Value> x = import.operand(index, 0);
+  if (failed(x))
+    return failure();
+  return createPinned<OpT>(import, index, *x);
+}
+
+/// A TensorFlow op of two operands that is the dtf op OpT.
+template <typename OpT>
+Results translateBinary(ImportContext &import, int index) {
+  FailureOr<Value> x = import.operand(index, 0), y = import.operand(index, 1);
+  if (failed(x) || failed(y))
+    return failure();
+  return createPinned<OpT>(import, index, *x, *y);
+}
+
+Results translateVariable(ImportContext &import, int index) {
+  // Its value is the handle of its dtf.variable, which the importer declares
+  // (declareVariable) before it translates any value: every variable a value
+  // reaches through its inputs, control inputs aside.
+  VariableOp variable = import.variable(index);
+  assert(variable && "a variable reached through values is declared");
+  return SmallVector<Value>{variable.getHandle()};
+}
+
+Results translateIdentity(ImportContext &import, int index) {
+  FailureOr<int> source = import.inputNode(index, 0);
+  if (failed(source))
+    return failure();
+  // A reference variable's value is read through its Identity.
+  if (VariableOp variable = import.variable(*source))
+    return createPinned<ReadOp>(import, index, variable.getHandle());
+  FailureOr<Value> x = import.operand(index, 0);
+  if (failed(x))
+    return failure();
+  return SmallVector<Value>{*x};
+}
+
+Results translateReadVariableOp(ImportContext &import, int index) {
+  FailureOr<int> source = import.throughIdentities(index, 0);
+  if (failed(source))
+    return failure();
+  VariableOp variable = import.variable(*source);
+  if (!variable) {
+    import.fail(index) << "reads '" << import.node(*source).name()
+                       << "', which is not a variable";
+    return failure();
+  }
+  return SmallVector<Value>{import.getBuilder().create<ReadOp>(
+      import.locationOf(index), variable.getHandle())};
+}
+
+Results translatePlaceholder(ImportContext &import, int index) {
+  FailureOr<RankedTensorType> type = import.tensorType(index, "dtype", "shape");
+  if (failed(type))
+    return failure();
+  OpBuilder &builder = import.getBuilder();
+  return createPinned<PlaceholderOp>(
+      import, index, *type, builder.getStringAttr(import.node(index).name()));
+}
+
+Results translateConst(ImportContext &import, int index) {
+  FailureOr<DenseElementsAttr> values = import.constant(index);
+  if (failed(values))
+    return failure();
+  return createPinned<ConstantOp>(import, index, *values);
+}
+
+Results translateMatMul(ImportContext &import, int index) {
+  FailureOr<Value> a = import.operand(index, 0), b = import.operand(index, 1);
+  if (failed(a) || failed(b))
+    return failure();
+  const tensorflow::AttrValue *ta = import.attr(index, "transpose_a");
+  const tensorflow::AttrValue *tb = import.attr(index, "transpose_b");
+  return createPinned<MatMulOp>(import, index, *a, *b, ta && ta->b(),
+                                tb && tb->b());
+}
+
+Results translateBiasAdd(ImportContext &import, int index) {
+  if (failed(requireNHWC(import, index)))
+    return failure();
+  return translateBinary<BiasAddOp>(import, index);
+}
+
+/// tf.clip_by_value(t, lo, hi) of node `index`: `clipped` is the node whose
+/// input 0 is t, `highNode` the node whose input `highInput` is hi, and
+/// input 1 of `index` is lo.
+Results clipByValue(ImportContext &import, int index, int clipped, int highNode,
+                    int highInput) {
+  FailureOr<Value> x = import.operand(clipped, 0);
+  FailureOr<double> low = import.scalar(index, 1);
+  FailureOr<double> high = import.scalar(highNode, highInput);
+  if (failed(x) || failed(low) || failed(high))
+    return failure();
+  OpBuilder &builder = import.getBuilder();
+  return createPinned<ClipByValueOp>(import, index, *x,
+                                     builder.getF64FloatAttr(*low),
+                                     builder.getF64FloatAttr(*high));
+}
+
+Results translateClipByValue(ImportContext &import, int index) {
+  return clipByValue(import, index, index, index, 2);
+}
+
+/// tf.clip_by_value's other form: Maximum(Minimum(t, hi), lo).
+Results translateMaximum(ImportContext &import, int index) {
+  FailureOr<int> minimum = import.throughIdentities(index, 0);
+  if (failed(minimum))
+    return failure();
+  if (import.node(*minimum).op() != "Minimum") {
+    import.fail(index) << "Maximum is imported as tf.clip_by_value's "
+                          "Maximum(Minimum(t, max), min); input 0 is '"
+                       << import.node(*minimum).name() << "' ("
+                       << import.node(*minimum).op() << ")";
+    return failure();
+  }
+  return clipByValue(import, index, *minimum, *minimum, 1);
+}
+
+template <typename OpT>
+Results translateCrossEntropy(ImportContext &import, int index) {
+  FailureOr<Value> logits = import.operand(index, 0),
+                   labels = import.operand(index, 1);
+  if (failed(logits) || failed(labels))
+    return failure();
+  FailureOr<Operation *> loss =
+      createChecked<OpT>(import, index, *logits, *labels);
+  if (failed(loss))
+    return failure();
+  // Output 1, the backprop TensorFlow computes with the loss, is left to
+  // DTF's autodiff.
+  return SmallVector<Value>{(*loss)->getResult(0), Value()};
+}
+
+template <typename OpT>
+Results translateReduction(ImportContext &import, int index) {
+  FailureOr<Value> x = import.operand(index, 0);
+  FailureOr<SmallVector<int64_t>> axes = import.integers(index, 1);
+  if (failed(x) || failed(axes))
+    return failure();
+  const tensorflow::AttrValue *keep = import.attr(index, "keep_dims");
+  return createPinned<OpT>(import, index, *x, *axes, keep && keep->b());
+}
+
+Results translateReshape(ImportContext &import, int index) {
+  FailureOr<Value> x = import.operand(index, 0);
+  if (failed(x))
+    return failure();
+  FailureOr<SmallVector<int64_t>> shape = foldShape(import, index, 1);
+  if (failed(shape))
+    return failure();
+  auto input = cast<RankedTensorType>(x->getType());
+  int64_t known = 1, inferred = -1;
+  for (auto [dim, size] : llvm::enumerate(*shape)) {
+    if ((size == -1 || ShapedType::isDynamic(size)) && inferred < 0)
+      inferred = int64_t(dim);
+    else if (size < 0) {
+      import.fail(index) << "shape ["
+                         << llvm::make_range(shape->begin(), shape->end())
+                         << "] has more than one -1 or a negative size";
+      return failure();
+    } else
+      known *= size;
+  }
+  SmallVector<int64_t> dims(*shape);
+  if (inferred >= 0)
+    dims[inferred] = input.hasStaticShape() && known > 0
+                         ? input.getNumElements() / known
+                         : ShapedType::kDynamic;
+  auto type = RankedTensorType::get(dims, input.getElementType());
+  // TensorFlow's functions reshape to the shape a tensor has already
+  // (flattening the outer dimensions of a matrix); those are no ops.
+  if (type == input)
+    return SmallVector<Value>{*x};
+  return createPinned<ReshapeOp>(import, index, type, *x);
+}
+
+Results translateConv2D(ImportContext &import, int index) {
+  FailureOr<Value> x = import.operand(index, 0),
+                   filter = import.operand(index, 1);
+  FailureOr<SmallVector<int64_t>> strides = window(import, index, "strides");
+  FailureOr<Padding> pad = padding(import, index);
+  if (failed(x) || failed(filter) || failed(strides) || failed(pad) ||
+      failed(requireNHWC(import, index)))
+    return failure();
+  if (const tensorflow::AttrValue *dilations = import.attr(index, "dilations"))
+    for (int64_t dilation : dilations->list().i())
+      if (dilation != 1) {
+        import.fail(index)
+            << "dilated convolutions are not one of DTF's kernels";
+        return failure();
+      }
+  OpBuilder &builder = import.getBuilder();
+  return createPinned<Conv2DOp>(import, index, *x, *filter,
+                                builder.getDenseI64ArrayAttr(*strides),
+                                PaddingAttr::get(import.getContext(), *pad));
+}
+
+Results translateMaxPool(ImportContext &import, int index) {
+  FailureOr<Value> x = import.operand(index, 0);
+  FailureOr<SmallVector<int64_t>> ksize = window(import, index, "ksize");
+  FailureOr<SmallVector<int64_t>> strides = window(import, index, "strides");
+  FailureOr<Padding> pad = padding(import, index);
+  if (failed(x) || failed(ksize) || failed(strides) || failed(pad) ||
+      failed(requireNHWC(import, index)))
+    return failure();
+  OpBuilder &builder = import.getBuilder();
+  return createPinned<MaxPoolOp>(import, index, *x,
+                                 builder.getDenseI64ArrayAttr(*ksize),
+                                 builder.getDenseI64ArrayAttr(*strides),
+                                 PaddingAttr::get(import.getContext(), *pad));
+}
+
+Results translateArgMax(ImportContext &import, int index) {
+  FailureOr<Value> x = import.operand(index, 0);
+  FailureOr<SmallVector<int64_t>> axis = import.integers(index, 1);
+  if (failed(x) || failed(axis))
+    return failure();
+  const tensorflow::AttrValue *outputType = import.attr(index, "output_type");
+  if (outputType && outputType->type() != tensorflow::DT_INT64) {
+    import.fail(index) << "output_type must be int64, the type of dtf.argmax";
+    return failure();
+  }
+  if (axis->size() != 1) {
+    import.fail(index) << "takes one dimension";
+    return failure();
+  }
+  return createPinned<ArgMaxOp>(import, index, *x, axis->front());
+}
+
+Results translateCast(ImportContext &import, int index) {
+  FailureOr<Value> x = import.operand(index, 0);
+  const tensorflow::AttrValue *dst = import.attr(index, "DstT");
+  if (failed(x))
+    return failure();
+  if (!dst) {
+    import.fail(index) << "has no 'DstT' attribute";
+    return failure();
+  }
+  FailureOr<Type> element = import.elementType(index, dst->type());
+  if (failed(element))
+    return failure();
+  auto input = cast<RankedTensorType>(x->getType());
+  return createPinned<CastOp>(import, index, input.clone(*element), *x);
+}
+
+//===----------------------------------------------------------------------===//
+// The table
+//===----------------------------------------------------------------------===//
+
+using OpTranslatorTable = llvm::StringMap<OpTranslator>;
+
+/// Registers `translator` as the translator of TensorFlow op `op`.
+void add(OpTranslatorTable &table, StringRef op, OpTranslator translator) {
+  bool inserted = table.try_emplace(op, translator).second;
+  assert(inserted && "two translators for one TensorFlow op");
+  (void)inserted;
+}
+
+OpTranslatorTable buildOpTranslatorTable() {
+  OpTranslatorTable t;
+
+  // Graph inputs and state.
+  add(t, "VariableV2", translateVariable);
+  add(t, "Variable", translateVariable);
+  add(t, "VarHandleOp", translateVariable);
+  add(t, "Identity", translateIdentity);
+  add(t, "ReadVariableOp", translateReadVariableOp);
+  add(t, "Placeholder", translatePlaceholder);
+  add(t, "Const", translateConst);
+
+  // Math.
+  add(t, "MatMul", translateMatMul);
+  add(t, "Add", translateBinary<AddOp>);
+  add(t, "AddV2", translateBinary<AddOp>);
+  add(t, "Sub", translateBinary<SubOp>);
+  add(t, "Mul", translateBinary<MulOp>);
+  add(t, "RealDiv", translateBinary<DivOp>);
+  add(t, "Equal", translateBinary<EqualOp>);
+  add(t, "BiasAdd", translateBiasAdd);
+  add(t, "Neg", translateUnary<NegOp>);
+  add(t, "Relu", translateUnary<ReluOp>);
+  add(t, "Softmax", translateUnary<SoftmaxOp>);
+  add(t, "Log", translateUnary<LogOp>);
+  add(t, "ClipByValue", translateClipByValue);
+  add(t, "Maximum", translateMaximum);
+  add(t, "SoftmaxCrossEntropyWithLogits",
+      translateCrossEntropy<SoftmaxCrossEntropyWithLogitsOp>);
+  add(t, "SparseSoftmaxCrossEntropyWithLogits",
+      translateCrossEntropy<SparseSoftmaxCrossEntropyWithLogitsOp>);
+
+  // Reductions and shapes.
+  add(t, "Sum", translateReduction<ReduceSumOp>);
+  add(t, "Mean", translateReduction<ReduceMeanOp>);
+  add(t, "Reshape", translateReshape);
+  add(t, "ArgMax", translateArgMax);
+  add(t, "Cast", translateCast);
+
+  // Convolution and pooling.
+  add(t, "Conv2D", translateConv2D);
+  add(t, "MaxPool", translateMaxPool);
+  return t;
+}
+
+} // namespace
+
+OpTranslator findOpTranslator(StringRef op) {
+  // Built once, then only read.
+  static const OpTranslatorTable table = buildOpTranslatorTable();
+  auto it = table.find(op);
+  return it == table.end() ? nullptr : it->second;
+}
+
+} // namespace dtf::translate::graphdef
