@@ -71,6 +71,20 @@ std::string errorMessageOf(const std::exception_ptr &error);
 Error callFailed(const std::string &peer, const std::string &call,
                  ErrorCode code, const std::string &detail);
 
+/// Runs `call` on the peer's object directly, turning a failure into the
+/// Error a remote call would end with (callFailed, of the failure's
+/// code): what an in-process connection reports where a transport would
+/// report its status.
+template <typename Call>
+auto callInProcess(const std::string &peer, const char *callName,
+                   const Call &call) -> decltype(call()) {
+  try {
+    return call();
+  } catch (const std::exception &error) {
+    throw callFailed(peer, callName, errorCodeOf(error), error.what());
+  }
+}
+
 /// A captured Error, for callbacks that report failures as exception_ptr.
 inline std::exception_ptr makeError(ErrorCode code,
                                     const std::string &message) {

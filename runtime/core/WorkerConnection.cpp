@@ -16,19 +16,10 @@ InProcessWorkerConnection::InProcessWorkerConnection(
       peer_("worker " + taskName + " (in process)"), callTimeout(callTimeout),
       onStop(std::move(onStop)) {}
 
-template <typename Call>
-auto InProcessWorkerConnection::invoke(const char *method, const Call &call)
-    -> decltype(call()) {
-  try {
-    return call();
-  } catch (const std::exception &error) {
-    throw callFailed(peer_, method, errorCodeOf(error), error.what());
-  }
-}
-
 void InProcessWorkerConnection::registerGraph(
     const std::string &module, const std::vector<std::string> &functions) {
-  invoke("RegisterGraph", [&] { worker.registerGraphs(module, functions); });
+  callInProcess(peer_, "RegisterGraph",
+                [&] { worker.registerGraphs(module, functions); });
 }
 
 std::vector<Tensor> InProcessWorkerConnection::runStep(
@@ -38,7 +29,7 @@ std::vector<Tensor> InProcessWorkerConnection::runStep(
     std::optional<std::chrono::milliseconds> timeout,
     std::map<std::string, int64_t> * /*receivedBytes: nothing crosses a
                                         network in one process*/) {
-  return invoke("RunStep", [&] {
+  return callInProcess(peer_, "RunStep", [&] {
     Worker::StepOptions options;
     options.stepId = stepId;
     options.rendezvous = &rendezvous;
@@ -65,7 +56,7 @@ void InProcessWorkerConnection::abortStep(int64_t stepId,
 
 VariableStore
 InProcessWorkerConnection::getVariables(const std::vector<std::string> &names) {
-  return invoke("GetVariables", [&] {
+  return callInProcess(peer_, "GetVariables", [&] {
     VariableStore all = worker.snapshotVariables();
     if (names.empty())
       return all;
@@ -80,7 +71,7 @@ InProcessWorkerConnection::getVariables(const std::vector<std::string> &names) {
 
 std::vector<std::string>
 InProcessWorkerConnection::setVariables(const VariableStore &values) {
-  return invoke("SetVariables", [&] {
+  return callInProcess(peer_, "SetVariables", [&] {
     VariableStore copies;
     for (const auto &[name, value] : values)
       copies.emplace(name, value.clone());

@@ -105,11 +105,6 @@ public:
   void stopTask(const std::string &reason) override;
 
 private:
-  /// Runs `call`, turning a failure into the dtf::Error a remote call of
-  /// `method` ends with: "<peer>: <method> failed: <what> (<CODE>)".
-  template <typename Call>
-  auto invoke(const char *method, const Call &call) -> decltype(call());
-
   Worker &worker;
   LocalRendezvous &rendezvous;
   std::string peer_;

@@ -42,24 +42,14 @@ InProcessPsConnection::InProcessPsConnection(
     : task(task), peer_("PS " + taskName + " (in process)"),
       onStop(std::move(onStop)) {}
 
-template <typename Call>
-auto InProcessPsConnection::invoke(const char *method, const Call &call)
-    -> decltype(call()) {
-  try {
-    return call();
-  } catch (const std::exception &error) {
-    throw callFailed(peer_, method, errorCodeOf(error), error.what());
-  }
-}
-
 bool InProcessPsConnection::initialize() {
-  return invoke("Initialize", [&] { return task.initialize(); });
+  return callInProcess(peer_, "Initialize", [&] { return task.initialize(); });
 }
 
 std::vector<Tensor>
 InProcessPsConnection::pull(const std::vector<std::string> &names,
                             int64_t *epoch) {
-  PulledValues pulled = invoke("Pull", [&] {
+  PulledValues pulled = callInProcess(peer_, "Pull", [&] {
     PulledValues copy;
     task.read(names, [&](const std::vector<const Tensor *> &values,
                          int64_t readEpoch) {
@@ -92,7 +82,7 @@ PushResult InProcessPsConnection::push(int64_t step,
   for (const TensorRef &gradient : gradients)
     copies.push_back(gradient.tensor->clone());
   uint64_t bytes = bytesOf(copies);
-  PushResult result = invoke("Push", [&] {
+  PushResult result = callInProcess(peer_, "Push", [&] {
     const std::vector<std::string> &expected = task.gradientNames();
     if (gradients.size() != expected.size())
       throw Error(ErrorCode::InvalidArgument,
@@ -139,14 +129,14 @@ std::future<PushPullResult> InProcessPsConnection::startPushPull(
 }
 
 int64_t InProcessPsConnection::step() {
-  return invoke("GetStep", [&] {
+  return callInProcess(peer_, "GetStep", [&] {
     task.checkServing();
     return task.currentStep();
   });
 }
 
 TaskStatus InProcessPsConnection::status() {
-  return invoke("GetStep", [&] {
+  return callInProcess(peer_, "GetStep", [&] {
     task.checkServing();
     return task.status();
   });
@@ -155,23 +145,24 @@ TaskStatus InProcessPsConnection::status() {
 int64_t InProcessPsConnection::waitForStep(int64_t step,
                                            std::chrono::milliseconds timeout,
                                            int64_t epoch) {
-  return invoke("WaitForStep", [&] {
+  return callInProcess(peer_, "WaitForStep", [&] {
     return task.waitForStep(step, epoch, timeout, [] { return false; });
   });
 }
 
 Snapshot InProcessPsConnection::snapshot() {
-  return invoke("Snapshot", [&] { return task.snapshot(); });
+  return callInProcess(peer_, "Snapshot", [&] { return task.snapshot(); });
 }
 
 int64_t InProcessPsConnection::restore(RestoreSource source,
                                        int64_t checkpointStep, int64_t epoch) {
-  return invoke("Restore",
-                [&] { return task.restore(source, checkpointStep, epoch); });
+  return callInProcess(peer_, "Restore", [&] {
+    return task.restore(source, checkpointStep, epoch);
+  });
 }
 
 void InProcessPsConnection::stop(const std::string &reason) {
-  invoke("Stop", [&] {
+  callInProcess(peer_, "Stop", [&] {
     task.beginShutdown();
     if (onStop)
       onStop(reason);

@@ -50,11 +50,6 @@ public:
   TransferStats transferStats() const override;
 
 private:
-  /// Runs `call`, turning any failure into the dtf::Error a remote call of
-  /// `method` would end with: "<peer>: <method> failed: <what> (<CODE>)".
-  template <typename Call>
-  auto invoke(const char *method, const Call &call) -> decltype(call());
-
   ParameterServer &task;
   std::string peer_;
   std::function<void(const std::string &)> onStop;

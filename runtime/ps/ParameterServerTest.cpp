@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/ps/ParameterServer.h"
+#include "runtime/core/tests/TestUtil.h"
 
 #include "runtime/core/Error.h"
 
@@ -67,16 +68,7 @@ std::vector<float> valueOf(const ParameterServer &task,
   return value;
 }
 
-/// The code of the Error `call` throws; fails the test if it throws none.
-ErrorCode errorCode(const std::function<void()> &call) {
-  try {
-    call();
-  } catch (const Error &error) {
-    return error.code();
-  }
-  ADD_FAILURE() << "expected a dtf::Error";
-  return ErrorCode::Unknown;
-}
+using dtf::testing::expectError;
 
 ParameterServer syncTask(Options options = {}) {
   return ParameterServer(std::make_unique<MeanSgdProgram>(2),
@@ -85,14 +77,15 @@ ParameterServer syncTask(Options options = {}) {
 
 TEST(PsStateMachine, ServesNothingBeforeTheChiefInitializes) {
   ParameterServer task = syncTask();
-  EXPECT_EQ(errorCode([&] { valueOf(task, "w"); }),
+  EXPECT_EQ(expectError([&] { valueOf(task, "w"); }).code(),
             ErrorCode::FailedPrecondition);
-  EXPECT_EQ(errorCode([&] { task.push(0, 0, gradient(1)); }),
+  EXPECT_EQ(expectError([&] { task.push(0, 0, gradient(1)); }).code(),
             ErrorCode::FailedPrecondition);
   EXPECT_TRUE(task.initialize());
   EXPECT_FALSE(task.initialize()); // the second chief call is a no-op
   EXPECT_EQ(valueOf(task, "w"), (std::vector<float>{1, 1}));
-  EXPECT_EQ(errorCode([&] { valueOf(task, "v"); }), ErrorCode::NotFound);
+  EXPECT_EQ(expectError([&] { valueOf(task, "v"); }).code(),
+            ErrorCode::NotFound);
 }
 
 TEST(PsStateMachine, SyncAppliesTheMeanOfAFullAggregateAndDropsStalePushes) {
@@ -243,7 +236,7 @@ TEST(PsStateMachine, RejectsAPushThatDoesNotFitBeforeApplyingAny) {
                  "PS task /job:ps/task:0: push rejected, nothing applied: the "
                  "gradient of 'w' is f32[3] but variable 'w' is f32[2]");
   }
-  EXPECT_EQ(errorCode([&] { task.push(0, 0, {}); }),
+  EXPECT_EQ(expectError([&] { task.push(0, 0, {}); }).code(),
             ErrorCode::InvalidArgument);
   EXPECT_EQ(task.stats().appliedPushes, 0);
 }
@@ -271,16 +264,17 @@ TEST(PsStateMachine, RestoreFromACheckpointStartsANewEpoch) {
   EXPECT_EQ(status.restoredFrom, 40);
   EXPECT_EQ(valueOf(task, "w"), (std::vector<float>{5, 6}));
   // Gradients computed from another epoch's values are refused.
-  EXPECT_EQ(errorCode([&] { task.push(40, 2, gradient(1)); }),
+  EXPECT_EQ(expectError([&] { task.push(40, 2, gradient(1)); }).code(),
             ErrorCode::Aborted);
   // The pending push of step 1 was dropped: one push completes nothing.
   EXPECT_EQ(task.push(40, 1, gradient(2)).outcome, PushOutcome::Accumulated);
   EXPECT_EQ(task.push(40, 1, gradient(2)).step, 41);
   EXPECT_EQ(valueOf(task, "w"), (std::vector<float>{3, 4}));
   // An older epoch cannot come back.
-  EXPECT_EQ(
-      errorCode([&] { task.restore(RestoreSource::InitialValues, -1, 0); }),
-      ErrorCode::InvalidArgument);
+  EXPECT_EQ(expectError([&] {
+              task.restore(RestoreSource::InitialValues, -1, 0);
+            }).code(),
+            ErrorCode::InvalidArgument);
 }
 
 TEST(PsStateMachine, APreloadedCheckpointIsServedOnceTheChiefKeepsIt) {
@@ -294,10 +288,12 @@ TEST(PsStateMachine, APreloadedCheckpointIsServedOnceTheChiefKeepsIt) {
   EXPECT_FALSE(status.initialized);
   EXPECT_TRUE(status.hasValues);
   EXPECT_EQ(status.restoredFrom, 8);
-  EXPECT_EQ(errorCode([&] { valueOf(task, "w"); }),
+  EXPECT_EQ(expectError([&] { valueOf(task, "w"); }).code(),
             ErrorCode::FailedPrecondition);
   // Keeping another checkpoint's values is refused.
-  EXPECT_EQ(errorCode([&] { task.restore(RestoreSource::KeepRestored, 9, 1); }),
+  EXPECT_EQ(expectError([&] {
+              task.restore(RestoreSource::KeepRestored, 9, 1);
+            }).code(),
             ErrorCode::FailedPrecondition);
   EXPECT_EQ(task.restore(RestoreSource::KeepRestored, 8, 1), 8);
   EXPECT_EQ(valueOf(task, "w"), (std::vector<float>{7, 7}));
@@ -327,19 +323,20 @@ TEST(PsStateMachine, WaitForStepReturnsWhenTheStepPasses) {
   });
   EXPECT_EQ(task.waitForStep(0, 0, std::chrono::seconds(30), {}), 1);
   pusher.join();
-  EXPECT_EQ(errorCode([&] {
+  EXPECT_EQ(expectError([&] {
               task.waitForStep(1, 0, std::chrono::milliseconds(1), {});
-            }),
+            }).code(),
             ErrorCode::DeadlineExceeded);
-  EXPECT_EQ(errorCode([&] {
+  EXPECT_EQ(expectError([&] {
               task.waitForStep(1, 0, std::chrono::seconds(30),
                                [] { return true; });
-            }),
+            }).code(),
             ErrorCode::Cancelled);
   task.beginShutdown();
-  EXPECT_EQ(
-      errorCode([&] { task.waitForStep(1, 0, std::chrono::seconds(30), {}); }),
-      ErrorCode::Unavailable);
+  EXPECT_EQ(expectError([&] {
+              task.waitForStep(1, 0, std::chrono::seconds(30), {});
+            }).code(),
+            ErrorCode::Unavailable);
 }
 
 TEST(PsStateMachine, RefusesAProgramWhoseArgumentsDoNotFitTheMode) {

@@ -171,8 +171,10 @@ int64_t trainReplica(ReplicaStep &replica, Supervisor &supervisor,
   loop.stopRequested = [&] {
     return supervisor.stopRequested() || (stopRequested && stopRequested());
   };
+  StepDelayHook delay(supervisor.reliability().debugStepDelayMs); // test only
   loop.hooks = std::move(hooks);
-  loop.hooks.push_back(&supervisor); // [reliability] checkpoint, delay
+  loop.hooks.push_back(&supervisor); // [reliability] checkpoint
+  loop.hooks.push_back(&delay);
   int64_t localSteps = loop.run();
   // The last push-pulls still fly; validation pulls the final values afresh.
   replica.dropPending();

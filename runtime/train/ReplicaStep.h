@@ -95,7 +95,7 @@ private:
 /// A between-graph worker's training: steps of `replica` on batches of
 /// `batch` examples of `input` until the global step reaches the target or
 /// `stopRequested` (optional) says so; `hooks` after each step, then the
-/// supervisor's checkpoint and delay; a failed step drops what flies and
+/// supervisor's checkpoint and the test delay (--debug_step_delay_ms); a failed step drops what flies and
 /// goes to the supervisor's recovery, then starts over. Returns the local
 /// steps; throws what recovery does not take. Leaves nothing in flight.
 int64_t trainReplica(ReplicaStep &replica, Supervisor &supervisor,

@@ -5,8 +5,8 @@
 #include "runtime/ps/ParameterServer.h"
 
 #include <algorithm>
-#include <csignal>
 #include <condition_variable>
+#include <csignal>
 #include <functional>
 #include <iostream>
 #include <mutex>
@@ -194,9 +194,6 @@ void Supervisor::saveCheckpoint() {
 void Supervisor::afterStep(const StepRecord &step) {
   if (isChief && saver.due(step.globalStep))
     saver.save();
-  if (options.debugStepDelayMs > 0)
-    std::this_thread::sleep_for(
-        std::chrono::milliseconds(options.debugStepDelayMs));
 }
 
 void Supervisor::finish() {
@@ -214,8 +211,8 @@ bool Supervisor::recover(const Error &error) {
   if (options.recoveryTimeoutMs <= 0 || !isRecoverable(error.code()))
     return false;
   std::cout << "Worker " << index << ": " << error.what()
-            << "; recovering (for up to " << options.recoveryTimeoutMs
-            << " ms)" << std::endl;
+            << "; recovering (for up to " << options.recoveryTimeoutMs << " ms)"
+            << std::endl;
   Clock::time_point start = Clock::now();
   retryUntilRecovered(
       error, std::chrono::milliseconds(options.recoveryTimeoutMs), [&] {
@@ -265,8 +262,7 @@ void onReachingStep(ps::Options &task, int64_t atStep,
 
 } // namespace
 
-void configureCrashAtStep(ps::Options &task,
-                          const ReliabilityOptions &options,
+void configureCrashAtStep(ps::Options &task, const ReliabilityOptions &options,
                           const std::string &taskLabel) {
   if (options.debugCrashAtStep <= 0)
     return;
@@ -316,29 +312,29 @@ PsRegistration::PsRegistration(
     std::ostream &log)
     : state(std::make_unique<State>()) {
   State *shared = state.get();
-  shared->thread = std::thread([shared, psIndex, &log,
-                                coordinator = std::move(coordinator)] {
-    for (int attempt = 0;; ++attempt) {
-      try {
-        coordinator->waitUntilReachable();
-        coordinator->registerTask("ps", psIndex);
-        log << "PS task " << psIndex << ": registered with the coordinator"
-            << std::endl;
-        return;
-      } catch (const Error &error) {
-        if (!isRecoverable(error.code())) {
-          log << "PS task " << psIndex
-              << ": warning: cannot register with the coordinator: "
-              << error.what() << std::endl;
-          return;
+  shared->thread = std::thread(
+      [shared, psIndex, &log, coordinator = std::move(coordinator)] {
+        for (int attempt = 0;; ++attempt) {
+          try {
+            coordinator->waitUntilReachable();
+            coordinator->registerTask("ps", psIndex);
+            log << "PS task " << psIndex << ": registered with the coordinator"
+                << std::endl;
+            return;
+          } catch (const Error &error) {
+            if (!isRecoverable(error.code())) {
+              log << "PS task " << psIndex
+                  << ": warning: cannot register with the coordinator: "
+                  << error.what() << std::endl;
+              return;
+            }
+          }
+          std::unique_lock<std::mutex> lock(shared->mutex);
+          if (shared->wake.wait_for(lock, std::chrono::milliseconds(500),
+                                    [shared] { return shared->quitting; }))
+            return;
         }
-      }
-      std::unique_lock<std::mutex> lock(shared->mutex);
-      if (shared->wake.wait_for(lock, std::chrono::milliseconds(500),
-                                [shared] { return shared->quitting; }))
-        return;
-    }
-  });
+      });
 }
 
 PsRegistration::~PsRegistration() {

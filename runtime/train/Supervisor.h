@@ -8,7 +8,7 @@
 // - each step: the values a step pulls must all come from one epoch
 //   (sawEpoch), and its pushes and waits carry that epoch, so that nothing
 //   computed before a restore is applied after it; afterStep() saves a
-//   checkpoint when one is due (chief) and sleeps --debug_step_delay_ms.
+//   checkpoint when one is due (chief).
 // - recover(): with --recovery_timeout_ms, a failed RPC is retried with
 //   backoff until the cluster answers again: the chief re-establishes the
 //   model (a PS task that restarted restored the newest checkpoint; every
@@ -97,8 +97,10 @@ public:
   /// The epoch of the step's values (0 if none was seen).
   int64_t epoch() const { return stepEpoch.value_or(0); }
 
-  /// After a completed step: a checkpoint if due (chief), the debug delay.
+  /// After a completed step: a checkpoint if due (chief).
   void afterStep(const StepRecord &step) override;
+
+  const ReliabilityOptions &reliability() const { return options; }
 
   /// Decides what a failed call means: false if it ends the worker (no
   /// recovery, an error recovery cannot fix, or the cluster did not

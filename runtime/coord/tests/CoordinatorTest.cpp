@@ -9,6 +9,7 @@
 #include "runtime/coord/Coordinator.h"
 #include "runtime/coord/HeartbeatSender.h"
 #include "runtime/coord/InProcessCoordinator.h"
+#include "runtime/core/tests/TestUtil.h"
 
 #include "runtime/core/Error.h"
 
@@ -34,16 +35,7 @@ cluster(int numPs, int numWorkers,
   return options;
 }
 
-/// The dtf::Error `call` throws; fails the test if it throws none.
-Error expectError(const std::function<void()> &call) {
-  try {
-    call();
-  } catch (const Error &error) {
-    return error;
-  }
-  ADD_FAILURE() << "expected a dtf::Error";
-  return Error(ErrorCode::Unknown, "");
-}
+using dtf::testing::expectError;
 
 bool contains(const std::string &text, const std::string &part) {
   return text.find(part) != std::string::npos;

@@ -2,16 +2,29 @@
 
 #pragma once
 
+#include "runtime/core/Error.h"
 #include "runtime/core/Initializers.h"
 #include "runtime/core/Tensor.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <string>
 #include <vector>
 
 namespace dtf::testing {
+
+/// The dtf::Error `call` throws; fails the test if it throws none.
+inline Error expectError(const std::function<void()> &call) {
+  try {
+    call();
+  } catch (const Error &error) {
+    return error;
+  }
+  ADD_FAILURE() << "expected a dtf::Error";
+  return Error(ErrorCode::Unknown, "");
+}
 
 /// Same dtype and shape, elements within `tolerance` (absolute).
 template <typename T>

@@ -2,8 +2,9 @@
 
 #pragma once
 
-#include "runtime/rpc/Errors.h"
+#include "runtime/core/tests/TestUtil.h"
 #include "runtime/exec/PsProgram.h"
+#include "runtime/rpc/Errors.h"
 #include "runtime/rpc/ParameterServerService.h"
 #include "runtime/rpc/PsClient.h"
 #include "runtime/rpc/Server.h"
@@ -70,8 +71,7 @@ struct RunningPs {
       : task(std::make_unique<exec::PsProgram>(
                  function, observing(std::move(opObserver))),
              replication, std::move(psOptions)),
-        service(task, [this] { server.requestStop(); }),
-        server(serverOptions) {
+        service(task, [this] { server.requestStop(); }), server(serverOptions) {
     server.addService(service);
     server.start();
   }
@@ -92,24 +92,14 @@ inline ClientOptions fastClientOptions() {
   return options;
 }
 
-/// The dtf::Error `call` throws; fails the test if it throws none.
-inline Error expectError(const std::function<void()> &call) {
-  try {
-    call();
-  } catch (const Error &error) {
-    return error;
-  }
-  ADD_FAILURE() << "expected a dtf::Error";
-  return Error(ErrorCode::Unknown, "");
-}
+using dtf::testing::expectError;
 
 inline bool contains(const std::string &text, const std::string &part) {
   return text.find(part) != std::string::npos;
 }
 
 inline double secondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                       start)
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
       .count();
 }
 

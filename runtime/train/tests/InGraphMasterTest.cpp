@@ -167,9 +167,9 @@ TEST_F(InGraphMasterTest, AFailedPartitionAbortsTheStepOnEveryTask) {
         << error.what();
   }
   // The step was aborted: what is sent in it later fails, nothing waits.
-  EXPECT_EQ(errorCodeOf([&] {
+  EXPECT_EQ(expectError([&] {
               rendezvous.send("a;b;doubled", 1, Tensor::scalar<float>(0));
-            }),
+            }).code(),
             ErrorCode::Aborted);
 }
 

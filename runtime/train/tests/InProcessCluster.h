@@ -13,6 +13,7 @@
 
 #pragma once
 
+#include "runtime/core/tests/TestUtil.h"
 #include "runtime/train/ReplicaStep.h"
 #include "runtime/train/Telemetry.h"
 
@@ -222,16 +223,6 @@ private:
   cluster::ClusterSpec spec;
 };
 
-/// The code of the dtf::Error `call` throws; fails the test if it throws
-/// none.
-inline ErrorCode errorCodeOf(const std::function<void()> &call) {
-  try {
-    call();
-  } catch (const Error &error) {
-    return error.code();
-  }
-  ADD_FAILURE() << "expected a dtf::Error";
-  return ErrorCode::Unknown;
-}
+using dtf::testing::expectError;
 
 } // namespace dtf::train::testing

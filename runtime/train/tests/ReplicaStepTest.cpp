@@ -217,10 +217,10 @@ TEST(RecoveringWorker, WithoutRecoveryAFailedCallEndsTraining) {
   TestWorker worker(cluster, 0, replicaOptions(false, false, 10));
   worker.supervisor.start();
   cluster.tasks[0]->beginShutdown();
-  EXPECT_EQ(errorCodeOf([&] {
+  EXPECT_EQ(expectError([&] {
               trainReplica(worker.replica, worker.supervisor, *worker.input, 4,
                            {});
-            }),
+            }).code(),
             ErrorCode::Unavailable);
 }
 

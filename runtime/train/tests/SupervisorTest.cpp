@@ -76,14 +76,14 @@ TEST_F(SupervisorTest, ARestartedPsTaskNeverRepeatsAnEpoch) {
   // What the paused worker sends when it resumes is fenced off: its wait
   // for the step it had reached ends at once instead of outliving the
   // restore, and its gradients are not applied.
-  EXPECT_EQ(errorCodeOf([&] {
+  EXPECT_EQ(expectError([&] {
               cluster.ps()[0]->waitForStep(5, milliseconds(2'000), pausedEpoch);
-            }),
+            }).code(),
             ErrorCode::Aborted);
   Tensor gradient = Tensor::filled(DType::F32, {2}, 1.0f);
-  EXPECT_EQ(errorCodeOf([&] {
+  EXPECT_EQ(expectError([&] {
               cluster.ps()[0]->push(0, {{"w0", &gradient}}, pausedEpoch);
-            }),
+            }).code(),
             ErrorCode::Aborted);
   EXPECT_EQ(cluster.value("w0"), (std::vector<float>{0.0f, 0.0f}));
 }
@@ -93,7 +93,7 @@ TEST_F(SupervisorTest, AStepMixingTwoEpochsIsAborted) {
   chief.start();
   chief.beginStep();
   chief.sawEpoch(7, "PS a");
-  EXPECT_EQ(errorCodeOf([&] { chief.sawEpoch(8, "PS b"); }),
+  EXPECT_EQ(expectError([&] { chief.sawEpoch(8, "PS b"); }).code(),
             ErrorCode::Aborted);
   chief.beginStep();
   chief.sawEpoch(8, "PS b");
