@@ -1,15 +1,19 @@
 //===- RpcBench.cpp - Tensor transfer over gRPC, by tensor size -----------===//
 //
 // PsClient::pull, push and pushPull of one f32 variable of N bytes against
-// a ParameterServerService on an in-process server at 127.0.0.1 (real gRPC
-// over loopback TCP, HTTP/2; the tensors written and read by TensorWire),
-// the same pull over a Unix-domain socket (gRPC's unix: addresses), the
-// floor under both: a plain TCP round trip on loopback that asks with 64
-// bytes and answers with N (BM_TcpRoundTrip, no gRPC, no copies beyond the
-// kernel's), and TensorWire's encode + decode alone (no network). Counter
-// bytes_per_second is the tensor payload moved per wall-clock second (one
-// way; a push-pull moves it both ways). The MLP's step moves hid_w (313,600
-// bytes) and three small tensors each way.
+// a ParameterServerService on an in-process server, by transport:
+// - <Local>: the PS task's local socket (runtime/rpc/LocalTransport.h),
+//   what a worker on the PS task's host uses;
+// - <Grpc>: gRPC at 127.0.0.1 (HTTP/2 over loopback TCP), what a worker on
+//   another host uses;
+// - <GrpcUnix>: gRPC on a Unix-domain socket path (gRPC's unix: address).
+// The messages are the same (TensorWire). Under them, the floors: a plain
+// round trip that asks with 64 bytes and answers with N, on loopback TCP
+// (BM_TcpRoundTrip) and on a Unix-domain socket pair (BM_UnixRoundTrip),
+// no RPC, no copies beyond the kernel's; and TensorWire's encode + decode
+// alone (no network). Counter bytes_per_second is the tensor payload moved
+// per wall-clock second (one way; a push-pull moves it both ways). The
+// MLP's step moves hid_w (313,600 bytes) and three small tensors each way.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +22,8 @@
 #include "runtime/rpc/PsClient.h"
 #include "runtime/rpc/Server.h"
 #include "runtime/rpc/TensorWire.h"
+
+#include "bench/micro/BenchMain.h"
 
 #include "passes/InitAll.h"
 
@@ -61,8 +67,10 @@ std::string psModule(int64_t floats) {
          "    return\n  }\n}\n";
 }
 
+enum Transport { Local, Grpc, GrpcUnix };
+
 struct Ps {
-  Ps(int64_t floats, const std::string &address) {
+  Ps(int64_t floats, const std::string &address, bool local) {
     mlir::DialectRegistry registry;
     dtf::ir::registerAllDialects(registry);
     context.appendDialectRegistry(registry);
@@ -73,14 +81,24 @@ struct Ps {
       throw std::runtime_error("the benchmark's PS module does not parse");
     auto function = module->lookupSymbol<mlir::func::FuncOp>("ps_0");
     server = std::make_unique<Server>(ServerOptions{address});
+    // Updates in the thread of their push, as dtf-run's PS tasks run them.
+    exec::ExecutorOptions executor;
+    executor.runInCallerThread = true;
     task = std::make_unique<ps::ParameterServer>(
-        std::make_unique<exec::PsProgram>(function), ps::Replication::async());
+        std::make_unique<exec::PsProgram>(function, executor),
+        ps::Replication::async());
     service = std::make_unique<ParameterServerService>(*task, [] {});
     server->addService(*service);
     server->start();
-    client = std::make_unique<PsClient>(task->taskName(), server->address());
+    ClientOptions options;
+    options.localTransport = local;
+    client = std::make_unique<PsClient>(task->taskName(), server->address(),
+                                        options);
     client->waitUntilReachable();
     client->initialize();
+    if (client->usesLocalTransport() != local)
+      throw std::runtime_error(local ? "the PS offers no local socket"
+                                     : "the client took the local socket");
   }
   ~Ps() {
     server.reset(); // stops before the service goes
@@ -93,36 +111,25 @@ struct Ps {
   std::unique_ptr<PsClient> client;
 };
 
-Ps &psFor(int64_t bytes) {
-  static std::map<int64_t, std::unique_ptr<Ps>> servers;
-  std::unique_ptr<Ps> &ps = servers[bytes];
-  if (!ps)
-    ps = std::make_unique<Ps>(bytes / 4, "127.0.0.1:0");
-  return *ps;
-}
-
-/// The same PS task served on a Unix-domain socket.
-Ps &unixPsFor(int64_t bytes) {
-  static std::map<int64_t, std::unique_ptr<Ps>> servers;
-  std::unique_ptr<Ps> &ps = servers[bytes];
-  if (!ps) {
+/// A PS task of `bytes` reached by `transport`, kept for the whole run.
+Ps &psFor(Transport transport, int64_t bytes) {
+  static std::map<std::pair<Transport, int64_t>, std::unique_ptr<Ps>> servers;
+  std::unique_ptr<Ps> &ps = servers[{transport, bytes}];
+  if (ps)
+    return *ps;
+  if (transport == GrpcUnix) {
     std::string path = "/tmp/dtf-bench-rpc-" + std::to_string(::getpid()) +
                        "-" + std::to_string(bytes) + ".sock";
     ::unlink(path.c_str());
-    ps = std::make_unique<Ps>(bytes / 4, "unix:" + path);
+    ps = std::make_unique<Ps>(bytes / 4, "unix:" + path, false);
+  } else {
+    ps = std::make_unique<Ps>(bytes / 4, "127.0.0.1:0", transport == Local);
   }
   return *ps;
 }
 
-void BM_Pull(benchmark::State &state) {
-  Ps &ps = psFor(state.range(0));
-  for (auto _ : state)
-    benchmark::DoNotOptimize(ps.client->pull({"v"}));
-  state.SetBytesProcessed(state.iterations() * state.range(0));
-}
-
-void BM_PullUnix(benchmark::State &state) {
-  Ps &ps = unixPsFor(state.range(0));
+template <Transport transport> void BM_Pull(benchmark::State &state) {
+  Ps &ps = psFor(transport, state.range(0));
   for (auto _ : state)
     benchmark::DoNotOptimize(ps.client->pull({"v"}));
   state.SetBytesProcessed(state.iterations() * state.range(0));
@@ -141,28 +148,10 @@ bool transfer(int fd, char *data, size_t size, bool write) {
   return true;
 }
 
-/// A loopback TCP connection whose server thread answers every 64-byte
-/// request with `bytes` bytes, as a PS answers a pull.
-struct TcpEcho {
-  explicit TcpEcho(int64_t bytes) : reply(bytes) {
-    int listener = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t length = sizeof(address);
-    if (::bind(listener, reinterpret_cast<sockaddr *>(&address), length) != 0 ||
-        ::listen(listener, 1) != 0 ||
-        ::getsockname(listener, reinterpret_cast<sockaddr *>(&address),
-                      &length) != 0)
-      throw std::runtime_error("cannot listen on loopback");
-    client = ::socket(AF_INET, SOCK_STREAM, 0);
-    if (::connect(client, reinterpret_cast<sockaddr *>(&address), length) != 0)
-      throw std::runtime_error("cannot connect on loopback");
-    int server = ::accept(listener, nullptr, nullptr);
-    ::close(listener);
-    int one = 1;
-    for (int fd : {client, server})
-      ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+/// A connected pair of sockets whose server end, on a thread of its own,
+/// answers every 64-byte request with `bytes` bytes, as a PS answers a pull.
+struct Echo {
+  Echo(int64_t bytes, int client, int server) : reply(bytes), client(client) {
     responder = std::thread([this, server] {
       char request[64];
       while (transfer(server, request, sizeof(request), false) &&
@@ -171,37 +160,72 @@ struct TcpEcho {
       ::close(server);
     });
   }
-  ~TcpEcho() {
+  ~Echo() {
     ::shutdown(client, SHUT_RDWR);
     responder.join();
     ::close(client);
   }
   std::vector<char> reply;
-  int client = -1;
+  int client;
   std::thread responder;
 };
 
-void BM_TcpRoundTrip(benchmark::State &state) {
-  TcpEcho echo(state.range(0));
+/// Both ends of a loopback TCP connection, without Nagle's delay.
+std::pair<int, int> loopbackTcpPair() {
+  int listener = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof(address);
+  if (::bind(listener, reinterpret_cast<sockaddr *>(&address), length) != 0 ||
+      ::listen(listener, 1) != 0 ||
+      ::getsockname(listener, reinterpret_cast<sockaddr *>(&address),
+                    &length) != 0)
+    throw std::runtime_error("cannot listen on loopback");
+  int client = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (::connect(client, reinterpret_cast<sockaddr *>(&address), length) != 0)
+    throw std::runtime_error("cannot connect on loopback");
+  int server = ::accept(listener, nullptr, nullptr);
+  ::close(listener);
+  int one = 1;
+  for (int fd : {client, server})
+    ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+  return {client, server};
+}
+
+/// Asks with 64 bytes and reads the answer back, per iteration.
+void roundTrips(benchmark::State &state, std::pair<int, int> ends) {
+  Echo echo(state.range(0), ends.first, ends.second);
   char request[64] = {};
   std::vector<char> reply(state.range(0));
   for (auto _ : state)
     if (!transfer(echo.client, request, sizeof(request), true) ||
         !transfer(echo.client, reply.data(), reply.size(), false))
-      state.SkipWithError("the loopback connection closed");
+      state.SkipWithError("the connection closed");
   state.SetBytesProcessed(state.iterations() * state.range(0));
 }
 
-void BM_Push(benchmark::State &state) {
-  Ps &ps = psFor(state.range(0));
+void BM_TcpRoundTrip(benchmark::State &state) {
+  roundTrips(state, loopbackTcpPair());
+}
+
+void BM_UnixRoundTrip(benchmark::State &state) {
+  int pair[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM, 0, pair) != 0)
+    throw std::runtime_error("no Unix-domain socket pair");
+  roundTrips(state, {pair[0], pair[1]});
+}
+
+template <Transport transport> void BM_Push(benchmark::State &state) {
+  Ps &ps = psFor(transport, state.range(0));
   Tensor gradient = Tensor::filled(DType::F32, {state.range(0) / 4}, 0.5);
   for (auto _ : state)
     benchmark::DoNotOptimize(ps.client->push(0, {{"v", &gradient}}));
   state.SetBytesProcessed(state.iterations() * state.range(0));
 }
 
-void BM_PushPull(benchmark::State &state) {
-  Ps &ps = psFor(state.range(0));
+template <Transport transport> void BM_PushPull(benchmark::State &state) {
+  Ps &ps = psFor(transport, state.range(0));
   for (auto _ : state) {
     std::vector<NamedTensor> gradients;
     gradients.push_back(
@@ -238,12 +262,16 @@ void sizes(benchmark::internal::Benchmark *b) {
   b->ArgName("bytes")->Unit(benchmark::kMicrosecond)->UseRealTime();
 }
 BENCHMARK(BM_TcpRoundTrip)->Apply(sizes);
-BENCHMARK(BM_Pull)->Apply(sizes);
-BENCHMARK(BM_PullUnix)->Apply(sizes);
-BENCHMARK(BM_Push)->Apply(sizes);
-BENCHMARK(BM_PushPull)->Apply(sizes);
+BENCHMARK(BM_UnixRoundTrip)->Apply(sizes);
+BENCHMARK_TEMPLATE(BM_Pull, Local)->Apply(sizes);
+BENCHMARK_TEMPLATE(BM_Pull, Grpc)->Apply(sizes);
+BENCHMARK_TEMPLATE(BM_Pull, GrpcUnix)->Apply(sizes);
+BENCHMARK_TEMPLATE(BM_Push, Local)->Apply(sizes);
+BENCHMARK_TEMPLATE(BM_Push, Grpc)->Apply(sizes);
+BENCHMARK_TEMPLATE(BM_PushPull, Local)->Apply(sizes);
+BENCHMARK_TEMPLATE(BM_PushPull, Grpc)->Apply(sizes);
 BENCHMARK(BM_WireEncodeDecode)->Apply(sizes);
 
 } // namespace
 
-BENCHMARK_MAIN();
+int main(int argc, char **argv) { return runLikeATask(argc, argv); }

@@ -12,6 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "bench/micro/BenchMain.h"
+
 #include "runtime/exec/Interpreter.h"
 #include "runtime/exec/PsProgram.h"
 #include "runtime/train/Compile.h"
@@ -123,12 +125,4 @@ BENCHMARK(BM_PsUpdate_Interpreter)->Unit(benchmark::kMicrosecond);
 
 } // namespace
 
-int main(int argc, char **argv) {
-  train::keepStepMemoryOnTheHeap();
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv))
-    return 1;
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
-}
+int main(int argc, char **argv) { return runLikeATask(argc, argv); }

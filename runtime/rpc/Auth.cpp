@@ -9,18 +9,13 @@
 
 namespace dtf::rpc {
 
-namespace {
-
-/// Equal strings, in time independent of where they differ.
-bool constantTimeEquals(const char *a, size_t aSize, const std::string &b) {
-  unsigned char difference = aSize == b.size() ? 0 : 1;
-  for (size_t i = 0; i < b.size(); ++i)
-    difference |= static_cast<unsigned char>(
-        (i < aSize ? a[i] : 0) ^ b[i]);
+bool clusterTokenEquals(std::string_view given, const std::string &token) {
+  unsigned char difference = given.size() == token.size() ? 0 : 1;
+  for (size_t i = 0; i < token.size(); ++i)
+    difference |= static_cast<unsigned char>((i < given.size() ? given[i] : 0) ^
+                                             token[i]);
   return difference == 0;
 }
-
-} // namespace
 
 grpc::Status checkClusterToken(const grpc::ServerContextBase &context,
                                const std::string &token,
@@ -31,7 +26,7 @@ grpc::Status checkClusterToken(const grpc::ServerContextBase &context,
   auto range = metadata.equal_range(kClusterTokenKey);
   std::string why = "the call carries no cluster token";
   for (auto it = range.first; it != range.second; ++it) {
-    if (constantTimeEquals(it->second.data(), it->second.size(), token))
+    if (clusterTokenEquals({it->second.data(), it->second.size()}, token))
       return grpc::Status::OK;
     why = "the call's cluster token is wrong";
   }

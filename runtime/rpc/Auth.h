@@ -25,6 +25,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 
 namespace dtf::rpc {
 
@@ -34,6 +35,10 @@ namespace dtf::rpc {
 grpc::Status checkClusterToken(const grpc::ServerContextBase &context,
                                const std::string &token,
                                const std::string &service);
+
+/// Whether `given` is `token`, compared in time independent of where they
+/// differ.
+bool clusterTokenEquals(std::string_view given, const std::string &token);
 
 /// Adds the options' cluster token, if any, to a call.
 void addClusterToken(grpc::ClientContext &context,

@@ -64,6 +64,9 @@ struct ClientOptions {
   /// Sent with every call (metadata kClusterTokenKey); empty: none.
   std::string clusterToken{};
   TlsSettings tls{};
+  /// Pull, Push and PushPull over the PS task's local socket when it offers
+  /// one and is on this host (LocalTransport.h); gRPC otherwise.
+  bool localTransport = true;
 };
 
 } // namespace dtf::rpc

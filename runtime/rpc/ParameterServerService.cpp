@@ -242,6 +242,33 @@ ParameterServerService::PushPull(grpc::CallbackServerContext *context,
   return finishWith(context, pushPull(*request, *response, true));
 }
 
+grpc::Status ParameterServerService::serveLocal(LocalMethod method,
+                                                const grpc::ByteBuffer &request,
+                                                grpc::ByteBuffer &response) {
+  switch (method) {
+  case LocalMethod::Pull:
+    return pull(request, response);
+  case LocalMethod::Push:
+    return pushPull(request, response, false);
+  case LocalMethod::PushPull:
+    return pushPull(request, response, true);
+  case LocalMethod::Hello:
+    break;
+  }
+  return grpc::Status(grpc::StatusCode::UNIMPLEMENTED,
+                      task_.messagePrefix() + "no such local method");
+}
+
+grpc::Status
+ParameterServerService::LocalEndpoint(grpc::ServerContext *context,
+                                      const LocalEndpointRequest *,
+                                      LocalEndpointResponse *response) {
+  if (grpc::Status denied = authorize(context); !denied.ok())
+    return denied;
+  response->set_socket_name(localEndpoint);
+  return grpc::Status::OK;
+}
+
 grpc::Status ParameterServerService::GetStep(grpc::ServerContext *context,
                                              const GetStepRequest *,
                                              GetStepResponse *response) {

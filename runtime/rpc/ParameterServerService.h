@@ -11,13 +11,16 @@
 // API on raw byte buffers: they run on gRPC's own threads, without a thread
 // handed each call, and read and write their messages with TensorWire.h,
 // without protobuf copies of the tensors. The others, rare and some
-// blocking (WaitForStep), stay on the synchronous server's threads.
+// blocking (WaitForStep), stay on the synchronous server's threads. For
+// clients on the task's host the same three are served on a local socket
+// as well (LocalTransport.h, set up by Server), by the same code.
 //
 //===----------------------------------------------------------------------===//
 
 #pragma once
 
 #include "runtime/ps/ParameterServer.h"
+#include "runtime/rpc/LocalTransport.h"
 #include "runtime/rpc/Options.h"
 #include "runtime/rpc/TensorWire.h"
 
@@ -53,6 +56,16 @@ public:
     clusterToken = std::move(token);
   }
 
+  /// The local socket that LocalEndpoint names; set before the server
+  /// starts (Server::start does).
+  void offerLocalEndpoint(std::string socketName) {
+    localEndpoint = std::move(socketName);
+  }
+  /// Pull, Push or PushPull received on the local socket, whose hello
+  /// carried the token.
+  grpc::Status serveLocal(LocalMethod method, const grpc::ByteBuffer &request,
+                          grpc::ByteBuffer &response);
+
   grpc::Status Initialize(grpc::ServerContext *context,
                           const InitializeRequest *request,
                           InitializeResponse *response) override;
@@ -80,6 +93,9 @@ public:
   grpc::Status Restore(grpc::ServerContext *context,
                        const RestoreRequest *request,
                        RestoreResponse *response) override;
+  grpc::Status LocalEndpoint(grpc::ServerContext *context,
+                             const LocalEndpointRequest *request,
+                             LocalEndpointResponse *response) override;
 
 private:
   /// OK unless the token check fails.
@@ -100,6 +116,7 @@ private:
   std::function<void()> onStop;
   size_t chunkBytes_;
   std::string clusterToken;
+  std::string localEndpoint;
 };
 
 } // namespace dtf::rpc

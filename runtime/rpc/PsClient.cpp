@@ -4,6 +4,7 @@
 
 #include "runtime/rpc/Channel.h"
 #include "runtime/rpc/Errors.h"
+#include "runtime/rpc/LocalTransport.h"
 #include "runtime/rpc/TensorWire.h"
 
 #include <stdexcept>
@@ -33,10 +34,16 @@ bool PsClient::initialize() {
 
 namespace {
 
+LocalMethod localMethod(std::string_view method) {
+  if (method == "Pull")
+    return LocalMethod::Pull;
+  if (method == "Push")
+    return LocalMethod::Push;
+  return LocalMethod::PushPull;
+}
 
 std::string methodPath(const char *method) {
-  return std::string("/") + ParameterServer::service_full_name() + "/" +
-         method;
+  return std::string("/") + ParameterServer::service_full_name() + "/" + method;
 }
 
 static_assert(int(PushRequest::kHeaderFieldNumber) ==
@@ -149,10 +156,10 @@ Result PsClient::finishRawCall(
   try {
     result = decode(response);
   } catch (const std::invalid_argument &error) {
-    throw callError(peer_, method,
-                    grpc::Status(grpc::StatusCode::DATA_LOSS,
-                                 std::string("malformed response: ") +
-                                     error.what()));
+    throw callError(
+        peer_, method,
+        grpc::Status(grpc::StatusCode::DATA_LOSS,
+                     std::string("malformed response: ") + error.what()));
   }
   std::string_view name(method);
   if (name != "Pull") {
@@ -168,10 +175,59 @@ Result PsClient::finishRawCall(
   return result;
 }
 
+std::shared_ptr<LocalChannel> PsClient::localChannel() {
+  if (!options_.localTransport || options_.tls.enabled())
+    return nullptr;
+  std::lock_guard<std::mutex> lock(localMutex);
+  if (localDecided)
+    return local;
+  grpc::ClientContext context;
+  prepareCall(context, options_, options_.callTimeout);
+  LocalEndpointResponse endpoint;
+  grpc::Status asked =
+      stub->LocalEndpoint(&context, LocalEndpointRequest(), &endpoint);
+  // A task that is down is asked again at the next call; one that answers
+  // has decided (UNIMPLEMENTED: a task that predates local sockets).
+  if (!asked.ok() && asked.error_code() != grpc::StatusCode::UNIMPLEMENTED)
+    return nullptr;
+  localDecided = true;
+  if (!asked.ok() || endpoint.socket_name().empty())
+    return nullptr;
+  auto channel = std::make_shared<LocalChannel>(
+      endpoint.socket_name(), options_.clusterToken,
+      static_cast<uint64_t>(options_.maxMessageBytes));
+  // Not on the task's host (or in its network namespace): gRPC it is.
+  if (!channel->open(std::chrono::steady_clock::now() + options_.callTimeout)
+           .ok())
+    return nullptr;
+  local = std::move(channel);
+  return local;
+}
+
+void PsClient::forgetLocalChannel(const std::shared_ptr<LocalChannel> &failed) {
+  // The task may have restarted behind another socket: ask again.
+  std::lock_guard<std::mutex> lock(localMutex);
+  if (local == failed) {
+    local.reset();
+    localDecided = false;
+  }
+}
+
+bool PsClient::usesLocalTransport() { return localChannel() != nullptr; }
+
 template <typename Result>
 Result PsClient::rawCall(
     const char *method, const grpc::ByteBuffer &request,
     const std::function<Result(const grpc::ByteBuffer &)> &decode) {
+  if (std::shared_ptr<LocalChannel> channel = localChannel()) {
+    grpc::ByteBuffer response;
+    grpc::Status status =
+        channel->call(localMethod(method), request, response,
+                      std::chrono::steady_clock::now() + options_.callTimeout);
+    if (status.error_code() == grpc::StatusCode::UNAVAILABLE)
+      forgetLocalChannel(channel);
+    return finishRawCall(method, status, request.Length(), response, decode);
+  }
   // The calling thread waits on a queue of its own and so polls the
   // connection itself: the response is read and decoded on this thread,
   // without waking another (gRPC's blocking calls work alike).
@@ -194,9 +250,25 @@ Result PsClient::rawCall(
 }
 
 template <typename Result>
-std::future<Result> PsClient::startRawCall(
-    const char *method, grpc::ByteBuffer request,
-    std::function<Result(const grpc::ByteBuffer &)> decode) {
+std::future<Result>
+PsClient::startRawCall(const char *method, grpc::ByteBuffer request,
+                       std::function<Result(const grpc::ByteBuffer &)> decode) {
+  if (std::shared_ptr<LocalChannel> channel = localChannel()) {
+    // Sent now; the response is read on the thread that waits for it,
+    // without a thread of its own.
+    auto deadline = std::chrono::steady_clock::now() + options_.callTimeout;
+    auto pending = std::make_shared<LocalChannel::PendingCall>(
+        channel->start(localMethod(method), request, deadline));
+    return std::async(std::launch::deferred, [this, channel, pending, method,
+                                              deadline, sent = request.Length(),
+                                              decode = std::move(decode)] {
+      grpc::ByteBuffer response;
+      grpc::Status status = pending->finish(response, deadline);
+      if (status.error_code() == grpc::StatusCode::UNAVAILABLE)
+        forgetLocalChannel(channel);
+      return finishRawCall(method, status, sent, response, decode);
+    });
+  }
   // Everything the call uses, alive until its completion has run.
   struct Call {
     grpc::ClientContext context;
@@ -212,9 +284,8 @@ std::future<Result> PsClient::startRawCall(
       &call->response,
       [this, call, method, decode = std::move(decode)](grpc::Status status) {
         try {
-          call->result.set_value(finishRawCall(method, status,
-                                               call->request.Length(),
-                                               call->response, decode));
+          call->result.set_value(finishRawCall(
+              method, status, call->request.Length(), call->response, decode));
         } catch (...) {
           call->result.set_exception(std::current_exception());
         }

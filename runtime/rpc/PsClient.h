@@ -22,12 +22,16 @@
 #include <functional>
 #include <future>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
 namespace dtf::rpc {
 
-/// A PS task over gRPC.
+class LocalChannel;
+
+/// A PS task over gRPC; Pull, Push and PushPull over its local socket
+/// instead when it is on this host (LocalTransport.h).
 class PsClient final : public ps::PsConnection {
 public:
   /// A client of the PS task `taskName` ("/job:ps/task:1") listening at
@@ -101,6 +105,10 @@ public:
   /// The bytes pulled and pushed so far by successful calls.
   ps::TransferStats transferStats() const override;
 
+  /// Whether Pull, Push and PushPull go over the task's local socket (asks
+  /// the task the first time).
+  bool usesLocalTransport();
+
 private:
   /// A call of the step's method `method` ("Pull") with `request` (a raw
   /// message), run to completion on the calling thread; `decode` turns the
@@ -122,6 +130,11 @@ private:
       const grpc::ByteBuffer &response,
       const std::function<Result(const grpc::ByteBuffer &)> &decode);
 
+  /// The task's local socket when the client can use it (asked once, and
+  /// again after it failed), else null.
+  std::shared_ptr<LocalChannel> localChannel();
+  void forgetLocalChannel(const std::shared_ptr<LocalChannel> &failed);
+
   std::string peer_;
   ClientOptions options_;
   std::shared_ptr<grpc::Channel> channel;
@@ -129,6 +142,9 @@ private:
   /// Pull, Push and PushPull, on raw messages (runtime/rpc/TensorWire.h).
   std::unique_ptr<grpc::GenericStub> rawStub;
   ps::TransferCounters counters;
+  std::mutex localMutex;
+  bool localDecided = false;
+  std::shared_ptr<LocalChannel> local;
 };
 
 } // namespace dtf::rpc

@@ -5,6 +5,7 @@
 #include "runtime/rpc/Auth.h"
 #include "runtime/rpc/CoordinationService.h"
 #include "runtime/rpc/Errors.h"
+#include "runtime/rpc/LocalTransport.h"
 #include "runtime/rpc/ParameterServerService.h"
 #include "runtime/rpc/TensorCodec.h"
 #include "runtime/rpc/WorkerService.h"
@@ -99,6 +100,17 @@ void Server::addService(ParameterServerService &service) {
   checkChunkSize(service.chunkBytes(), options.maxMessageBytes);
   service.requireClusterToken(options.clusterToken);
   addService(service, [&service] { service.task().beginShutdown(); });
+  if (options.localTransport && !options.tls.enabled())
+    localServers.emplace_back(
+        std::make_unique<LocalServer>(
+            "dtf-ps", options.clusterToken,
+            "PS task " + service.task().taskName(),
+            static_cast<uint64_t>(options.maxMessageBytes),
+            [&service](LocalMethod method, const grpc::ByteBuffer &request,
+                       grpc::ByteBuffer &response) {
+              return service.serveLocal(method, request, response);
+            }),
+        &service);
 }
 
 void Server::addService(WorkerService &service) {
@@ -112,6 +124,10 @@ void Server::addService(CoordinationService &service) {
 }
 
 void Server::start() {
+  for (auto &[local, service] : localServers) {
+    local->start();
+    service->offerLocalEndpoint(local->name());
+  }
   grpc::ServerBuilder builder;
   // With SO_REUSEPORT (gRPC's default on Linux) a second server on a busy
   // port would start and silently share its connections.
@@ -133,6 +149,8 @@ void Server::start() {
     builder.RegisterService(service);
   server = builder.BuildAndStart();
   if (!server || port_ == 0) {
+    for (auto &local : localServers)
+      local.first->stop();
     server.reset();
     port_ = 0;
     throw Error(ErrorCode::Unavailable,
@@ -140,6 +158,13 @@ void Server::start() {
                     diagnoseBindFailure(options.address));
   }
   stopper = std::thread([this] { stopWhenRequested(); });
+}
+
+std::vector<std::string> Server::localEndpoints() const {
+  std::vector<std::string> names;
+  for (const auto &local : localServers)
+    names.push_back(local.first->name());
+  return names;
 }
 
 std::string Server::address() const {
@@ -180,6 +205,8 @@ void Server::stopWhenRequested() {
   // Release blocked waits first, so that they end well within the grace.
   for (const std::function<void()> &hook : shutdownHooks)
     hook();
+  for (auto &local : localServers)
+    local.first->stop();
   server->Shutdown(std::chrono::system_clock::now() + options.shutdownGrace);
   server->Wait();
   std::lock_guard<std::mutex> lock(mutex);

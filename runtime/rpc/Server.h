@@ -33,6 +33,7 @@
 namespace dtf::rpc {
 
 class CoordinationService;
+class LocalServer;
 class ParameterServerService;
 class WorkerService;
 
@@ -54,6 +55,10 @@ struct ServerOptions {
   /// at once (a PS task: every worker's pull or push, and its long poll),
   /// so that no call has to start a thread.
   int idleThreads = 8;
+  /// PS tasks also serve their step's calls on a local socket for clients
+  /// on this host (LocalTransport.h). Never with TLS: a local socket
+  /// cannot check a client certificate.
+  bool localTransport = true;
 };
 
 class Server {
@@ -80,6 +85,9 @@ public:
   /// tell (port in use, not an address of this machine, ...).
   void start();
 
+  /// The names of the local sockets it serves (LocalTransport.h).
+  std::vector<std::string> localEndpoints() const;
+
   /// The bound port (the picked one for port 0).
   int port() const { return port_; }
   /// The address with the bound port, e.g. "127.0.0.1:40123".
@@ -100,6 +108,9 @@ private:
   ServerOptions options;
   std::vector<grpc::Service *> services;
   std::vector<std::function<void()>> shutdownHooks;
+  /// The local sockets of PS services, with the service each serves.
+  std::vector<std::pair<std::unique_ptr<LocalServer>, ParameterServerService *>>
+      localServers;
   std::unique_ptr<grpc::Server> server;
   int port_ = 0;
 

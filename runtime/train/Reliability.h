@@ -72,6 +72,9 @@ struct ReliabilityOptions {
   rpc::TlsSettings tls;
   /// Without TLS, listen on every interface rather than loopback only.
   bool insecureBindAll = false;
+  /// Step calls between a worker and a PS task of one host over the PS
+  /// task's local socket (rpc/LocalTransport.h); never with TLS.
+  bool localTransport = true;
 };
 
 //===--- Security.cpp ---===//

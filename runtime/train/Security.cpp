@@ -16,6 +16,7 @@ rpc::ServerOptions taskServerOptions(const std::string &address,
   std::ostringstream log;
   server.tls = options.tls;
   server.clusterToken = options.clusterToken;
+  server.localTransport = options.localTransport;
   size_t colon = address.rfind(':');
   std::string port =
       colon == std::string::npos ? address : address.substr(colon + 1);
@@ -48,6 +49,7 @@ void applySecurity(rpc::ClientOptions &client,
                    const ReliabilityOptions &options) {
   client.tls = options.tls;
   client.clusterToken = options.clusterToken;
+  client.localTransport = options.localTransport;
 }
 
 } // namespace dtf::train

@@ -213,8 +213,10 @@ int runPsTask(mlir::ModuleOp program, const TaskOptions &options) {
   }
   std::cout << "PS task " << index << " serving "
             << task.gradientNames().size() << " gradients at "
-            << server.address() << "; CPU kernels: "
-            << cpuKernels().describe() << std::endl;
+            << server.address();
+  for (const std::string &socket : server.localEndpoints())
+    std::cout << " and, for workers on this host, at local socket @" << socket;
+  std::cout << "; CPU kernels: " << cpuKernels().describe() << std::endl;
   server.wait();
   telemetry.finish();
   ps::UpdateStats stats = task.stats();
@@ -260,6 +262,12 @@ int runWorkerTask(mlir::ModuleOp program, const TaskOptions &options,
   coordinator.registerTask("worker", index);
   for (ps::PsConnection *task : ps)
     task->waitUntilReachable();
+  std::cout << "worker " << index << ": pulls and pushes";
+  for (size_t task = 0; task < psClients.size(); ++task)
+    std::cout << (task ? "," : "") << " to ps " << task << " over "
+              << (psClients[task]->usesLocalTransport() ? "its local socket"
+                                                        : "gRPC");
+  std::cout << std::endl;
 
   // [reliability] The chief initializes the variables (or confirms those
   // the PS tasks restored) and checkpoints; the others wait for it.

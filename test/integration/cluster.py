@@ -267,30 +267,43 @@ def train_and_check_learning(dtf_run, num_workers, flags, train_steps):
     return c
 
 
+# Consecutive logged steps whose median check_learning holds against the
+# untrained loss.
+LOSS_WINDOW = 9
+
+
 def check_learning(points, baseline, first_step, last_step):
     """The loss trajectory `points` (global step, loss) of the steps
     first_step..last_step against `baseline`, the untrained model's loss,
     which the run itself measured. Training must bring the loss of the
     last tenth of the steps below 0.35 of it (0.16 to 0.22 measured over
-    600 steps or more), and after the first third no step may come back
-    above 0.6 of it (0.47 at most measured): a model re-initialized
-    mid-run, or one that lost its training, fails."""
+    600 steps or more), and after the first third the loss may not come
+    back above 0.6 of it: a model re-initialized mid-run, or one that lost
+    its training, fails. "The loss" there is the median of LOSS_WINDOW
+    consecutive logged steps: async Adam under a CPU hog has single batches
+    at up to 0.66 of the untrained loss (a starved worker's stale gradient;
+    over both transports, bench/findings.md) and recovers within a few
+    steps, where a re-initialized model stays up for hundreds; the medians
+    of 6 chaos runs under a hog reached 0.26 to 0.31."""
     points = [(s, l) for s, l in points if first_step <= s <= last_step]
     span = last_step - first_step
     late = [(s, l) for s, l in points if s > first_step + span / 3]
     last = [l for s, l in points if s > first_step + 0.9 * span]
-    check(late and last, "too few steps logged: %d" % len(points))
-    worst = max(late, key=lambda point: point[1])
+    check(len(late) >= LOSS_WINDOW and last, "too few steps logged: %d" % len(points))
+    windows = [(late[i][0], sorted(l for _, l in late[i:i + LOSS_WINDOW])[LOSS_WINDOW // 2])
+               for i in range(len(late) - LOSS_WINDOW + 1)]
+    worst = max(windows, key=lambda window: window[1])
     mean_last = sum(last) / len(last)
-    print("loss: %.2f untrained; mean %.2f over the last tenth of steps %d..%d; at most "
-          "%.2f (step %d) after the first third"
-          % (baseline, mean_last, first_step, last_step, worst[1], worst[0]))
+    print("loss: %.2f untrained; mean %.2f over the last tenth of steps %d..%d; a median "
+          "of %d steps at most %.2f (from step %d) after the first third"
+          % (baseline, mean_last, first_step, last_step, LOSS_WINDOW, worst[1], worst[0]))
     check(mean_last < 0.35 * baseline,
           "the loss of the last tenth of the steps, %.2f, is not below 0.35 of the "
           "untrained model's %.2f" % (mean_last, baseline))
     check(worst[1] < 0.6 * baseline,
-          "the loss came back to %.2f at step %d, near the untrained model's %.2f "
-          "(re-initialized?)" % (worst[1], worst[0], baseline))
+          "the loss came back to %.2f (median of %d steps from step %d), near the "
+          "untrained model's %.2f (re-initialized?)"
+          % (worst[1], LOSS_WINDOW, worst[0], baseline))
 
 
 # The least test accuracy of the example MLP after a few hundred steps:

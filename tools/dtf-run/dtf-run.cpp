@@ -234,15 +234,20 @@ DEFINE_bool(insecure_bind_all, false,
             "Without TLS, let PS tasks listen on every interface rather than "
             "loopback only: anyone who reaches the port can read and change "
             "the model");
+DEFINE_bool(local_transport, true,
+            "Workers pull from and push to PS tasks of their own host over "
+            "a Unix-domain socket of the PS task's (a round trip a third of "
+            "gRPC's); gRPC between hosts, and always with TLS");
 // [reliability] end
 
 namespace {
 
 /// Flags that select the launcher rather than a task; not forwarded.
 bool isLauncherFlag(const std::string &argument) {
-  for (const char *flag : {"--local", "-local", "--ps=", "-ps=", "--workers=",
-                           "-workers="})
-    if (argument.rfind(flag, 0) == 0)
+  std::string name = argument.substr(0, argument.find('='));
+  for (const char *flag : {"--local", "-local", "--nolocal", "-nolocal",
+                           "--ps", "-ps", "--workers", "-workers"})
+    if (name == flag)
       return true;
   return false;
 }
@@ -351,6 +356,7 @@ dtf::train::ReliabilityOptions reliabilityOptionsFromFlags() {
           "the cluster token must be printable ASCII (it travels as gRPC "
           "metadata)");
   options.insecureBindAll = FLAGS_insecure_bind_all;
+  options.localTransport = FLAGS_local_transport;
   return options;
 }
 

@@ -1,8 +1,11 @@
 //===- ParameterServerTest.cpp - The PS service over real gRPC ------------===//
 //
 // Each test runs PS services on in-process servers at 127.0.0.1 with ports
-// the OS picks, and talks to them through PsClient. The PS functions are
-// hand-written in the shape the replicate pass produces (runtime/ABI.md).
+// the OS picks, and talks to them through PsClient, twice: with Pull, Push
+// and PushPull over the task's local socket (LocalTransport.h, what a
+// worker on the PS task's host uses) and over gRPC (what one on another
+// host uses). The PS functions are hand-written in the shape the
+// replicate pass produces (runtime/ABI.md).
 //
 //===----------------------------------------------------------------------===//
 
@@ -100,16 +103,26 @@ module {
 }
 )mlir";
 
-class ParameterServerTest : public ::testing::Test {
+/// Whether the step's calls go over the local socket.
+enum class Transport { Local, Grpc };
+
+class ParameterServerTest : public ::testing::TestWithParam<Transport> {
 protected:
   ParameterServerTest() : module(kModule) {}
+
+  /// fastClientOptions() on the transport under test.
+  ClientOptions transportOptions() const {
+    ClientOptions options = fastClientOptions();
+    options.localTransport = GetParam() == Transport::Local;
+    return options;
+  }
 
   /// Starts `function` on a server and connects a client to it.
   void startPs(const char *function, Replication replication,
                ServerOptions serverOptions = {"127.0.0.1:0"},
                ClientOptions clientOptions = fastClientOptions(),
-               ps::Options psOptions = {},
-               exec::OpObserver opObserver = {}) {
+               ps::Options psOptions = {}, exec::OpObserver opObserver = {}) {
+    clientOptions.localTransport = GetParam() == Transport::Local;
     ps = std::make_unique<RunningPs>(module.function(function), replication,
                                      serverOptions, psOptions, opObserver);
     client = std::make_unique<PsClient>(ps->task.taskName(),
@@ -133,14 +146,14 @@ protected:
   std::unique_ptr<PsClient> client;
 };
 
-TEST_F(ParameterServerTest, InitializeIsIdempotent) {
+TEST_P(ParameterServerTest, InitializeIsIdempotent) {
   startPs("ps_0", Replication::async());
   EXPECT_TRUE(client->initialize());
   EXPECT_FALSE(client->initialize());
   EXPECT_EQ(client->step(), 0);
 }
 
-TEST_F(ParameterServerTest, PullsAndPushesRoundTrip) {
+TEST_P(ParameterServerTest, PullsAndPushesRoundTrip) {
   startPs("ps_0", Replication::async());
   client->initialize();
   std::vector<Tensor> values = client->pull({"w", "b", "global_step"});
@@ -158,7 +171,7 @@ TEST_F(ParameterServerTest, PullsAndPushesRoundTrip) {
             std::vector<int64_t>{1});
 }
 
-TEST_F(ParameterServerTest, CountsTheBytesOfSuccessfulPullsAndPushes) {
+TEST_P(ParameterServerTest, CountsTheBytesOfSuccessfulPullsAndPushes) {
   startPs("ps_0", Replication::async());
   client->initialize();
   EXPECT_EQ(client->transferStats().pulledBytes, 0u);
@@ -178,7 +191,7 @@ TEST_F(ParameterServerTest, CountsTheBytesOfSuccessfulPullsAndPushes) {
   EXPECT_EQ(client->transferStats().pulls, 1u);
 }
 
-TEST_F(ParameterServerTest, AsyncAppliesEveryPushAtOnce) {
+TEST_P(ParameterServerTest, AsyncAppliesEveryPushAtOnce) {
   startPs("ps_0", Replication::async(/*totalReplicas=*/3));
   client->initialize();
   // Async mode ignores the step tags: old and new pushes alike apply.
@@ -190,7 +203,7 @@ TEST_F(ParameterServerTest, AsyncAppliesEveryPushAtOnce) {
   EXPECT_EQ(ps->task.stats().stalePushes, 0);
 }
 
-TEST_F(ParameterServerTest, ConcurrentAsyncPushesAreSerialized) {
+TEST_P(ParameterServerTest, ConcurrentAsyncPushesAreSerialized) {
   startPs("ps_0", Replication::async(/*totalReplicas=*/4));
   client->initialize();
   std::vector<std::thread> workers;
@@ -205,7 +218,7 @@ TEST_F(ParameterServerTest, ConcurrentAsyncPushesAreSerialized) {
   EXPECT_EQ(pullOne("b"), std::vector<float>(3, -10.0f));
 }
 
-TEST_F(ParameterServerTest, AppliesAdamOnATaskWithoutGlobalStep) {
+TEST_P(ParameterServerTest, AppliesAdamOnATaskWithoutGlobalStep) {
   startPs("ps_1", Replication::async());
   client->initialize();
   Tensor gradient = Tensor::fromVector<float>({4}, {1.0f, -2.0f, 3.0f, 0.5f});
@@ -221,7 +234,7 @@ TEST_F(ParameterServerTest, AppliesAdamOnATaskWithoutGlobalStep) {
   EXPECT_NEAR(client->pull({"beta1_power"})[0].scalarAsDouble(), 0.81, 1e-6);
 }
 
-TEST_F(ParameterServerTest, SyncAggregatesThenAppliesOnce) {
+TEST_P(ParameterServerTest, SyncAggregatesThenAppliesOnce) {
   startPs("ps_0_sync", Replication::sync(/*replicasToAggregate=*/2,
                                          /*totalReplicas=*/3));
   client->initialize();
@@ -238,7 +251,7 @@ TEST_F(ParameterServerTest, SyncAggregatesThenAppliesOnce) {
   EXPECT_EQ(pullOne("b"), std::vector<float>(3, -3.0f));
 }
 
-TEST_F(ParameterServerTest, SyncDropsStalePushes) {
+TEST_P(ParameterServerTest, SyncDropsStalePushes) {
   startPs("ps_0_sync", Replication::sync(2, 3));
   client->initialize();
   pushWB(0, 1.0f, 1.0f);
@@ -257,7 +270,7 @@ TEST_F(ParameterServerTest, SyncDropsStalePushes) {
   EXPECT_EQ(stats.stalePushes, 1);
 }
 
-TEST_F(ParameterServerTest, SyncFuturePushesWaitForTheirStep) {
+TEST_P(ParameterServerTest, SyncFuturePushesWaitForTheirStep) {
   startPs("ps_0_sync", Replication::sync(2, 3));
   client->initialize();
   // A worker that saw step 1 elsewhere pushes here before this task got
@@ -275,7 +288,7 @@ TEST_F(ParameterServerTest, SyncFuturePushesWaitForTheirStep) {
   EXPECT_EQ(pullOne("w"), std::vector<float>(6, -2.0f));
 }
 
-TEST_F(ParameterServerTest, SyncQueueOfFuturePushesIsBounded) {
+TEST_P(ParameterServerTest, SyncQueueOfFuturePushesIsBounded) {
   ps::Options psOptions;
   psOptions.maxQueuedPushes = 1;
   startPs("ps_0_sync", Replication::sync(2, 3), {"127.0.0.1:0"},
@@ -288,7 +301,7 @@ TEST_F(ParameterServerTest, SyncQueueOfFuturePushesIsBounded) {
       << error.what();
 }
 
-TEST_F(ParameterServerTest, ATaskWhoseUpdateFailedServesNoMore) {
+TEST_P(ParameterServerTest, ATaskWhoseUpdateFailedServesNoMore) {
   startPs("ps_broken", Replication::async());
   client->initialize();
   Tensor gradient = Tensor::filled(DType::F32, {2}, 1.0);
@@ -303,7 +316,7 @@ TEST_F(ParameterServerTest, ATaskWhoseUpdateFailedServesNoMore) {
             ErrorCode::Internal);
 }
 
-TEST_F(ParameterServerTest, TokenBarrierReleasesWaitersWhenTheStepPasses) {
+TEST_P(ParameterServerTest, TokenBarrierReleasesWaitersWhenTheStepPasses) {
   startPs("ps_0_sync", Replication::sync(2, 2));
   client->initialize();
   pushWB(0, 1.0f, 1.0f);
@@ -319,7 +332,7 @@ TEST_F(ParameterServerTest, TokenBarrierReleasesWaitersWhenTheStepPasses) {
   EXPECT_EQ(client->waitForStep(0, milliseconds(100)), 1);
 }
 
-TEST_F(ParameterServerTest, TokenBarrierTimesOut) {
+TEST_P(ParameterServerTest, TokenBarrierTimesOut) {
   startPs("ps_0_sync", Replication::sync(2, 2));
   client->initialize();
   auto start = std::chrono::steady_clock::now();
@@ -329,7 +342,7 @@ TEST_F(ParameterServerTest, TokenBarrierTimesOut) {
   EXPECT_LT(secondsSince(start), 2.0);
 }
 
-TEST_F(ParameterServerTest, WrongShapeIsRejectedAndNothingApplied) {
+TEST_P(ParameterServerTest, WrongShapeIsRejectedAndNothingApplied) {
   startPs("ps_0", Replication::async());
   client->initialize();
   Tensor gw = Tensor::filled(DType::F32, {3, 2}, 1.0);
@@ -354,7 +367,7 @@ TEST_F(ParameterServerTest, WrongShapeIsRejectedAndNothingApplied) {
       << error.what();
 }
 
-TEST_F(ParameterServerTest, SyncRejectsAPushWhoseLastGradientIsWrong) {
+TEST_P(ParameterServerTest, SyncRejectsAPushWhoseLastGradientIsWrong) {
   startPs("ps_0_sync", Replication::sync(2, 2));
   client->initialize();
   Tensor gw = Tensor::filled(DType::F32, {2, 3}, 1.0);
@@ -369,7 +382,7 @@ TEST_F(ParameterServerTest, SyncRejectsAPushWhoseLastGradientIsWrong) {
   EXPECT_EQ(client->step(), 0);
 }
 
-TEST_F(ParameterServerTest, RejectsWrongNamesOrderAndCount) {
+TEST_P(ParameterServerTest, RejectsWrongNamesOrderAndCount) {
   startPs("ps_0", Replication::async());
   client->initialize();
   Tensor gw = Tensor::filled(DType::F32, {2, 3}, 1.0);
@@ -384,14 +397,14 @@ TEST_F(ParameterServerTest, RejectsWrongNamesOrderAndCount) {
                        "'nope' is not a variable of the task"));
   EXPECT_TRUE(contains(failure({{"global_step", &gw}}),
                        "variable 'global_step' takes no gradients"));
-  EXPECT_TRUE(contains(failure({{"w", &gw}}),
-                       "the gradient of 'b' is missing"));
-  EXPECT_TRUE(contains(failure({{"w", &gw}, {"b", &gb}, {"b", &gb}}),
-                       "'b' is extra"));
+  EXPECT_TRUE(
+      contains(failure({{"w", &gw}}), "the gradient of 'b' is missing"));
+  EXPECT_TRUE(
+      contains(failure({{"w", &gw}, {"b", &gb}, {"b", &gb}}), "'b' is extra"));
   EXPECT_EQ(client->step(), 0);
 }
 
-TEST_F(ParameterServerTest, PullOfAnUnknownVariableIsNotFound) {
+TEST_P(ParameterServerTest, PullOfAnUnknownVariableIsNotFound) {
   startPs("ps_0", Replication::async());
   client->initialize();
   Error error = expectError([&] { client->pull({"w", "missing"}); });
@@ -401,7 +414,7 @@ TEST_F(ParameterServerTest, PullOfAnUnknownVariableIsNotFound) {
       << error.what();
 }
 
-TEST_F(ParameterServerTest, CallsBeforeInitializationFailPrecondition) {
+TEST_P(ParameterServerTest, CallsBeforeInitializationFailPrecondition) {
   startPs("ps_0", Replication::async());
   EXPECT_EQ(expectError([&] { client->pull({"w"}); }).code(),
             ErrorCode::FailedPrecondition);
@@ -409,7 +422,7 @@ TEST_F(ParameterServerTest, CallsBeforeInitializationFailPrecondition) {
             ErrorCode::FailedPrecondition);
 }
 
-TEST_F(ParameterServerTest, PullsAndPushesTensorsOfMegabytesInOneMessage) {
+TEST_P(ParameterServerTest, PullsAndPushesTensorsOfMegabytesInOneMessage) {
   // 3.2 MB: gRPC receives it in many slices, which the decoder reads as
   // they are.
   startPs("ps_big", Replication::async());
@@ -432,11 +445,11 @@ TEST_F(ParameterServerTest, PullsAndPushesTensorsOfMegabytesInOneMessage) {
   EXPECT_EQ(wrong, 0u);
 }
 
-TEST_F(ParameterServerTest, MessagesBeyondTheLimitFailWithAStatus) {
+TEST_P(ParameterServerTest, MessagesBeyondTheLimitFailWithAStatus) {
   // Both sides accept at most 2 MiB per message; the variable is 3.2 MB.
   ServerOptions serverOptions{"127.0.0.1:0"};
   serverOptions.maxMessageBytes = 2 << 20;
-  ClientOptions clientOptions = fastClientOptions();
+  ClientOptions clientOptions = transportOptions();
   clientOptions.maxMessageBytes = 2 << 20;
   startPs("ps_big", Replication::async(), serverOptions, clientOptions);
   client->initialize();
@@ -445,7 +458,7 @@ TEST_F(ParameterServerTest, MessagesBeyondTheLimitFailWithAStatus) {
   EXPECT_TRUE(contains(pull.what(), "larger than max")) << pull.what();
 
   // A client that allows itself more than the server accepts.
-  ClientOptions unlimited = fastClientOptions();
+  ClientOptions unlimited = transportOptions();
   PsClient careless(ps->task.taskName(), ps->server.address(), unlimited);
   Tensor gradient = Tensor::filled(DType::F32, {800, 1000}, 1.0);
   Error push = expectError([&] { careless.push(0, {{"big", &gradient}}); });
@@ -453,7 +466,7 @@ TEST_F(ParameterServerTest, MessagesBeyondTheLimitFailWithAStatus) {
   EXPECT_EQ(client->step(), 0);
 }
 
-TEST_F(ParameterServerTest, MalformedMessageIsRejectedWithAStatus) {
+TEST_P(ParameterServerTest, MalformedMessageIsRejectedWithAStatus) {
   startPs("ps_0", Replication::async());
   client->initialize();
   // Field 1, length-delimited, with a length far past the end: not a
@@ -477,7 +490,7 @@ TEST_F(ParameterServerTest, MalformedMessageIsRejectedWithAStatus) {
   EXPECT_EQ(client->step(), 0);
 }
 
-TEST_F(ParameterServerTest, RejectsAFunctionThatDoesNotFitTheMode) {
+TEST_P(ParameterServerTest, RejectsAFunctionThatDoesNotFitTheMode) {
   // ps_0 takes one group of gradients; sync with two replicas needs two.
   EXPECT_THROW(ps::ParameterServer(
                    std::make_unique<exec::PsProgram>(module.function("ps_0")),
@@ -485,7 +498,7 @@ TEST_F(ParameterServerTest, RejectsAFunctionThatDoesNotFitTheMode) {
                std::invalid_argument);
 }
 
-TEST_F(ParameterServerTest, RefusesVariablesThatDoNotFitInMemory) {
+TEST_P(ParameterServerTest, RefusesVariablesThatDoNotFitInMemory) {
   // ps_big's one variable is 3.2 MB; with 3 MB left the task is refused,
   // with a message that names the variable and its bytes, before it
   // allocates anything.
@@ -508,11 +521,11 @@ TEST_F(ParameterServerTest, RefusesVariablesThatDoNotFitInMemory) {
       Replication::async(), options));
 }
 
-TEST_F(ParameterServerTest, TwoTasksServeTheirOwnVariables) {
+TEST_P(ParameterServerTest, TwoTasksServeTheirOwnVariables) {
   RunningPs ps0(module.function("ps_0"), Replication::async());
   RunningPs ps1(module.function("ps_1"), Replication::async());
-  PsClient client0("/job:ps/task:0", ps0.server.address(), fastClientOptions());
-  PsClient client1("/job:ps/task:1", ps1.server.address(), fastClientOptions());
+  PsClient client0("/job:ps/task:0", ps0.server.address(), transportOptions());
+  PsClient client1("/job:ps/task:1", ps1.server.address(), transportOptions());
   client0.initialize();
   client1.initialize();
   EXPECT_EQ(client1.pull({"v"})[0].toVector<float>(),
@@ -523,7 +536,7 @@ TEST_F(ParameterServerTest, TwoTasksServeTheirOwnVariables) {
 
 // Observability hooks (dtf-run --trace): every op of each update, then the
 // update itself with the step it reached.
-TEST_F(ParameterServerTest, ObserverHooksSeeEachUpdate) {
+TEST_P(ParameterServerTest, ObserverHooksSeeEachUpdate) {
   std::mutex opsMutex; // The executor runs ops on several threads.
   std::vector<std::string> ops;
   std::vector<int64_t> appliedSteps;
@@ -555,6 +568,19 @@ TEST_F(ParameterServerTest, ObserverHooksSeeEachUpdate) {
                      "dtf.apply_gradient_descent", "dtf.apply_gradient_descent",
                      "dtf.assign_add", "dtf.assign_add"}));
 }
+
+TEST_P(ParameterServerTest, StepCallsTakeTheTransportUnderTest) {
+  startPs("ps_0", Replication::async());
+  client->initialize();
+  EXPECT_EQ(client->usesLocalTransport(), GetParam() == Transport::Local);
+}
+
+INSTANTIATE_TEST_SUITE_P(Transports, ParameterServerTest,
+                         ::testing::Values(Transport::Local, Transport::Grpc),
+                         [](const ::testing::TestParamInfo<Transport> &info) {
+                           return info.param == Transport::Local ? "Local"
+                                                                 : "Grpc";
+                         });
 
 } // namespace
 } // namespace dtf::rpc

@@ -28,6 +28,20 @@ using ps::ModelState;
 using ps::Replication;
 using ps::UpdateStats;
 
+/// A PS task holding one variable "w" of 2 floats (1.0 each), updated by
+/// gradient descent with learning rate 1.
+inline constexpr const char *kOneVariableModule = R"mlir(
+module {
+  func.func @ps_0(%g_w: tensor<2xf32>)
+      attributes {dtf.device = #dtf.device<"/job:ps/task:0">,
+                  dtf.gradients = ["w"]} {
+    %w = dtf.variable "w" init(#dtf.constant<1.0>) : !dtf.resource<tensor<2xf32>>
+    dtf.apply_gradient_descent %w, %g_w learning_rate 1.0 : !dtf.resource<tensor<2xf32>>
+    return
+  }
+}
+)mlir";
+
 /// A parsed module of hand-written PS functions.
 class TestModule {
 public:

@@ -15,6 +15,7 @@
 #include "runtime/rpc/Channel.h"
 #include "runtime/rpc/CoordinationClient.h"
 #include "runtime/rpc/CoordinationService.h"
+#include "runtime/rpc/LocalTransport.h"
 #include "runtime/rpc/WorkerClient.h"
 #include "runtime/rpc/WorkerService.h"
 
@@ -192,6 +193,27 @@ TEST_F(SecurityTest, WithoutATokenConfiguredAnyClientIsServed) {
 
 //===----------------------------------------------------------------------===//
 // Mutual TLS
+TEST_F(SecurityTest, TheLocalSocketWantsTheTokenToo) {
+  TokenCluster cluster(module.function("ps_0"));
+  ASSERT_EQ(cluster.server.localEndpoints().size(), 1u);
+  std::string name = cluster.server.localEndpoints()[0];
+  auto deadline = std::chrono::steady_clock::now() + milliseconds(2'000);
+  for (const std::string &token : {std::string(), std::string("guess")}) {
+    SCOPED_TRACE("token '" + token + "'");
+    auto rogue = std::make_shared<LocalChannel>(name, token, 1 << 20);
+    grpc::Status refused = rogue->open(deadline);
+    EXPECT_EQ(refused.error_code(), grpc::StatusCode::UNAUTHENTICATED);
+    EXPECT_TRUE(contains(refused.error_message(), "--cluster_token"))
+        << refused.error_message();
+  }
+  // The right token gets the local socket, and its pushes apply.
+  PsClient good("/job:ps/task:0", cluster.server.address(), withToken(kToken));
+  good.initialize();
+  EXPECT_TRUE(good.usesLocalTransport());
+  Tensor gradient = Tensor::filled(DType::F32, {2}, 0.5);
+  EXPECT_EQ(good.push(0, {{"w", &gradient}}).step, 1);
+}
+
 //===----------------------------------------------------------------------===//
 
 /// A CA, a server certificate for localhost/127.0.0.1, a client
@@ -262,6 +284,8 @@ TEST_F(TlsTest, OnlyClientsWithACertificateOfTheClusterGetIn) {
   TokenCluster cluster(module.function("ps_0"),
                        certificates->settings("server"));
   std::string address = "localhost:" + std::to_string(cluster.server.port());
+  // A local socket cannot check a client certificate: none is offered.
+  EXPECT_TRUE(cluster.server.localEndpoints().empty());
 
   ClientOptions good = withToken(kToken);
   good.tls = certificates->settings("client");

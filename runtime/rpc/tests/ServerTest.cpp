@@ -14,18 +14,6 @@ namespace {
 using namespace dtf::rpc::testing;
 using std::chrono::milliseconds;
 
-constexpr const char *kModule = R"mlir(
-module {
-  func.func @ps_0(%g_w: tensor<2xf32>)
-      attributes {dtf.device = #dtf.device<"/job:ps/task:0">,
-                  dtf.gradients = ["w"]} {
-    %w = dtf.variable "w" init(#dtf.constant<1.0>) : !dtf.resource<tensor<2xf32>>
-    dtf.apply_gradient_descent %w, %g_w learning_rate 1.0 : !dtf.resource<tensor<2xf32>>
-    return
-  }
-}
-)mlir";
-
 /// A TCP socket on 127.0.0.1 and a free port, listening but never
 /// answering: a peer that is up but hung.
 class SilentListener {
@@ -53,7 +41,7 @@ private:
 
 class ServerTest : public ::testing::Test {
 protected:
-  ServerTest() : module(kModule) {}
+  ServerTest() : module(kOneVariableModule) {}
   TestModule module;
 };
 
