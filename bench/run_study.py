@@ -43,6 +43,8 @@ PS_LINE = re.compile(r"PS task (\d+) stopped at step (\d+): applied (\d+) \w+ of
                      r"(\d+) pushes, dropped (\d+) stale")
 # dtf-run's PS task at its end: the staleness of the pushes it applied.
 PS_STALENESS = re.compile(r"PS task (\d+) staleness: (.*) \(mean ([0-9.]+), max (\d+)\)")
+# dtf-run's PS task at its end: its CPU per update, start-up left out.
+PS_SERVING_CPU = re.compile(r"PS task (\d+) CPU per update while serving: ([0-9.]+) ms")
 # dtf-run's PS task at start-up: the gradients (variables it updates) it holds.
 PS_SERVING = re.compile(r"PS task (\d+) serving (\d+) gradients")
 # The 2-PS rows' sharding: variables bigger than this many bytes are split
@@ -267,6 +269,9 @@ def run_cluster(system, workers, sync, steps, args, hosts=None, netns=None,
         serving = PS_SERVING.search(outs[name])
         if serving:
             ps_tasks.setdefault(name, {})["gradients"] = int(serving.group(2))
+        serving_cpu = PS_SERVING_CPU.search(outs[name])
+        if serving_cpu:
+            ps_tasks.setdefault(name, {})["serving_cpu_ms"] = float(serving_cpu.group(2))
         staleness = PS_STALENESS.search(outs[name])
         if staleness:
             ps_tasks.setdefault(name, {})["staleness"] = {

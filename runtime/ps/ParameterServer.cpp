@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
+#include <type_traits>
 
 namespace dtf::ps {
 
@@ -434,18 +435,19 @@ void ParameterServer::checkGradient(size_t index, const std::string &name,
 
 namespace {
 
-/// Multiplies a floating-point tensor by `factor`; other dtypes (a step
-/// counter, say) are left as they are.
-void scaleInPlace(Tensor &tensor, double factor) {
-  if (tensor.dtype() == DType::F32) {
-    float *data = tensor.data<float>();
-    for (int64_t i = 0, n = tensor.numElements(); i < n; ++i)
-      data[i] = static_cast<float>(data[i] * factor);
-  } else if (tensor.dtype() == DType::F64) {
-    double *data = tensor.data<double>();
-    for (int64_t i = 0, n = tensor.numElements(); i < n; ++i)
-      data[i] *= factor;
-  }
+/// Takes `updated` back towards `before` so that it moves by `factor` of
+/// the step the update took: before + factor * (updated - before).
+/// Floating-point tensors only; others (a step counter) keep the update.
+void scaleStep(const Tensor &before, Tensor &updated, double factor) {
+  auto scale = [&](auto *after, const auto *old) {
+    for (int64_t i = 0, n = updated.numElements(); i < n; ++i)
+      after[i] = old[i] + static_cast<std::remove_pointer_t<decltype(after)>>(
+                              factor * (after[i] - old[i]));
+  };
+  if (updated.dtype() == DType::F32)
+    scale(updated.data<float>(), before.data<float>());
+  else if (updated.dtype() == DType::F64)
+    scale(updated.data<double>(), before.data<double>());
 }
 
 } // namespace
@@ -480,10 +482,21 @@ PushResult ParameterServer::push(int64_t pushStep, int64_t pushEpoch,
       ++stats_.stalePushes;
       return {PushOutcome::Stale, step};
     }
-    if (options_.divideByStaleness && staleness > 1)
-      for (Tensor &gradient : gradients)
-        scaleInPlace(gradient, 1.0 / static_cast<double>(staleness));
-    applyLocked(std::move(gradients), {pushStep});
+    if (options_.divideByStaleness && staleness > 1) {
+      // The learning rate is divided, not the gradient: Adam, Adagrad and
+      // RMSProp normalize a gradient by its own magnitude and would undo a
+      // scaled one. The optimizer's slots take the whole gradient; the
+      // variables move by 1/staleness of the step it computed.
+      std::vector<Tensor> before;
+      for (const std::string &name : names)
+        before.push_back(variables.at(name).clone());
+      applyLocked(std::move(gradients), {pushStep});
+      for (size_t k = 0; k < names.size() && !failure; ++k)
+        scaleStep(before[k], variables.at(names[k]),
+                  1.0 / static_cast<double>(staleness));
+    } else {
+      applyLocked(std::move(gradients), {pushStep});
+    }
   } else
     outcome = applySyncLocked(pushStep, std::move(gradients));
   if (failure)

@@ -134,10 +134,12 @@ struct Options {
   /// (UpdateStats::stalePushes, PushOutcome::Stale): bounded staleness,
   /// enforced where the gradient lands. 0: no bound.
   int64_t maxStaleness = 0;
-  /// Async: a push's gradients are scaled by 1 / max(1, staleness) before
-  /// the update, so that a stale gradient moves the model less: the
-  /// staleness-dependent learning rate of Zhang et al., "Staleness-aware
-  /// Async-SGD for Distributed Deep Learning" (IJCAI 2016).
+  /// Async: a push of staleness s > 1 moves the variables by 1/s of the
+  /// step its update computed, so that a stale gradient moves the model
+  /// less: the staleness-dependent learning rate of Zhang et al.,
+  /// "Staleness-aware Async-SGD for Distributed Deep Learning" (IJCAI 2016).
+  /// The optimizer's slots take the whole gradient; for plain SGD this is
+  /// the gradient divided by s.
   bool divideByStaleness = false;
   /// Bytes the task may still allocate (runtime/core/HostMemory.h); when
   /// set, a task whose variables need more is refused at construction,

@@ -158,6 +158,56 @@ TEST(PsStateMachine, AsyncDividesAStaleGradientByItsStaleness) {
   EXPECT_EQ(valueOf(task, "w"), (std::vector<float>{-2.5, -2.5}));
 }
 
+/// Moves w by -0.5 per element whatever the gradient's size, and counts
+/// the gradients it saw in a slot: an optimizer that normalizes the
+/// gradient, as Adam, Adagrad and RMSProp do.
+class NormalizedStepProgram final : public UpdateProgram {
+public:
+  NormalizedStepProgram() {
+    signature_.taskName = "/job:ps/task:0";
+    signature_.variables = {{"w", {DType::F32, {2}}},
+                            {"w/seen", {DType::F32, {2}}},
+                            {"global_step", {DType::I64, {}}}};
+    signature_.gradientNames = {"w"};
+    signature_.argumentTypes = {TensorType{DType::F32, {2}}};
+  }
+  const ProgramSignature &signature() const override { return signature_; }
+  void initialize(VariableStore &values) override {
+    values.try_emplace("w", Tensor::fromVector<float>({2}, {0.0f, 0.0f}));
+    values.try_emplace("w/seen", Tensor::fromVector<float>({2}, {0.0f, 0.0f}));
+    values.try_emplace("global_step", Tensor::scalar<int64_t>(0));
+  }
+  void apply(VariableStore &values, std::vector<Tensor> arguments) override {
+    const float *gradient = arguments[0].data<float>();
+    float *w = values.at("w").data<float>();
+    float *seen = values.at("w/seen").data<float>();
+    for (int i = 0; i < 2; ++i) {
+      w[i] -= gradient[i] > 0 ? 0.5f : -0.5f;
+      seen[i] += gradient[i];
+    }
+    ++*values.at("global_step").data<int64_t>();
+  }
+
+private:
+  ProgramSignature signature_;
+};
+
+TEST(PsStateMachine, AsyncDividesTheStepNotTheGradientForNormalizingOptimizers) {
+  Options options;
+  options.divideByStaleness = true;
+  ParameterServer task(std::make_unique<NormalizedStepProgram>(),
+                       Replication::async(3), std::move(options));
+  task.initialize();
+  task.push(0, 0, gradient(1)); // staleness 0: a whole step
+  task.push(0, 0, gradient(1)); // 1: whole
+  EXPECT_EQ(valueOf(task, "w"), (std::vector<float>{-1, -1}));
+  // Staleness 2: half a step, though a gradient divided by 2 would have
+  // made the same whole step; the slot sees the whole gradient.
+  task.push(0, 0, gradient(1));
+  EXPECT_EQ(valueOf(task, "w"), (std::vector<float>{-1.25, -1.25}));
+  EXPECT_EQ(valueOf(task, "w/seen"), (std::vector<float>{3, 3}));
+}
+
 TEST(PsStateMachine, AsyncCountsEachPushsStalenessInTheHistogram) {
   std::vector<int64_t> hooked;
   Options options;

@@ -24,7 +24,8 @@ struct ReplicationOptions {
   /// Async: pushes staler than this are dropped (0: no bound;
   /// ps::Options::maxStaleness).
   int64_t maxStaleness = 0;
-  /// Async: gradients scaled by 1/staleness (ps::Options::divideByStaleness).
+  /// Async: a stale push's step divided by its staleness
+  /// (ps::Options::divideByStaleness).
   bool divideLrByStaleness = false;
 };
 

@@ -22,9 +22,9 @@ ReplicaStep::ReplicaStep(ReplicaLayout layout,
       pullGroupOf(this->layout.pushes.size(), -1),
       nextValues(this->layout.pulls.size()),
       inFlight(this->layout.pushes.size()) {
-  // Async: a push to a PS task also brings back the values of the task's
-  // variables.
-  if (!options.sync)
+  // Async with pushPull: a push to a PS task also brings back the values of
+  // the task's variables.
+  if (!options.sync && (options.pushPull || options.overlapPull))
     for (size_t i = 0; i < this->layout.pushes.size(); ++i)
       for (size_t g = 0; g < this->layout.pulls.size(); ++g)
         if (this->layout.pulls[g].psTask == this->layout.pushes[i].psTask)

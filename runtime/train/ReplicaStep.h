@@ -39,8 +39,14 @@ struct ReplicaOptions {
   /// Sync replicas push gradients alone and wait for the aggregate; async
   /// ones push-pull.
   bool sync = false;
-  /// Async: compute a step on the values of the previous step's push-pull
-  /// while this step's flies (--overlap_pull).
+  /// Async: a push brings back the PS task's values for the next step (one
+  /// round trip a step; --push_pull) instead of the next step pulling them
+  /// at its start, as TensorFlow reads its variables. The values are then
+  /// as old as the push: every other worker's push during this worker's
+  /// compute makes its next gradient staler.
+  bool pushPull = false;
+  /// Async, with pushPull: compute a step on the values of the previous
+  /// step's push-pull while this step's flies (--overlap_pull).
   bool overlapPull = false;
   /// Training ends once the global step reaches this.
   int64_t trainSteps = 0;

@@ -27,6 +27,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <sys/resource.h>
 
 namespace dtf::train {
 namespace {
@@ -136,6 +137,38 @@ void keepStepMemoryOnTheHeap() {
   mallopt(M_TRIM_THRESHOLD, 512 << 20);
 }
 
+double processCpuSeconds() {
+  rusage usage{};
+  ::getrusage(RUSAGE_SELF, &usage);
+  auto seconds = [](const timeval &time) {
+    return static_cast<double>(time.tv_sec) + time.tv_usec * 1e-6;
+  };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
+void ServingCpu::attach(ps::Options &options) {
+  std::function<void(int64_t, std::chrono::steady_clock::time_point,
+                     std::chrono::steady_clock::time_point)>
+      next = std::move(options.onApplied);
+  options.onApplied = [this, next = std::move(next)](
+                          int64_t step, std::chrono::steady_clock::time_point
+                                            begin,
+                          std::chrono::steady_clock::time_point end) {
+    // The task's mutex is held: the fields need no lock of their own.
+    if (updates++ == 0)
+      cpuAtFirstUpdate = processCpuSeconds();
+    if (next)
+      next(step, begin, end);
+  };
+}
+
+std::optional<double> ServingCpu::secondsPerUpdate() const {
+  if (updates < 2)
+    return std::nullopt;
+  return (processCpuSeconds() - cpuAtFirstUpdate) /
+         static_cast<double>(updates - 1);
+}
+
 exec::ExecutorOptions executorOptionsFor(int interOpThreads) {
   exec::ExecutorOptions executorOptions;
   if (interOpThreads == 1 || interOpThreads < 0)
@@ -175,6 +208,8 @@ int runPsTask(mlir::ModuleOp program, const TaskOptions &options) {
   psOptions.divideByStaleness = options.replication.divideLrByStaleness;
   configureCrashAtStep(psOptions, options.reliability, label);
   configureHoldAtStep(psOptions, options.reliability, label);
+  ServingCpu servingCpu;
+  servingCpu.attach(psOptions);
   ps::ParameterServer task(
       std::make_unique<exec::PsProgram>(function, std::move(executorOptions)),
       replicationOf(options), psOptions);
@@ -228,6 +263,15 @@ int runPsTask(mlir::ModuleOp program, const TaskOptions &options) {
   // On a line of its own, so that parsers of the line above keep working.
   std::cout << "PS task " << index << " staleness: " << stats.staleness.str()
             << std::endl;
+  if (std::optional<double> perUpdate = servingCpu.secondsPerUpdate()) {
+    char milliseconds[32];
+    std::snprintf(milliseconds, sizeof milliseconds, "%.3f", *perUpdate * 1e3);
+    std::cout << "PS task " << index << " CPU per update while serving: "
+              << milliseconds
+              << " ms (the process's CPU time from its first update to its "
+                 "stop, over the updates since)"
+              << std::endl;
+  }
   return 0;
 }
 
@@ -287,6 +331,7 @@ int runWorkerTask(mlir::ModuleOp program, const TaskOptions &options,
   }
   ReplicaOptions replicaOptions;
   replicaOptions.sync = options.replication.sync;
+  replicaOptions.pushPull = options.pushPull;
   replicaOptions.overlapPull = options.overlapPull;
   replicaOptions.trainSteps = options.trainSteps;
   ReplicaStep replica(worker.layout(), ps, *compute, supervisor, telemetry,
@@ -297,7 +342,11 @@ int runWorkerTask(mlir::ModuleOp program, const TaskOptions &options,
   std::cout << "Worker " << index << ": training to global step "
             << options.trainSteps << " (" << numWorkers << " workers, "
             << (options.replication.sync ? "sync" : "async") << ", batches of "
-            << batch << (options.overlapPull ? ", pulls overlapped" : "")
+            << batch
+            << (options.replication.sync ? ""
+                : options.overlapPull    ? ", pulls overlapped"
+                : options.pushPull       ? ", values brought back by pushes"
+                                         : ", values pulled at each step")
             << ")" << std::endl;
   Clock::time_point start = Clock::now();
   TelemetryHook telemetryHook(telemetry);

@@ -16,6 +16,7 @@
 
 #include "runtime/cluster/ClusterSpec.h"
 #include "runtime/data/InputSource.h"
+#include "runtime/ps/ParameterServer.h"
 #include "runtime/rpc/Options.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -23,6 +24,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace dtf::train {
@@ -41,6 +43,9 @@ struct TaskOptions {
   /// negative number the calling thread alone (executorOptionsFor).
   int interOpThreads = 0;
   int logEvery = 0;
+  /// Async workers: a push brings back the values of the next step
+  /// (--push_pull; ReplicaOptions::pushPull).
+  bool pushPull = false;
   /// Async workers: compute a step on the values of the previous step's
   /// push-pull while this step's is in flight (--overlap_pull).
   bool overlapPull = false;
@@ -64,6 +69,26 @@ struct TaskOptions {
 /// a step, and trimming only beyond it, lets each step reuse the memory the
 /// previous one freed (about 8% of the MLP's step time).
 void keepStepMemoryOnTheHeap();
+
+/// The process's CPU time so far (user and system), in seconds.
+double processCpuSeconds();
+
+/// A PS task's CPU per update in the running task, start-up left out: the
+/// process's CPU time from its first update to now, over the updates
+/// since (what it spends serving, receiving, applying and answering).
+class ServingCpu {
+public:
+  /// Counts the task's updates (wraps options.onApplied); the task must
+  /// stop before this goes.
+  void attach(ps::Options &options);
+  /// Seconds per update; nullopt before the second update. Call once the
+  /// task has stopped updating.
+  std::optional<double> secondsPerUpdate() const;
+
+private:
+  int64_t updates = 0;
+  double cpuAtFirstUpdate = 0;
+};
 
 /// The options of the task's RPC clients: --rpc_deadline_ms,
 /// --connect_timeout_ms, TLS and the cluster token.

@@ -112,7 +112,7 @@ def batch_sizes(args):
             tfrecord_inputs(args.tfrecords, "test", "--eval_input"),
             IMAGE_LABEL)
         print("--batch_size=%d: test accuracy %.4f" % (batch, accuracy))
-        cluster.check("async, batches of %d)" % batch in output,
+        cluster.check("async, batches of %d," % batch in output,
                       "the workers do not report batches of %d:\n%s" % (batch, output[-2000:]))
         cluster.check(accuracy >= 0.6, "--batch_size=%d: test accuracy %.4f" % (batch, accuracy))
 

@@ -14,7 +14,8 @@ import cluster
 
 # One more step of staleness costs accuracy at this learning rate: this run
 # reached 0.77-0.82 where it reaches 0.83 without overlap (runtime/rpc/
-# README.md, "One round trip per step"); an untrained model scores 0.10.
+# README.md, "Where a step's values come from"); an untrained model scores
+# 0.10.
 OVERLAP_ACCURACY = 0.65
 
 

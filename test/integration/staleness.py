@@ -54,8 +54,8 @@ def main():
                                                 most, accuracy))
     cluster.check(most <= 1, "an applied push had staleness %d > 1" % most)
     cluster.check(dropped > 0, "no push was dropped: the bound was never reached")
-    # Each worker stops once a push-pull reports the target: the other two
-    # may each land one more update.
+    # Each worker stops once its pull shows the target: the other two may
+    # each land one more update.
     cluster.check(step == applied and args.train_steps <= step <= args.train_steps + 2,
                   "step %d, %d applied, for %d steps" % (step, applied, args.train_steps))
     cluster.check(accuracy >= ACCURACY, "accuracy %.4f < %.2f" % (accuracy, ACCURACY))

@@ -10,9 +10,10 @@ on loopback and checks:
   of a push from each worker);
 - in sync mode, that the global step counts the applied aggregates;
 - the staleness histogram: one count per applied push (sync: all 0);
-- the round trips of each worker's step: async, one (a push that brings
-  the next step's values back), after the first step's pull; sync, a push
-  and a pull.
+- the round trips of each worker's step: a push and a pull (sync; async
+  by default, the pull at the step's start as TensorFlow reads its
+  variables); with --push-pull (async), one: a push that brings the next
+  step's values back, after the first step's pull.
 """
 
 import argparse
@@ -26,11 +27,16 @@ def main():
     parser.add_argument("--dtf-run", required=True)
     parser.add_argument("--mode", choices=["async", "sync"], required=True)
     parser.add_argument("--train-steps", type=int, default=600)
+    parser.add_argument("--push-pull", action="store_true",
+                        help="async workers get their values back with each push")
     args = parser.parse_args()
 
-    c = cluster.train_and_check_learning(args.dtf_run, 2,
-                                         ["--" + args.mode, "--log_every=100"],
-                                         args.train_steps)
+    flags = ["--" + args.mode, "--log_every=100"] + (["--push_pull"] if args.push_pull else [])
+    c = cluster.train_and_check_learning(args.dtf_run, 2, flags, args.train_steps)
+    values = "values brought back by pushes" if args.push_pull else "values pulled at each step"
+    for worker in c.workers:
+        cluster.check(args.mode == "sync" or values in worker.output(),
+                      "%s does not say its %s" % (worker.name, values))
 
     local = [int(re.search(r"training ended after (\d+) local steps", w.output()).group(1))
              for w in c.workers]
@@ -77,7 +83,7 @@ def main():
         cluster.check(trips, "%s did not report its round trips" % worker.name)
         # The step that reaches --train_steps pulls (or takes the values of
         # its push-pull) and pushes no more.
-        expected = steps + 1 if args.mode == "async" else 2 * steps + 1
+        expected = steps + 1 if args.push_pull else 2 * steps + 1
         cluster.check(int(trips.group(1)) == expected,
                       "%s: %s round trips for %d local steps, expected %d"
                       % (worker.name, trips.group(1), steps, expected))

@@ -51,24 +51,33 @@ DEFINE_bool(sync, false,
 DEFINE_bool(async, false,
             "Asynchronous updates (the default): each worker's gradients are "
             "applied as they arrive");
+DEFINE_bool(push_pull, false,
+            "Async: a worker's push brings back the PS task's values for its "
+            "next step, one round trip a step, instead of the step pulling "
+            "them at its start as TensorFlow reads its variables. The values "
+            "are then as old as the push: each other worker's push during "
+            "this worker's compute makes its next gradient staler "
+            "(runtime/rpc/README.md, \"Where a step's values come from\")");
 DEFINE_bool(overlap_pull, false,
             "Async: compute each step on the values the previous step's "
             "push-pull returned while this step's push-pull is in flight, as "
             "TensorFlow's benchmarks stage variables (--staged_vars). A "
             "step's values then lack the worker's own last gradients: one "
             "more step of staleness, which costs accuracy at high learning "
-            "rates (runtime/rpc/README.md, \"One round trip per step\"). "
-            "Not with --sync: sync replicas compute on the applied aggregate");
+            "rates (runtime/rpc/README.md, \"Where a step's values come from\"). "
+            "Implies --push_pull. Not with --sync: sync replicas compute on "
+            "the applied aggregate");
 DEFINE_int64(max_staleness, 0,
              "Async: a PS task drops (does not apply) a push whose gradients "
              "were computed more than this many updates before they land: "
              "bounded staleness, as stale-synchronous parallel bounds it, "
              "enforced where the gradient lands (0 = no bound)");
 DEFINE_bool(divide_lr_by_staleness, false,
-            "Async: a PS task scales a push's gradients by 1/staleness "
-            "(for staleness > 1) before the update: the staleness-dependent "
-            "learning rate of Zhang et al., Staleness-aware Async-SGD "
-            "(IJCAI 2016)");
+            "Async: a PS task moves the variables by 1/staleness of the "
+            "step a push's update computed (for staleness > 1; the "
+            "optimizer's slots take the whole gradient): the "
+            "staleness-dependent learning rate of Zhang et al., "
+            "Staleness-aware Async-SGD (IJCAI 2016)");
 DEFINE_string(replication, "",
               "How the cluster runs the model: between-graph (each worker "
               "trains its own copy on its shard of the data) or in-graph "
@@ -435,7 +444,8 @@ void checkReplicationFlags(dtf::train::Replication replication) {
   if (replication != dtf::train::Replication::InGraph)
     return;
   for (const char *flag :
-       {"sync", "async", "replicas_to_aggregate", "device", "overlap_pull",
+       {"sync", "async", "replicas_to_aggregate", "device", "push_pull",
+        "overlap_pull",
         "max_staleness", "divide_lr_by_staleness"})
     if (!gflags::GetCommandLineFlagInfoOrDie(flag).is_default)
       throw std::invalid_argument(
@@ -661,6 +671,7 @@ int main(int argc, char **argv) {
     options.device = device;
     options.interOpThreads = FLAGS_inter_op_parallelism_threads;
     options.logEvery = FLAGS_log_every;
+    options.pushPull = FLAGS_push_pull && !options.replication.sync;
     options.overlapPull = FLAGS_overlap_pull && !options.replication.sync;
     options.rpcDeadlineMs = FLAGS_rpc_deadline_ms;
     if (FLAGS_connect_timeout_ms <= 0)

@@ -66,21 +66,33 @@ struct TestWorker {
   std::unique_ptr<data::InputSource> input;
 };
 
-ReplicaOptions replicaOptions(bool sync, bool overlap, int64_t steps) {
+/// Where an async step's values come from.
+enum class Values {
+  /// Pulled at the step's start (ReplicaOptions' default).
+  Pulled,
+  /// Brought back by the previous step's push (pushPull).
+  PushPulled,
+  /// Those of the push-pull before the one in flight (overlapPull).
+  Overlapped,
+};
+
+ReplicaOptions replicaOptions(bool sync, Values values, int64_t steps) {
   ReplicaOptions options;
   options.sync = sync;
-  options.overlapPull = overlap;
+  options.pushPull = values == Values::PushPulled;
+  options.overlapPull = values == Values::Overlapped;
   options.trainSteps = steps;
   return options;
 }
 
-class AsyncWorker : public ::testing::TestWithParam<bool> {};
+class AsyncWorker : public ::testing::TestWithParam<Values> {};
 
 TEST_P(AsyncWorker, TrainsToTheTargetStepAndTheOptimum) {
-  bool overlap = GetParam();
+  Values values = GetParam();
+  bool overlap = values == Values::Overlapped;
   InProcessCluster cluster(/*numPs=*/2, /*numWorkers=*/1,
                            ps::Replication::async(1));
-  TestWorker worker(cluster, 0, replicaOptions(false, overlap, 30));
+  TestWorker worker(cluster, 0, replicaOptions(false, values, 30));
   CountingHook counter;
   int64_t localSteps = worker.train({&counter});
   EXPECT_EQ(cluster.tasks[0]->currentStep(), 30);
@@ -91,28 +103,45 @@ TEST_P(AsyncWorker, TrainsToTheTargetStepAndTheOptimum) {
   // With overlap a step computes on the values of the push-pull before the
   // one in flight: its step tag lags one behind.
   EXPECT_EQ(counter.lastGlobalStep, overlap ? 29 : 30);
-  // One round trip per PS task and step: the push brings the values back.
-  // Only the first step pulls on its own, and with overlap the second,
-  // whose values are still in flight with the first push-pull.
   ps::TransferStats traffic = worker.replica.transferStats();
   EXPECT_EQ(traffic.pushes, 60u);
-  EXPECT_EQ(traffic.pushPulls, traffic.pushes);
-  EXPECT_EQ(traffic.roundTrips(), traffic.pushes + (overlap ? 4 : 2));
+  if (values == Values::Pulled) {
+    // Two round trips per PS task and step, and the pulls of the step that
+    // finds the target reached.
+    EXPECT_EQ(traffic.pushPulls, 0u);
+    EXPECT_EQ(traffic.roundTrips(), traffic.pushes + 62);
+  } else {
+    // One round trip per PS task and step: the push brings the values
+    // back. Only the first step pulls on its own, and with overlap the
+    // second, whose values are still in flight with the first push-pull.
+    EXPECT_EQ(traffic.pushPulls, traffic.pushes);
+    EXPECT_EQ(traffic.roundTrips(), traffic.pushes + (overlap ? 4 : 2));
+  }
   for (int task = 0; task < 2; ++task)
     for (float w : cluster.value("w" + std::to_string(task), task))
       EXPECT_NEAR(w, 3.0f, 1e-3f);
 }
 
-INSTANTIATE_TEST_SUITE_P(OverlapOffAndOn, AsyncWorker, ::testing::Bool(),
-                         [](const ::testing::TestParamInfo<bool> &info) {
-                           return info.param ? "Overlap" : "NoOverlap";
+INSTANTIATE_TEST_SUITE_P(ValuesPulledPushPulledOverlapped, AsyncWorker,
+                         ::testing::Values(Values::Pulled, Values::PushPulled,
+                                           Values::Overlapped),
+                         [](const ::testing::TestParamInfo<Values> &info) {
+                           switch (info.param) {
+                           case Values::Pulled:
+                             return "Pulled";
+                           case Values::PushPulled:
+                             return "PushPulled";
+                           case Values::Overlapped:
+                             return "Overlapped";
+                           }
+                           return "";
                          });
 
 TEST(SyncWorkers, TwoReplicasApplyOneAverageAStep) {
   InProcessCluster cluster(/*numPs=*/1, /*numWorkers=*/2,
                            ps::Replication::sync(2, 2));
-  TestWorker chief(cluster, 0, replicaOptions(true, false, 20));
-  TestWorker other(cluster, 1, replicaOptions(true, false, 20));
+  TestWorker chief(cluster, 0, replicaOptions(true, Values::Pulled, 20));
+  TestWorker other(cluster, 1, replicaOptions(true, Values::Pulled, 20));
   std::future<int64_t> otherSteps =
       std::async(std::launch::async, [&] { return other.train(); });
   int64_t chiefSteps = chief.train();
@@ -194,7 +223,7 @@ TEST(RecoveringWorker, StartsTheStepOverAfterAFailedCall) {
                             cluster::TaskId{cluster::Job::Worker, 0}, 4);
   SgdStep compute(2);
   ReplicaStep replica(sgdLayout(2), ps, compute, supervisor, telemetry,
-                      replicaOptions(false, false, 12));
+                      replicaOptions(false, Values::PushPulled, 12));
   auto input = constantExamples(3.0f);
   supervisor.start();
   int64_t epochBefore = cluster.tasks[0]->status().epoch;
@@ -214,7 +243,7 @@ TEST(RecoveringWorker, StartsTheStepOverAfterAFailedCall) {
 TEST(RecoveringWorker, WithoutRecoveryAFailedCallEndsTraining) {
   InProcessCluster cluster(/*numPs=*/1, /*numWorkers=*/1,
                            ps::Replication::async(1));
-  TestWorker worker(cluster, 0, replicaOptions(false, false, 10));
+  TestWorker worker(cluster, 0, replicaOptions(false, Values::Pulled, 10));
   worker.supervisor.start();
   cluster.tasks[0]->beginShutdown();
   EXPECT_EQ(expectError([&] {
