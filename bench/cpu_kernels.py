@@ -103,7 +103,9 @@ def main():
     p.add_argument("--build", default=os.path.join(ROOT, "build"))
     p.add_argument("--out", default=os.path.join(HERE, "results", "cpu-kernels"))
     args = p.parse_args()
+    # The options run_study.run_cluster reads (its command line's).
     study = argparse.Namespace(dtf_run=os.path.join(args.build, "bin", "dtf-run"),
+                               dtf_run_baseline="", dtf_variant=[],
                                python=sys.executable, blas_threads=1, timeout=1800,
                                data="/usr/share/datasets/fashion-mnist")
     results = {"command": "build/bench-venv/bin/python bench/cpu_kernels.py " +
