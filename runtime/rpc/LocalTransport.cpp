@@ -165,14 +165,12 @@ Io writeFrame(int fd, uint32_t code, const grpc::ByteBuffer &payload,
   return writeAll(fd, std::move(parts), deadline);
 }
 
-Io writeFrame(int fd, uint32_t code, std::string_view payload,
-              Clock::time_point deadline) {
-  FrameHeader header{kFrameMagic, static_cast<uint16_t>(code), 0,
-                     payload.size()};
-  std::vector<iovec> parts{{&header, sizeof header}};
-  if (!payload.empty())
-    parts.push_back({const_cast<char *>(payload.data()), payload.size()});
-  return writeAll(fd, std::move(parts), deadline);
+/// `text` as a message of one slice (copied); empty: no message.
+grpc::ByteBuffer bufferOf(std::string_view text) {
+  if (text.empty())
+    return grpc::ByteBuffer();
+  grpc::Slice slice(text.data(), text.size());
+  return grpc::ByteBuffer(&slice, 1);
 }
 
 /// A response frame for `status`: its message when it failed.
@@ -181,7 +179,7 @@ Io writeStatus(int fd, const grpc::Status &status, const grpc::ByteBuffer &ok,
   if (status.ok())
     return writeFrame(fd, grpc::StatusCode::OK, ok, deadline);
   return writeFrame(fd, static_cast<uint32_t>(status.error_code()),
-                    std::string_view(status.error_message()), deadline);
+                    bufferOf(status.error_message()), deadline);
 }
 
 /// One received frame.
@@ -382,8 +380,7 @@ void LocalServer::serve(int fd) {
                "same --cluster_token or --cluster_token_file)");
     return;
   }
-  if (writeFrame(fd, grpc::StatusCode::OK, std::string_view(),
-                 sendDeadline()) != Io::Done)
+  if (writeStatus(fd, grpc::Status::OK, {}, sendDeadline()) != Io::Done)
     return;
   for (;;) {
     Io read = readFrame(fd, maxMessageBytes, frame, why, never);
@@ -479,8 +476,8 @@ grpc::Status LocalChannel::connectAndGreet(Clock::time_point deadline,
   }
   Frame answer;
   std::string why;
-  Io io = writeFrame(fd, uint32_t(LocalMethod::Hello),
-                     std::string_view(clusterToken), deadline);
+  Io io = writeFrame(fd, uint32_t(LocalMethod::Hello), bufferOf(clusterToken),
+                     deadline);
   if (io == Io::Done)
     io = readFrame(fd, maxMessageBytes, answer, why, deadline);
   if (io != Io::Done || answer.code != grpc::StatusCode::OK) {
@@ -535,13 +532,6 @@ LocalChannel::PendingCall LocalChannel::start(LocalMethod method,
                          : "the local connection to @" + name + " broke"));
   }
   return PendingCall(shared_from_this(), fd, grpc::Status::OK);
-}
-
-grpc::Status LocalChannel::call(LocalMethod method,
-                                const grpc::ByteBuffer &request,
-                                grpc::ByteBuffer &response,
-                                Clock::time_point deadline) {
-  return start(method, request, deadline).finish(response, deadline);
 }
 
 LocalChannel::PendingCall::PendingCall(PendingCall &&other) noexcept

@@ -154,11 +154,6 @@ public:
   PendingCall start(LocalMethod method, const grpc::ByteBuffer &request,
                     std::chrono::steady_clock::time_point deadline);
 
-  /// start() and finish().
-  grpc::Status call(LocalMethod method, const grpc::ByteBuffer &request,
-                    grpc::ByteBuffer &response,
-                    std::chrono::steady_clock::time_point deadline);
-
 private:
   /// Returns a connection with no call in flight to the idle ones.
   void release(int fd);

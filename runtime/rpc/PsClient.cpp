@@ -216,18 +216,33 @@ void PsClient::forgetLocalChannel(const std::shared_ptr<LocalChannel> &failed) {
 bool PsClient::usesLocalTransport() { return localChannel() != nullptr; }
 
 template <typename Result>
+std::future<Result> PsClient::startLocalCall(
+    std::shared_ptr<LocalChannel> channel, const char *method,
+    const grpc::ByteBuffer &request,
+    std::function<Result(const grpc::ByteBuffer &)> decode) {
+  // Sent now; the response is read on the thread that waits for it,
+  // without a thread of its own.
+  auto deadline = std::chrono::steady_clock::now() + options_.callTimeout;
+  auto pending = std::make_shared<LocalChannel::PendingCall>(
+      channel->start(localMethod(method), request, deadline));
+  return std::async(std::launch::deferred, [this, channel, pending, method,
+                                            deadline, sent = request.Length(),
+                                            decode = std::move(decode)] {
+    grpc::ByteBuffer response;
+    grpc::Status status = pending->finish(response, deadline);
+    if (status.error_code() == grpc::StatusCode::UNAVAILABLE)
+      forgetLocalChannel(channel);
+    return finishRawCall(method, status, sent, response, decode);
+  });
+}
+
+template <typename Result>
 Result PsClient::rawCall(
     const char *method, const grpc::ByteBuffer &request,
     const std::function<Result(const grpc::ByteBuffer &)> &decode) {
-  if (std::shared_ptr<LocalChannel> channel = localChannel()) {
-    grpc::ByteBuffer response;
-    grpc::Status status =
-        channel->call(localMethod(method), request, response,
-                      std::chrono::steady_clock::now() + options_.callTimeout);
-    if (status.error_code() == grpc::StatusCode::UNAVAILABLE)
-      forgetLocalChannel(channel);
-    return finishRawCall(method, status, request.Length(), response, decode);
-  }
+  if (std::shared_ptr<LocalChannel> channel = localChannel())
+    return startLocalCall<Result>(std::move(channel), method, request, decode)
+        .get();
   // The calling thread waits on a queue of its own and so polls the
   // connection itself: the response is read and decoded on this thread,
   // without waking another (gRPC's blocking calls work alike).
@@ -253,22 +268,9 @@ template <typename Result>
 std::future<Result>
 PsClient::startRawCall(const char *method, grpc::ByteBuffer request,
                        std::function<Result(const grpc::ByteBuffer &)> decode) {
-  if (std::shared_ptr<LocalChannel> channel = localChannel()) {
-    // Sent now; the response is read on the thread that waits for it,
-    // without a thread of its own.
-    auto deadline = std::chrono::steady_clock::now() + options_.callTimeout;
-    auto pending = std::make_shared<LocalChannel::PendingCall>(
-        channel->start(localMethod(method), request, deadline));
-    return std::async(std::launch::deferred, [this, channel, pending, method,
-                                              deadline, sent = request.Length(),
-                                              decode = std::move(decode)] {
-      grpc::ByteBuffer response;
-      grpc::Status status = pending->finish(response, deadline);
-      if (status.error_code() == grpc::StatusCode::UNAVAILABLE)
-        forgetLocalChannel(channel);
-      return finishRawCall(method, status, sent, response, decode);
-    });
-  }
+  if (std::shared_ptr<LocalChannel> channel = localChannel())
+    return startLocalCall<Result>(std::move(channel), method, request,
+                                  std::move(decode));
   // Everything the call uses, alive until its completion has run.
   struct Call {
     grpc::ClientContext context;

@@ -122,13 +122,20 @@ private:
   std::future<Result>
   startRawCall(const char *method, grpc::ByteBuffer request,
                std::function<Result(const grpc::ByteBuffer &)> decode);
+  /// The call over the task's local socket `channel`: sent before this
+  /// returns, its response read and decoded when the future is waited for.
+  template <typename Result>
+  std::future<Result>
+  startLocalCall(std::shared_ptr<LocalChannel> channel, const char *method,
+                 const grpc::ByteBuffer &request,
+                 std::function<Result(const grpc::ByteBuffer &)> decode);
   /// The result of a finished call, or the dtf::Error it ends with; counts
   /// what it moved.
   template <typename Result>
-  Result finishRawCall(
-      const char *method, const grpc::Status &status, uint64_t sentBytes,
-      const grpc::ByteBuffer &response,
-      const std::function<Result(const grpc::ByteBuffer &)> &decode);
+  Result
+  finishRawCall(const char *method, const grpc::Status &status,
+                uint64_t sentBytes, const grpc::ByteBuffer &response,
+                const std::function<Result(const grpc::ByteBuffer &)> &decode);
 
   /// The task's local socket when the client can use it (asked once, and
   /// again after it failed), else null.
