@@ -18,9 +18,10 @@ written to <out>/train-0000K-of-0000N.tfrecord[.gz] and
 
 Only the standard library is needed (TensorFlow is not): the Example protos
 are encoded by hand in protobuf's wire format, and the records are framed
-with their masked CRC-32C as TensorFlow's record_writer.cc frames them. Each
-file is written under a temporary name and renamed when complete, so an
-interrupted run leaves no half-written shard.
+with their masked CRC-32C as TensorFlow's record_writer.cc frames them
+(examples/tfrecord_writer.py, beside this script). Each file is written
+under a temporary name and renamed when complete, so an interrupted run
+leaves no half-written shard.
 """
 
 import argparse
@@ -29,70 +30,14 @@ import os
 import struct
 import sys
 
-try:  # A C implementation when one is installed (python3-crc32c).
-    from crc32c import crc32c as _fast_crc32c
-except ImportError:
-    _fast_crc32c = None
-
-
-def _crc32c_table():
-    table = []
-    for byte in range(256):
-        crc = byte
-        for _ in range(8):
-            crc = (crc >> 1) ^ 0x82F63B78 if crc & 1 else crc >> 1
-        table.append(crc)
-    return table
-
-
-_TABLE = _crc32c_table()
-
-
-def crc32c(data):
-    if _fast_crc32c is not None:
-        return _fast_crc32c(data)
-    crc = 0xFFFFFFFF
-    table = _TABLE
-    for byte in data:
-        crc = table[(crc ^ byte) & 0xFF] ^ (crc >> 8)
-    return crc ^ 0xFFFFFFFF
-
-
-def masked_crc(data):
-    crc = crc32c(data)
-    return (((crc >> 15) | (crc << 17)) + 0xA282EAD8) & 0xFFFFFFFF
-
-
-def frame(record):
-    length = struct.pack("<Q", len(record))
-    return (length + struct.pack("<I", masked_crc(length)) + record +
-            struct.pack("<I", masked_crc(record)))
-
-
-def varint(value):
-    out = bytearray()
-    while True:
-        bits = value & 0x7F
-        value >>= 7
-        if value:
-            out.append(bits | 0x80)
-        else:
-            out.append(bits)
-            return bytes(out)
-
-
-def field(number, payload):
-    """A length-delimited field (wire type 2)."""
-    return varint(number << 3 | 2) + varint(len(payload)) + payload
+from tfrecord_writer import bytes_feature, example as encode_example, \
+    int64_feature, write_records
 
 
 def example(pixels, label):
     """tf.train.Example{features{feature{"image": bytes_list, "label": int64_list}}}."""
-    image = field(1, field(1, pixels))             # Feature.bytes_list.value
-    label_feature = field(3, field(1, varint(label)))  # Feature.int64_list.value, packed
-    entries = (field(1, field(1, b"image") + field(2, image)) +
-               field(1, field(1, b"label") + field(2, label_feature)))
-    return field(1, entries)                       # Example.features
+    return encode_example([("image", bytes_feature([pixels])),
+                           ("label", int64_feature([label]))])
 
 
 def read_idx(directory, name):
@@ -122,16 +67,11 @@ def convert(directory, split, out, prefix, shards, compress):
     for shard in range(shards):
         name = "%s-%05d-of-%05d%s" % (prefix, shard, shards, suffix)
         path = os.path.join(out, name)
-        temporary = path + ".tmp"
         # Contiguous shards: a reader's own Dataset.shard() interleaves them.
         begin, end = count * shard // shards, count * (shard + 1) // shards
-        records = b"".join(
-            frame(example(pixels[i * size:(i + 1) * size], labels[i]))
-            for i in range(begin, end))
-        opener = gzip.open if compress else open
-        with opener(temporary, "wb") as f:
-            f.write(records)
-        os.replace(temporary, path)
+        write_records(path, (example(pixels[i * size:(i + 1) * size], labels[i])
+                             for i in range(begin, end)),
+                      compress=compress, level=9)
         print("%s: %d examples" % (path, end - begin))
 
 

@@ -54,11 +54,16 @@ const char *kindName(tensorflow::Feature::KindCase kind) {
 
 std::vector<Array>
 readExampleFeatures(const std::vector<std::string> &files,
-                    const std::vector<std::string> &features) {
+                    const std::vector<FeatureRequest> &features) {
   std::vector<Array> arrays(features.size());
   std::vector<tensorflow::Feature::KindCase> kinds(
       features.size(), tensorflow::Feature::KIND_NOT_SET);
   std::vector<size_t> counts(features.size());
+  for (size_t i = 0; i < features.size(); ++i)
+    if (features[i].varlen) {
+      arrays[i].type = ElementType::I64;
+      counts[i] = static_cast<size_t>(features[i].rowLength);
+    }
   int64_t examples = 0;
   tensorflow::Example example;
   for (const std::string &file : files) {
@@ -76,16 +81,56 @@ readExampleFeatures(const std::vector<std::string> &files,
         throw fail("not a tf.train.Example");
       const auto &map = example.features().feature();
       for (size_t i = 0; i < features.size(); ++i) {
-        auto it = map.find(features[i]);
+        const FeatureRequest &request = features[i];
+        const std::string &name = request.name;
+        auto it = map.find(name);
+        if (request.varlen) {
+          // tf.io.VarLenFeature: a missing feature, or one that holds no
+          // kind of list, is an empty list.
+          int count = 0;
+          const int64_t *ids = nullptr;
+          if (it != map.end()) {
+            const tensorflow::Feature &feature = it->second;
+            if (feature.kind_case() == tensorflow::Feature::kInt64List) {
+              count = feature.int64_list().value_size();
+              ids = feature.int64_list().value().data();
+            } else if (feature.kind_case() !=
+                       tensorflow::Feature::KIND_NOT_SET) {
+              throw fail("feature '" + name + "' is a " +
+                         kindName(feature.kind_case()) +
+                         "; varlen reads an int64_list of ids");
+            }
+          }
+          if (count > request.rowLength)
+            throw fail("varlen feature '" + name + "' holds " +
+                       std::to_string(count) + " values, more than the " +
+                       std::to_string(request.rowLength) + " of a row" +
+                       (request.rowOf.empty() ? "" : " of " + request.rowOf));
+          for (int k = 0; k < count; ++k)
+            if (ids[k] < 0)
+              throw fail("varlen feature '" + name + "' holds id " +
+                         std::to_string(ids[k]) + " (value " +
+                         std::to_string(k) +
+                         "); ids are at least 0, and -1 pads a row");
+          std::vector<uint8_t> &out = arrays[i].bytes;
+          size_t at = out.size();
+          out.resize(at + counts[i] * sizeof(int64_t));
+          if (count > 0)
+            std::memcpy(out.data() + at, ids, count * sizeof(int64_t));
+          for (size_t k = count; k < counts[i]; ++k)
+            std::memcpy(out.data() + at + k * sizeof(int64_t), &kVarLenPadding,
+                        sizeof(int64_t));
+          continue;
+        }
         if (it == map.end()) {
           std::vector<std::string> names;
-          for (const auto &[name, feature] : map)
-            names.push_back(name);
+          for (const auto &[present, feature] : map)
+            names.push_back(present);
           std::sort(names.begin(), names.end());
           std::string list;
-          for (const std::string &name : names)
-            list += (list.empty() ? "" : ", ") + name;
-          throw fail("the Example has no feature '" + features[i] +
+          for (const std::string &present : names)
+            list += (list.empty() ? "" : ", ") + present;
+          throw fail("the Example has no feature '" + name +
                      "' (it has: " + (list.empty() ? "none" : list) + ")");
         }
         const tensorflow::Feature &feature = it->second;
@@ -103,7 +148,7 @@ readExampleFeatures(const std::vector<std::string> &files,
           break;
         case tensorflow::Feature::kBytesList:
           if (feature.bytes_list().value_size() != 1)
-            throw fail("feature '" + features[i] + "' is a bytes_list of " +
+            throw fail("feature '" + name + "' is a bytes_list of " +
                        std::to_string(feature.bytes_list().value_size()) +
                        " values; DTF reads one value of raw bytes per "
                        "example");
@@ -111,7 +156,7 @@ readExampleFeatures(const std::vector<std::string> &files,
                     feature.bytes_list().value(0).data()};
           break;
         default:
-          throw fail("feature '" + features[i] + "' holds no values");
+          throw fail("feature '" + name + "' holds no values");
         }
         if (examples == 0) {
           kinds[i] = feature.kind_case();
@@ -119,11 +164,15 @@ readExampleFeatures(const std::vector<std::string> &files,
           arrays[i].type = values.type;
         } else if (feature.kind_case() != kinds[i] ||
                    values.count != counts[i]) {
-          throw fail("feature '" + features[i] + "' is a " +
+          throw fail("feature '" + name + "' is a " +
                      kindName(feature.kind_case()) + " of " +
                      std::to_string(values.count) +
                      " values where the first example's is a " +
-                     kindName(kinds[i]) + " of " + std::to_string(counts[i]));
+                     kindName(kinds[i]) + " of " + std::to_string(counts[i]) +
+                     (feature.kind_case() == kinds[i] &&
+                              kinds[i] == tensorflow::Feature::kInt64List
+                          ? " (a ragged list of ids: bind it with varlen)"
+                          : ""));
         }
         const auto *begin = static_cast<const uint8_t *>(values.data);
         arrays[i].bytes.insert(arrays[i].bytes.end(), begin,
@@ -136,11 +185,21 @@ readExampleFeatures(const std::vector<std::string> &files,
   for (size_t i = 0; i < features.size(); ++i) {
     arrays[i].shape = {examples, static_cast<int64_t>(counts[i])};
     arrays[i].source =
-        "feature '" + features[i] + "' of " +
+        std::string(features[i].varlen ? "varlen " : "") + "feature '" +
+        features[i].name + "' of " +
         (files.size() == 1 ? files.front()
                            : std::to_string(files.size()) + " TFRecord files");
   }
   return arrays;
+}
+
+std::vector<Array>
+readExampleFeatures(const std::vector<std::string> &files,
+                    const std::vector<std::string> &features) {
+  std::vector<FeatureRequest> requests;
+  for (const std::string &name : features)
+    requests.push_back({name, false, 0, ""});
+  return readExampleFeatures(files, requests);
 }
 
 } // namespace dtf::data

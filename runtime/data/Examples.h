@@ -11,8 +11,12 @@
 //               TensorFlow's convert_to_records.py writes them)
 //
 // Every example must hold each feature asked for, with the same kind and
-// number of values. Every failure throws std::runtime_error naming the file
-// and the record.
+// number of values; an example without one is an error naming the feature.
+// A varlen feature (tf.io.VarLenFeature) is ragged instead: an int64_list
+// of any length up to the row's, its values followed by kVarLenPadding to
+// fill the row; an example without the feature, or whose feature holds no
+// kind of list, has an empty list. Every failure throws std::runtime_error
+// naming the file and the record.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,18 +24,40 @@
 
 #include "runtime/data/Array.h"
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
 namespace dtf::data {
+
+/// What fills a varlen row after an example's values: the padding id, an
+/// empty slot to an embedding lookup.
+inline constexpr int64_t kVarLenPadding = -1;
+
+/// One feature to read from every example.
+struct FeatureRequest {
+  std::string name;
+  /// Ragged int64 ids padded to rows of `rowLength` (see above).
+  bool varlen = false;
+  int64_t rowLength = 0;
+  /// What the row feeds, for the error of a list longer than the row
+  /// ("placeholder 'cat_ids' (i64 [5] per example)").
+  std::string rowOf;
+};
 
 /// The files matching the glob(3) pattern `pattern`, sorted; a pattern
 /// without wildcards names one file, which must exist. Throws naming the
 /// pattern when nothing matches.
 std::vector<std::string> matchFiles(const std::string &pattern);
 
-/// Reads every record of `files`, in order, and returns one array per name
-/// of `features`, dimension 0 indexing the examples.
+/// Reads every record of `files`, in order, and returns one array per
+/// request, dimension 0 indexing the examples: a varlen feature's is int64
+/// [examples, rowLength].
+std::vector<Array>
+readExampleFeatures(const std::vector<std::string> &files,
+                    const std::vector<FeatureRequest> &features);
+
+/// The same, for features that are not varlen.
 std::vector<Array>
 readExampleFeatures(const std::vector<std::string> &files,
                     const std::vector<std::string> &features);

@@ -73,13 +73,19 @@ InputSpec parseInputSpec(const std::string &text, const std::string &origin) {
     size_t eq = option.find('=');
     std::string key = option.substr(0, eq);
     std::string value = eq == std::string::npos ? "" : option.substr(eq + 1);
-    if (eq == std::string::npos || value.empty())
+    bool flag = key == "varlen";
+    if (flag && eq != std::string::npos)
+      throw std::invalid_argument(where + "option '" + option +
+                                  "': varlen takes no value");
+    if (!flag && (eq == std::string::npos || value.empty()))
       throw std::invalid_argument(where + "option '" + option +
                                   "' is not KEY=VALUE");
     if (!seen.insert(key).second)
       throw std::invalid_argument(where + "option '" + key +
                                   "' is given twice");
-    if (key == "scale") {
+    if (key == "varlen" && spec.format == "tfrecord") {
+      spec.varlen = true;
+    } else if (key == "scale") {
       spec.scale = parseScale(value, where);
     } else if (key == "onehot") {
       size_t used = 0;
@@ -98,15 +104,19 @@ InputSpec parseInputSpec(const std::string &text, const std::string &origin) {
     } else if (key == "key" && spec.format == "npz") {
       spec.member = value;
     } else {
-      throw std::invalid_argument(where + "option '" + key +
-                                  "' does not apply to " + spec.format +
-                                  " (scale, onehot" +
-                                  (spec.format == "tfrecord" ? ", feature"
-                                   : spec.format == "npz"    ? ", key"
-                                                             : "") +
-                                  ")");
+      throw std::invalid_argument(
+          where + "option '" + key + "' does not apply to " + spec.format +
+          " (scale, onehot" +
+          (spec.format == "tfrecord" ? ", feature, varlen"
+           : spec.format == "npz"    ? ", key"
+                                     : "") +
+          ")");
     }
   }
+  if (spec.varlen && (spec.scale || spec.oneHotClasses))
+    throw std::invalid_argument(
+        where + "varlen pads integer ids with -1; it takes no " +
+        (spec.scale ? "scale" : "onehot"));
   if (spec.member.empty() &&
       (spec.format == "tfrecord" || spec.format == "npz"))
     spec.member = spec.placeholder;

@@ -8,6 +8,7 @@
 //   --input=y_=idx:train-labels-idx1-ubyte.gz,onehot=10
 //   --input=image=tfrecord:data/train-*.tfrecord.gz,feature=image_raw,scale=1/255
 //   --input=label=tfrecord:data/train-*.tfrecord.gz
+//   --input=cat_ids=tfrecord:data/train-*,feature=cat,varlen
 //   --input=x=npz:train.npz,key=images
 //   --input=x=npy:images.npy
 //
@@ -18,6 +19,15 @@
 //   scale=S     multiply every value by S (a number or a fraction, 1/255);
 //               the values become the placeholder's float type
 //   onehot=N    class ids in [0, N) become one-hot rows of N floats
+//   varlen      tfrecord: the feature is a ragged int64_list of ids
+//               (tf.io.VarLenFeature) feeding an i64 or i32 placeholder of
+//               shape [batch, L]: each example's ids fill a row of L,
+//               padded with -1 (the padding id, an empty slot to an
+//               embedding lookup); a list of more than L ids is an error
+//               naming the file, record and feature, and an example without
+//               the feature has an empty list. Padded rows rather than ids
+//               plus offsets keep the compiled program's shapes static
+//               (runtime/ABI.md, "Ragged features (varlen)").
 //
 // An input file (--input_file) holds the same bindings one per line, as
 // `input NAME=SPEC` or `eval_input NAME=SPEC`, with # comments; its errors
@@ -44,6 +54,8 @@ struct InputSpec {
   std::string member;
   std::optional<double> scale;
   std::optional<int64_t> oneHotClasses;
+  /// A ragged int64 feature padded to the placeholder's rows (tfrecord).
+  bool varlen = false;
   /// Where the binding was written ("--input" or "inputs.txt:3"), for
   /// errors.
   std::string origin;

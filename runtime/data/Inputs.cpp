@@ -173,8 +173,23 @@ Array fromIdx(const std::string &path) {
   return array;
 }
 
+/// The rows of the placeholder a varlen binding feeds: L of its [batch, L]
+/// i64 or i32. Throws naming the binding when the placeholder is not such.
+int64_t varlenRowLength(const InputSpec &spec, const ExampleType &type) {
+  if ((type.dtype != DType::I64 && type.dtype != DType::I32) ||
+      type.shape.size() != 1)
+    throw std::invalid_argument(
+        spec.origin + ": input of placeholder '" + spec.placeholder + "' (" +
+        dtypeName(type.dtype) + " " + shapeToString(type.shape) +
+        " per example): varlen feeds rows of ids, an i64 or i32 placeholder "
+        "of shape [batch, L]");
+  return type.shape[0];
+}
+
 /// Reads the arrays of `specs`, each file set once.
-std::vector<Array> readArrays(const std::vector<InputSpec> &specs) {
+std::vector<Array>
+readArrays(const std::vector<InputSpec> &specs,
+           const std::map<std::string, ExampleType> &placeholders) {
   std::vector<Array> arrays(specs.size());
   std::vector<bool> done(specs.size(), false);
   for (size_t i = 0; i < specs.size(); ++i) {
@@ -190,11 +205,21 @@ std::vector<Array> readArrays(const std::vector<InputSpec> &specs) {
     } else {
       // Every feature read from the same files, in one pass over them.
       std::vector<size_t> group;
-      std::vector<std::string> features;
+      std::vector<FeatureRequest> features;
       for (size_t j = i; j < specs.size(); ++j)
         if (specs[j].format == "tfrecord" && specs[j].path == spec.path) {
           group.push_back(j);
-          features.push_back(specs[j].member);
+          FeatureRequest request;
+          request.name = specs[j].member;
+          if (specs[j].varlen) {
+            const ExampleType &type = placeholders.at(specs[j].placeholder);
+            request.varlen = true;
+            request.rowLength = varlenRowLength(specs[j], type);
+            request.rowOf = "placeholder '" + specs[j].placeholder + "' (" +
+                            dtypeName(type.dtype) + " " +
+                            shapeToString(type.shape) + " per example)";
+          }
+          features.push_back(std::move(request));
         }
       std::vector<Array> read =
           readExampleFeatures(matchFiles(spec.path), features);
@@ -224,9 +249,13 @@ readColumns(const std::vector<InputSpec> &specs,
       throw std::invalid_argument(spec.origin + ": placeholder '" +
                                   spec.placeholder + "' is bound twice");
   }
+  // A varlen binding's placeholder is checked before any file is read.
+  for (const InputSpec &spec : specs)
+    if (spec.varlen)
+      varlenRowLength(spec, placeholders.at(spec.placeholder));
   std::vector<Array> arrays;
   try {
-    arrays = readArrays(specs);
+    arrays = readArrays(specs, placeholders);
   } catch (const std::runtime_error &error) {
     // A file's own error names the file (and the record at fault).
     throw std::invalid_argument(error.what());

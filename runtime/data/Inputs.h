@@ -8,7 +8,9 @@
 //   - values: integers (pixels, class ids) convert to a float placeholder,
 //     as a feed_dict converts a NumPy array; floats never convert to an
 //     integer placeholder; `scale` multiplies into a float placeholder;
-//     `onehot=N` turns class ids into rows of N floats;
+//     `onehot=N` turns class ids into rows of N floats; `varlen` pads a
+//     ragged int64 feature's ids with -1 to the rows of an i64 or i32
+//     placeholder of shape [batch, L];
 //   - shape: an example (one row along dimension 0) must hold as many
 //     elements as one example of the placeholder, and is read in row-major
 //     order (an IDX image of 28x28 pixels feeds a [784] placeholder).

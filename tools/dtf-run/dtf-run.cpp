@@ -118,7 +118,8 @@ DEFINE_int32(batch_size, 0,
 DEFINE_string(input, "",
               "Repeatable: NAME=FORMAT:PATH[,KEY=VALUE...] feeds placeholder "
               "NAME from idx, npy, npz or tfrecord files (a glob for "
-              "tfrecord), with options feature=, key=, scale=, onehot=; "
+              "tfrecord), with options feature=, key=, scale=, onehot=, "
+              "varlen (ragged int64 ids padded with -1 to [batch, L]); "
               "without any, x and y_ are fed from --data");
 DEFINE_string(eval_input, "",
               "Repeatable: the evaluation data after training, as --input");

@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <unistd.h>
 
 namespace dtf::data {
@@ -113,6 +114,28 @@ TEST(InputSpecTest, ParsesFormatPathAndOptions) {
   EXPECT_EQ(parseInputSpec("label=npz:a.npz", "--input").member, "label");
   EXPECT_EQ(*parseInputSpec("y_=idx:l.gz,onehot=10", "--input").oneHotClasses,
             10);
+}
+
+TEST(InputSpecTest, ParsesVarlen) {
+  InputSpec spec = parseInputSpec(
+      "cat_ids=tfrecord:data/train-*,feature=cat,varlen", "--input");
+  EXPECT_TRUE(spec.varlen);
+  EXPECT_EQ(spec.member, "cat");
+  EXPECT_FALSE(parseInputSpec("label=tfrecord:a", "--input").varlen);
+  EXPECT_EQ(errorOf([] { parseInputSpec("c=npy:a.npy,varlen", "--input"); }),
+            "--input: input of placeholder 'c': option 'varlen' does not "
+            "apply to npy (scale, onehot)");
+  EXPECT_EQ(errorOf([] { parseInputSpec("c=tfrecord:a,varlen=5", "--input"); }),
+            "--input: input of placeholder 'c': option 'varlen=5': varlen "
+            "takes no value");
+  EXPECT_EQ(errorOf([] {
+              parseInputSpec("c=tfrecord:a,varlen,onehot=3", "--input");
+            }),
+            "--input: input of placeholder 'c': varlen pads integer ids "
+            "with -1; it takes no onehot");
+  EXPECT_EQ(errorOf([] { parseInputSpec("c=tfrecord:a,xyz=1", "--input"); }),
+            "--input: input of placeholder 'c': option 'xyz' does not apply "
+            "to tfrecord (scale, onehot, feature, varlen)");
 }
 
 TEST(InputSpecTest, RejectsBadBindingsNamingWhere) {
@@ -290,6 +313,154 @@ TEST(InputsTest, TFRecordErrorsNameTheFileAndRecord) {
   EXPECT_NE(cut.find("/cut.tfrecord: record 1 at offset"), std::string::npos)
       << cut;
   EXPECT_NE(cut.find("truncated"), std::string::npos) << cut;
+}
+
+/// An Example with a label, two dense floats and, unless `ids` is null, an
+/// int64_list feature "cat" of `ids`.
+tensorflow::Example ragged(const std::vector<int64_t> *ids, int64_t label) {
+  tensorflow::Example example;
+  auto &features = *example.mutable_features()->mutable_feature();
+  features["label"].mutable_int64_list()->add_value(label);
+  features["dense"].mutable_float_list()->add_value(0.5f);
+  features["dense"].mutable_float_list()->add_value(0.25f);
+  if (ids) {
+    auto *list = features["cat"].mutable_int64_list();
+    for (int64_t id : *ids)
+      list->add_value(id);
+  }
+  return example;
+}
+
+/// A plain TFRecord file of one Example per entry of `lists`; an entry of
+/// nullopt is an Example without "cat".
+void writeRagged(
+    const std::string &path,
+    const std::vector<std::optional<std::vector<int64_t>>> &lists) {
+  std::string bytes;
+  for (size_t i = 0; i < lists.size(); ++i)
+    bytes += frameRecord(ragged(lists[i] ? &*lists[i] : nullptr, int64_t(i))
+                             .SerializeAsString());
+  writeFile(path, bytes);
+}
+
+const std::map<std::string, ExampleType> kCtrModel = {
+    {"cat_ids", {DType::I64, {4}}},
+    {"cat32", {DType::I32, {4}}},
+    {"dense", {DType::F32, {2}}},
+    {"wide", {DType::F32, {4}}},
+    {"label", {DType::I64, {}}}};
+
+TEST(InputsTest, VarlenFeatureRowsArePaddedWithMinusOne) {
+  std::string dir = tempDir();
+  std::string file = dir + "/ctr.tfrecord";
+  // Lists of 0, 1, 3 and L = 4 ids, and an Example without the feature.
+  writeRagged(file, {std::vector<int64_t>{}, std::vector<int64_t>{7},
+                     std::vector<int64_t>{3, 0, 9},
+                     std::vector<int64_t>{1, 2, 3, 40000000000}, std::nullopt});
+  auto columns = readColumns(
+      {parseInputSpec("cat_ids=tfrecord:" + file + ",feature=cat,varlen",
+                      "--input"),
+       parseInputSpec("label=tfrecord:" + file, "--input"),
+       parseInputSpec("dense=tfrecord:" + file, "--input")},
+      kCtrModel);
+  ASSERT_EQ(columns.size(), 3u);
+  EXPECT_EQ(columns[0].second.dtype(), DType::I64);
+  EXPECT_EQ(columns[0].second.shape(), (Shape{5, 4}));
+  EXPECT_EQ(columns[0].second.toVector<int64_t>(),
+            (std::vector<int64_t>{-1, -1, -1, -1,          //
+                                  7,  -1, -1, -1,          //
+                                  3,  0,  9,  -1,          //
+                                  1,  2,  3,  40000000000, //
+                                  -1, -1, -1, -1}));
+  EXPECT_EQ(columns[1].second.toVector<int64_t>(),
+            (std::vector<int64_t>{0, 1, 2, 3, 4}));
+  EXPECT_EQ(columns[2].second.shape(), (Shape{5, 2}));
+
+  // An i32 placeholder takes the same rows, when every id fits.
+  writeRagged(dir + "/small.tfrecord",
+              {std::vector<int64_t>{5, 6}, std::vector<int64_t>{}});
+  auto narrow = readColumns({parseInputSpec("cat32=tfrecord:" + dir +
+                                                "/small.tfrecord,feature=cat,"
+                                                "varlen",
+                                            "--input")},
+                            kCtrModel);
+  EXPECT_EQ(narrow[0].second.dtype(), DType::I32);
+  EXPECT_EQ(narrow[0].second.toVector<int32_t>(),
+            (std::vector<int32_t>{5, 6, -1, -1, -1, -1, -1, -1}));
+}
+
+TEST(InputsTest, VarlenErrorsNameTheFileRecordAndFeature) {
+  std::string dir = tempDir();
+  std::string file = dir + "/long.tfrecord";
+  writeRagged(file, {std::vector<int64_t>{1, 2}, std::vector<int64_t>{},
+                     std::vector<int64_t>{1, 2, 3, 4, 5}});
+  EXPECT_EQ(errorOf([&] {
+              readColumns({parseInputSpec("cat_ids=tfrecord:" + file +
+                                              ",feature=cat,varlen",
+                                          "--input")},
+                          kCtrModel);
+            }),
+            file + ": record 2: varlen feature 'cat' holds 5 values, more "
+                   "than the 4 of a row of placeholder 'cat_ids' (i64 [4] "
+                   "per example)");
+  // Without varlen, lists of different lengths name the option.
+  EXPECT_EQ(errorOf([&] {
+              readColumns(
+                  {parseInputSpec("cat_ids=tfrecord:" + file + ",feature=cat",
+                                  "--input")},
+                  kCtrModel);
+            }),
+            file + ": record 1: feature 'cat' is a int64_list of 0 values "
+                   "where the first example's is a int64_list of 2 (a "
+                   "ragged list of ids: bind it with varlen)");
+  // Floats are not ids.
+  EXPECT_EQ(errorOf([&] {
+              readColumns({parseInputSpec("cat_ids=tfrecord:" + file +
+                                              ",feature=dense,varlen",
+                                          "--input")},
+                          kCtrModel);
+            }),
+            file + ": record 0: feature 'dense' is a float_list; varlen reads "
+                   "an int64_list of ids");
+  // Nor is -1, the padding.
+  writeRagged(dir + "/negative.tfrecord", {std::vector<int64_t>{4, -1}});
+  EXPECT_EQ(errorOf([&] {
+              readColumns({parseInputSpec("cat_ids=tfrecord:" + dir +
+                                              "/negative.tfrecord,feature=cat,"
+                                              "varlen",
+                                          "--input")},
+                          kCtrModel);
+            }),
+            dir + "/negative.tfrecord: record 0: varlen feature 'cat' holds "
+                  "id -1 (value 1); ids are at least 0, and -1 pads a row");
+  // The placeholder must take rows of ids; that is checked before reading.
+  EXPECT_EQ(errorOf([&] {
+              readColumns({parseInputSpec("wide=tfrecord:" + dir +
+                                              "/none-*,feature=cat,varlen",
+                                          "--input")},
+                          kCtrModel);
+            }),
+            "--input: input of placeholder 'wide' (f32 [4] per example): "
+            "varlen feeds rows of ids, an i64 or i32 placeholder of shape "
+            "[batch, L]");
+  EXPECT_NE(errorOf([&] {
+              readColumns({parseInputSpec("label=tfrecord:" + file +
+                                              ",feature=cat,varlen",
+                                          "--input")},
+                          kCtrModel);
+            }).find("varlen feeds rows of ids"),
+            std::string::npos);
+  // A feature that is not varlen must be in every example.
+  writeRagged(dir + "/missing.tfrecord",
+              {std::vector<int64_t>{1}, std::nullopt});
+  EXPECT_EQ(errorOf([&] {
+              readColumns({parseInputSpec("label=tfrecord:" + dir +
+                                              "/missing.tfrecord,feature=cat",
+                                          "--input")},
+                          kCtrModel);
+            }),
+            dir + "/missing.tfrecord: record 1: the Example has no feature "
+                  "'cat' (it has: dense, label)");
 }
 
 } // namespace

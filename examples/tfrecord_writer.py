@@ -1,0 +1,167 @@
+"""TFRecord files of tf.train.Example, written with the standard library only.
+
+What examples/fashion_mnist_to_tfrecord.py and examples/ctr/make_ctr_data.py
+share (TensorFlow is not needed):
+
+  - the Example protos are encoded by hand in protobuf's wire format
+    (tensorflow/core/example/example.proto, feature.proto; DTF's copies are
+    runtime/data/proto/): int64_feature, float_feature, bytes_feature and
+    example;
+  - each record is framed as TensorFlow's record_writer.cc frames it, its
+    length and data each followed by their masked CRC-32C (frame);
+  - write_records writes a file under a hidden temporary name and renames
+    it when complete, so an interrupted run leaves no half-written shard
+    for a glob of the shards to find.
+
+CRC-32C is computed four bytes at a time with two tables of 65536 entries
+(built on first use, about 0.05 s), about 20 MB/s in CPython (twice a
+table of bytes' speed), or by the C implementation of python3-crc32c when
+that is installed.
+"""
+
+import array
+import gzip
+import os
+import struct
+import sys
+
+try:  # A C implementation when one is installed (python3-crc32c).
+    from crc32c import crc32c as _fast_crc32c
+except ImportError:
+    _fast_crc32c = None
+
+_POLY = 0x82F63B78  # CRC-32C (Castagnoli), reflected
+
+
+def _byte_table():
+    table = []
+    for byte in range(256):
+        crc = byte
+        for _ in range(8):
+            crc = (crc >> 1) ^ _POLY if crc & 1 else crc >> 1
+        table.append(crc)
+    return table
+
+
+_TABLE = _byte_table()
+_WORD_TABLES = None  # (after 32 zero bits, after 16), built on first use
+
+
+def _word_tables():
+    """Tables that advance the low and the high 16 bits of the register."""
+    global _WORD_TABLES
+    if _WORD_TABLES is None:
+        table = _TABLE
+        after16 = [0] * 65536
+        for x in range(65536):
+            crc = table[x & 0xFF] ^ (x >> 8)
+            after16[x] = table[crc & 0xFF] ^ (crc >> 8)
+        after32 = [0] * 65536
+        for x in range(65536):
+            crc = after16[x]
+            after32[x] = after16[crc & 0xFFFF] ^ (crc >> 16)
+        # Arrays of uint32 (256 KiB each) stay in the CPU's cache, where
+        # lists of int objects (2.5 MiB each) would not.
+        _WORD_TABLES = (array.array("I", after32), array.array("I", after16))
+    return _WORD_TABLES
+
+
+def crc32c(data):
+    if _fast_crc32c is not None:
+        return _fast_crc32c(data)
+    crc = 0xFFFFFFFF
+    table = _TABLE
+    words = len(data) & ~3 if sys.byteorder == "little" else 0
+    if words:
+        low, high = _word_tables()
+        for word in memoryview(data)[:words].cast("I"):
+            x = crc ^ word
+            crc = low[x & 0xFFFF] ^ high[x >> 16]
+    for byte in data[words:]:
+        crc = table[(crc ^ byte) & 0xFF] ^ (crc >> 8)
+    return crc ^ 0xFFFFFFFF
+
+
+def masked_crc(data):
+    crc = crc32c(data)
+    return (((crc >> 15) | (crc << 17)) + 0xA282EAD8) & 0xFFFFFFFF
+
+
+def frame(record):
+    """The framed bytes of one record holding `record`."""
+    length = struct.pack("<Q", len(record))
+    return (length + struct.pack("<I", masked_crc(length)) + record +
+            struct.pack("<I", masked_crc(record)))
+
+
+def varint(value):
+    """An unsigned varint; a negative int64 as its 64-bit two's complement."""
+    value &= 0xFFFFFFFFFFFFFFFF
+    if value < 0x80:
+        return bytes((value,))
+    out = bytearray()
+    while True:
+        bits = value & 0x7F
+        value >>= 7
+        if value:
+            out.append(bits | 0x80)
+        else:
+            out.append(bits)
+            return bytes(out)
+
+
+def field(number, payload):
+    """A length-delimited field (wire type 2)."""
+    size = len(payload)
+    if number < 16 and size < 0x80:  # one byte each
+        return bytes((number << 3 | 2, size)) + payload
+    return varint(number << 3 | 2) + varint(size) + payload
+
+
+def int64_feature(values):
+    """Feature{int64_list{value: values}}, packed; [] is an empty list."""
+    packed = b"".join(varint(v) for v in values)
+    return field(3, field(1, packed) if packed else b"")
+
+
+def float_feature(values):
+    """Feature{float_list{value: values}}, packed float32."""
+    packed = struct.pack("<%df" % len(values), *values)
+    return field(2, field(1, packed) if packed else b"")
+
+
+def bytes_feature(values):
+    """Feature{bytes_list{value: values}}."""
+    return field(1, b"".join(field(1, value) for value in values))
+
+
+def example(features):
+    """tf.train.Example{features{feature: ...}} of (name, encoded Feature)
+    pairs, the names str or bytes."""
+    entries = b"".join(
+        field(1, field(1, name.encode() if isinstance(name, str) else name) +
+              field(2, feature))
+        for name, feature in features)
+    return field(1, entries)  # Example.features
+
+
+def write_records(path, records, compress=False, level=6):
+    """Writes the framed `records` (an iterable of bytes) to `path`, gzip
+    compressed when `compress`, under a temporary name (.NAME.tmp) renamed
+    when done. Returns the number of records."""
+    # A hidden name, which a reader's glob (train-*) does not match.
+    temporary = os.path.join(os.path.dirname(path), "." + os.path.basename(path) + ".tmp")
+    count = 0
+    opener = (lambda p: gzip.open(p, "wb", compresslevel=level)) if compress \
+        else (lambda p: open(p, "wb"))
+    with opener(temporary) as f:
+        chunk = []
+        for record in records:
+            chunk.append(frame(record))
+            count += 1
+            if len(chunk) == 4096:
+                f.write(b"".join(chunk))
+                chunk = []
+        f.write(b"".join(chunk))
+    os.replace(temporary, path)
+    return count
