@@ -54,21 +54,36 @@ static VariableOp getTrainableVariable(ReadOp read) {
   return variable;
 }
 
+/// The trainable variable `lookup` looks up, or null (a non-trainable
+/// table).
+static VariableOp getTrainableVariable(EmbeddingLookupOp lookup) {
+  auto variable = lookup.getTable().getDefiningOp<VariableOp>();
+  if (!variable || !variable.getTrainable())
+    return {};
+  return variable;
+}
+
 /// The ops whose gradient rule is implemented below.
 static bool hasGradientRule(Operation *op) {
-  return isa<ReadOp, MatMulOp, AddOp, SubOp, MulOp, DivOp, BiasAddOp, NegOp,
-             ReluOp, SoftmaxOp, LogOp, ClipByValueOp,
-             SoftmaxCrossEntropyWithLogitsOp,
-             SparseSoftmaxCrossEntropyWithLogitsOp, ReduceSumOp, ReduceMeanOp,
-             ReshapeOp, BroadcastToOp, CastOp, Conv2DOp, MaxPoolOp>(op);
+  return isa<ReadOp, EmbeddingLookupOp, ConcatOp, MatMulOp, AddOp, SubOp, MulOp,
+             DivOp, BiasAddOp, NegOp, ReluOp, SigmoidOp, SoftmaxOp, LogOp,
+             ClipByValueOp, SoftmaxCrossEntropyWithLogitsOp,
+             SparseSoftmaxCrossEntropyWithLogitsOp,
+             SigmoidCrossEntropyWithLogitsOp, EmbeddingCombineOp, GatherOp,
+             UnsortedSegmentSumOp, ReduceSumOp, ReduceMeanOp, ReshapeOp,
+             BroadcastToOp, CastOp, Conv2DOp, MaxPoolOp>(op);
 }
 
 /// The operands whose types must be static for the gradient rule of `op` to
 /// build its reshapes and broadcasts.
 static SmallVector<Value> operandsNeedingStaticShapes(Operation *op) {
-  if (isa<AddOp, SubOp, MulOp, DivOp, BroadcastToOp, ReduceSumOp,
-          ReduceMeanOp>(op))
+  if (isa<AddOp, SubOp, MulOp, DivOp, BroadcastToOp, ReduceSumOp, ReduceMeanOp,
+          GatherOp, ConcatOp>(op))
     return llvm::to_vector(op->getOperands());
+  // The rows of a sparse gradient are the lookup's gradient reshaped to one
+  // row per id.
+  if (auto lookup = dyn_cast<EmbeddingLookupOp>(op))
+    return {lookup.getIds(), lookup.getOutput()};
   return {};
 }
 
@@ -147,6 +162,10 @@ private:
   DenseMap<Value, Value> gradients;
   /// The gradient accumulated so far for each trainable variable.
   llvm::MapVector<Operation *, Value> variableGradients;
+  /// The sparse gradient (TensorFlow's IndexedSlices: 1-D ids, one row per
+  /// id) accumulated so far for each trainable variable looked up by rows.
+  /// Lookups of one table add up by concatenation, as IndexedSlices do.
+  llvm::MapVector<Operation *, std::pair<Value, Value>> sparseGradients;
 };
 } // namespace
 
@@ -181,6 +200,13 @@ LogicalResult BackwardPass::analyze() {
         readsTrainable = true;
         if (isDifferentiable(read.getType()))
           varied.insert(read.getResult());
+      }
+      continue;
+    }
+    if (auto lookup = dyn_cast<EmbeddingLookupOp>(op)) {
+      if (getTrainableVariable(lookup)) {
+        readsTrainable = true;
+        varied.insert(lookup.getOutput());
       }
       continue;
     }
@@ -242,6 +268,16 @@ LogicalResult BackwardPass::analyze() {
       return xent.emitOpError(
           "labels depend on a trainable variable, but gradients with respect "
           "to the labels are unsupported");
+    if (auto xent = dyn_cast<SigmoidCrossEntropyWithLogitsOp>(op);
+        xent && isActive(xent.getLabels()))
+      return xent.emitOpError(
+          "labels depend on a trainable variable, but gradients with respect "
+          "to the labels are unsupported");
+    if (auto combine = dyn_cast<EmbeddingCombineOp>(op);
+        combine && combine.getWeights() && isActive(combine.getWeights()))
+      return combine.emitOpError(
+          "weights depend on a trainable variable, but gradients with "
+          "respect to the weights are unsupported");
     for (Value operand : operandsNeedingStaticShapes(op)) {
       auto type = cast<RankedTensorType>(operand.getType());
       if (!type.hasStaticShape())
@@ -249,6 +285,29 @@ LogicalResult BackwardPass::analyze() {
                << type
                << " (a dynamic batch is given its size by "
                   "--dtf-specialize-batch first)";
+    }
+  }
+  // A variable gets either a dense gradient (it is read whole) or a sparse
+  // one (it is only looked up by rows): a table whose gradient were both
+  // would need a dense table-sized update, which sparse training exists to
+  // avoid.
+  DenseMap<Operation *, Operation *> denseReadOf;
+  for (Operation *op : ops)
+    if (auto read = dyn_cast<ReadOp>(op))
+      denseReadOf.try_emplace(getTrainableVariable(read), op);
+  for (Operation *op : ops) {
+    auto lookup = dyn_cast<EmbeddingLookupOp>(op);
+    if (!lookup)
+      continue;
+    VariableOp table = getTrainableVariable(lookup);
+    if (Operation *read = denseReadOf.lookup(table)) {
+      InFlightDiagnostic diag =
+          lookup.emitOpError("looks up rows of '")
+          << table.getName()
+          << "', which the loss also reads whole: its gradient would be "
+             "dense; look up every use of a table by rows";
+      diag.attachNote(read->getLoc()) << "read whole here";
+      return diag;
     }
   }
   return success();
@@ -298,9 +357,20 @@ void BackwardPass::emit() {
     variables.push_back(variable->getResult(0));
     grads.push_back(gradient);
   }
+  SmallVector<std::pair<Operation *, std::pair<Value, Value>>> sparsePairs(
+      sparseGradients.begin(), sparseGradients.end());
+  llvm::sort(sparsePairs, [](const auto &a, const auto &b) {
+    return a.first->isBeforeInBlock(b.first);
+  });
+  SmallVector<Value> sparseVariables, sparseIds, sparseRows;
+  for (auto [variable, gradient] : sparsePairs) {
+    sparseVariables.push_back(variable->getResult(0));
+    sparseIds.push_back(gradient.first);
+    sparseRows.push_back(gradient.second);
+  }
   rewriter.replaceOpWithNewOp<ApplyGradientsOp>(
-      minimize, minimize.getOptimizer(), variables, grads,
-      minimize.getGlobalStep());
+      minimize, minimize.getOptimizer(), variables, grads, sparseVariables,
+      sparseIds, sparseRows, minimize.getGlobalStep());
 }
 
 void BackwardPass::accumulate(Value value, Value gradient) {
@@ -379,6 +449,42 @@ void BackwardPass::differentiate(Operation *op, Value dy) {
           it->second =
               rewriter.create<AddOp>(minimize.getLoc(), it->second, dy);
       })
+      .Case([&](EmbeddingLookupOp lookup) {
+        // _GatherGrad: IndexedSlices(values = dy reshaped to one row per id,
+        // indices = the ids flattened), kept sparse. Ids become i64, so that
+        // lookups by i32 and i64 ids of one table concatenate.
+        RankedTensorType idsType = typeOf(lookup.getIds());
+        RankedTensorType outputType = typeOf(lookup.getOutput());
+        int64_t count = idsType.getNumElements();
+        Value ids = lookup.getIds();
+        if (!idsType.getElementType().isInteger(64))
+          ids = rewriter.create<CastOp>(
+              loc,
+              RankedTensorType::get(idsType.getShape(), rewriter.getI64Type()),
+              ids);
+        auto flatIds = RankedTensorType::get({count}, rewriter.getI64Type());
+        if (idsType.getRank() != 1)
+          ids = rewriter.create<ReshapeOp>(loc, flatIds, ids);
+        SmallVector<int64_t> rowsShape = {count};
+        llvm::append_range(rowsShape,
+                           outputType.getShape().drop_front(idsType.getRank()));
+        Value rows = dy;
+        if (idsType.getRank() != 1)
+          rows = rewriter.create<ReshapeOp>(
+              loc,
+              RankedTensorType::get(rowsShape, outputType.getElementType()),
+              dy);
+        Operation *variable = getTrainableVariable(lookup);
+        auto [it, inserted] =
+            sparseGradients.insert({variable, std::make_pair(ids, rows)});
+        if (!inserted) {
+          Location minimizeLoc = minimize.getLoc();
+          it->second.first = rewriter.create<ConcatOp>(
+              minimizeLoc, ValueRange{it->second.first, ids}, 0);
+          it->second.second = rewriter.create<ConcatOp>(
+              minimizeLoc, ValueRange{it->second.second, rows}, 0);
+        }
+      })
       .Case([&](MatMulOp matmul) {
         // _MatMulGrad: for c = op(a) op(b), each gradient is a product of dy
         // and the other operand, transposed so that the shapes line up.
@@ -450,6 +556,71 @@ void BackwardPass::differentiate(Operation *op, Value dy) {
         // The mask x > 0 is taken from the relu's input.
         propagate(relu.getInput(), [&]() -> Value {
           return rewriter.create<ReluGradOp>(loc, dy, relu.getInput());
+        });
+      })
+      .Case([&](ConcatOp concat) {
+        // _ConcatGradHelper: each input gets its slice of dy along the axis.
+        auto outputType = typeOf(concat.getOutput());
+        int64_t axis = concat.getAxis();
+        if (axis < 0)
+          axis += outputType.getRank();
+        int64_t offset = 0;
+        for (Value input : concat.getInputs()) {
+          RankedTensorType inputType = typeOf(input);
+          propagate(input, [&]() -> Value {
+            SmallVector<int64_t> offsets(inputType.getRank(), 0);
+            offsets[axis] = offset;
+            return rewriter.create<SliceOp>(
+                loc, dy, offsets, SmallVector<int64_t>(inputType.getShape()));
+          });
+          offset += inputType.getDimSize(axis);
+        }
+      })
+      .Case([&](SigmoidOp sigmoid) {
+        // _SigmoidGrad: from the output y, dy * y * (1 - y).
+        propagate(sigmoid.getInput(), [&]() -> Value {
+          return rewriter.create<SigmoidGradOp>(loc, sigmoid.getOutput(), dy);
+        });
+      })
+      .Case([&](SigmoidCrossEntropyWithLogitsOp xent) {
+        // analyze() rejected active labels, so only the logits remain.
+        propagate(xent.getLogits(), [&]() -> Value {
+          return rewriter.create<SigmoidCrossEntropyWithLogitsGradOp>(
+              loc, dy, xent.getLogits(), xent.getLabels());
+        });
+      })
+      .Case([&](EmbeddingCombineOp combine) {
+        // analyze() rejected active weights, so only the rows remain.
+        propagate(combine.getRows(), [&]() -> Value {
+          return rewriter.create<EmbeddingCombineGradOp>(
+              loc, typeOf(combine.getRows()), combine.getCombinerAttr(), dy,
+              combine.getIds(), combine.getWeights());
+        });
+      })
+      .Case([&](GatherOp gather) {
+        // The dense form of _GatherGrad, for a gathered value that is not a
+        // variable: the rows summed back into the rows they came from.
+        propagate(gather.getParams(), [&]() -> Value {
+          RankedTensorType params = typeOf(gather.getParams());
+          RankedTensorType idsType = typeOf(gather.getIds());
+          int64_t count = idsType.getNumElements();
+          Value ids = rewriter.create<ReshapeOp>(
+              loc, RankedTensorType::get({count}, idsType.getElementType()),
+              gather.getIds());
+          SmallVector<int64_t> rowsShape = {count};
+          llvm::append_range(rowsShape, params.getShape().drop_front());
+          Value rows = rewriter.create<ReshapeOp>(
+              loc, RankedTensorType::get(rowsShape, params.getElementType()),
+              dy);
+          return rewriter.create<UnsortedSegmentSumOp>(loc, rows, ids,
+                                                       params.getDimSize(0));
+        });
+      })
+      .Case([&](UnsortedSegmentSumOp segmentSum) {
+        // _UnsortedSegmentSumGrad: each row takes its segment's gradient
+        // (dropped rows, of negative ids, take zeros).
+        propagate(segmentSum.getData(), [&]() -> Value {
+          return rewriter.create<GatherOp>(loc, dy, segmentSum.getSegmentIds());
         });
       })
       .Case([&](SoftmaxOp softmax) {

@@ -60,6 +60,7 @@ private:
   void expandSGD(SGDAttr sgd);
   void expandMomentum(MomentumAttr momentum);
   void expandAdam(AdamAttr adam);
+  void expandAdagrad(AdagradAttr adagrad);
 
   /// Creates a non-trainable variable of `valueType`, colocated with
   /// `anchor`, right after `anchor` and the variables already created next
@@ -86,6 +87,9 @@ private:
   VariableOp getVariable(unsigned index) {
     return apply.getVariables()[index].getDefiningOp<VariableOp>();
   }
+  VariableOp getSparseVariable(unsigned index) {
+    return apply.getSparseVariables()[index].getDefiningOp<VariableOp>();
+  }
 
   ApplyGradientsOp apply;
   IRRewriter rewriter;
@@ -95,7 +99,7 @@ private:
 
 LogicalResult OptimizerExpansion::run() {
   Attribute optimizer = apply.getOptimizer();
-  if (apply.getVariables().empty())
+  if (apply.getVariables().empty() && apply.getSparseVariables().empty())
     return apply.emitOpError("has no variables to update");
   // Slots hang off their variable, so the stateful optimizers need each
   // variable to be a dtf.variable of this function.
@@ -105,13 +109,26 @@ LogicalResult OptimizerExpansion::run() {
         return apply.emitOpError("variable #")
                << index << " is not defined by a dtf.variable, so "
                << optimizer << " cannot create its slots";
+    for (auto [index, variable] : llvm::enumerate(apply.getSparseVariables()))
+      if (!getSparseVariable(index))
+        return apply.emitOpError("sparse variable #")
+               << index << " is not defined by a dtf.variable, so " << optimizer
+               << " cannot create its slots";
   }
-
+  // TensorFlow's MomentumOptimizer does update IndexedSlices, but through a
+  // kernel DTF does not have yet; refuse rather than densify the table.
+  if (isa<MomentumAttr>(optimizer) && !apply.getSparseVariables().empty())
+    return apply.emitOpError("updates '")
+           << getSparseVariable(0).getName()
+           << "' by rows, which momentum cannot do yet; use #dtf.adagrad, "
+              "#dtf.adam (lazy on rows) or #dtf.sgd for embedding tables";
   rewriter.setInsertionPoint(apply);
   if (auto sgd = dyn_cast<SGDAttr>(optimizer))
     expandSGD(sgd);
   else if (auto momentum = dyn_cast<MomentumAttr>(optimizer))
     expandMomentum(momentum);
+  else if (auto adagrad = dyn_cast<AdagradAttr>(optimizer))
+    expandAdagrad(adagrad);
   else
     expandAdam(cast<AdamAttr>(optimizer));
 
@@ -177,6 +194,40 @@ void OptimizerExpansion::expandSGD(SGDAttr sgd) {
         apply.getLoc(), variable, gradient, sgd.getLearningRate());
     colocate(update, variable.getDefiningOp());
   }
+  for (auto [variable, ids, rows] :
+       llvm::zip(apply.getSparseVariables(), apply.getSparseIds(),
+                 apply.getSparseRows())) {
+    auto update = rewriter.create<SparseApplyGradientDescentOp>(
+        apply.getLoc(), variable, ids, rows, sgd.getLearningRate());
+    colocate(update, variable.getDefiningOp());
+  }
+}
+
+void OptimizerExpansion::expandAdagrad(AdagradAttr adagrad) {
+  // AdagradOptimizer._create_slots: one accumulator per variable, named
+  // "Adagrad", filled with initial_accumulator_value.
+  auto createAccumulator = [&](VariableOp variable) {
+    return createVariableNextTo(
+        variable, (variable.getName() + "/Adagrad").str(),
+        variable.getValueType(),
+        ConstantInitAttr::get(apply.getContext(),
+                              adagrad.getInitialAccumulatorValue()));
+  };
+  for (auto [index, gradient] : llvm::enumerate(apply.getGradients())) {
+    VariableOp variable = getVariable(index);
+    auto update = rewriter.create<ApplyAdagradOp>(
+        apply.getLoc(), variable, createAccumulator(variable), gradient,
+        adagrad.getLearningRate());
+    colocate(update, variable);
+  }
+  for (auto [index, ids, rows] :
+       llvm::enumerate(apply.getSparseIds(), apply.getSparseRows())) {
+    VariableOp variable = getSparseVariable(index);
+    auto update = rewriter.create<SparseApplyAdagradOp>(
+        apply.getLoc(), variable, createAccumulator(variable), ids, rows,
+        adagrad.getLearningRate());
+    colocate(update, variable);
+  }
 }
 
 void OptimizerExpansion::expandMomentum(MomentumAttr momentum) {
@@ -194,21 +245,25 @@ void OptimizerExpansion::expandMomentum(MomentumAttr momentum) {
 void OptimizerExpansion::expandAdam(AdamAttr adam) {
   Location loc = apply.getLoc();
   unsigned numVariables = apply.getVariables().size();
-
+  unsigned numSparse = apply.getSparseVariables().size();
   // TensorFlow's AdamOptimizer._create_slots: m and v for each variable...
-  SmallVector<std::pair<VariableOp, VariableOp>> slots;
-  for (unsigned index = 0; index < numVariables; ++index) {
-    VariableOp variable = getVariable(index);
+  SmallVector<std::pair<VariableOp, VariableOp>> slots, sparseSlots;
+  SmallVector<VariableOp> all;
+  for (unsigned index = 0; index < numVariables; ++index)
+    all.push_back(getVariable(index));
+  for (unsigned index = 0; index < numSparse; ++index)
+    all.push_back(getSparseVariable(index));
+  for (auto [index, variable] : llvm::enumerate(all)) {
     VariableOp m = createSlot(variable, "Adam");
     VariableOp v = createSlot(variable, "Adam");
-    slots.push_back({m, v});
+    (index < numVariables ? slots : sparseSlots).push_back({m, v});
   }
   // ...and beta1^t and beta2^t, on the device of the variable whose name
   // sorts first so that every worker agrees on where they live.
-  VariableOp first = getVariable(0);
-  for (unsigned index = 1; index < numVariables; ++index)
-    if (getVariable(index).getName() < first.getName())
-      first = getVariable(index);
+  VariableOp first = all.front();
+  for (VariableOp variable : llvm::drop_begin(all))
+    if (variable.getName() < first.getName())
+      first = variable;
   auto powerType = RankedTensorType::get(
       {}, first.getValueType().getElementType());
   MLIRContext *context = apply.getContext();
@@ -230,6 +285,18 @@ void OptimizerExpansion::expandAdam(AdamAttr adam) {
     auto [m, v] = slots[index];
     auto update = rewriter.create<ApplyAdamOp>(
         loc, variable, m, v, beta1Value, beta2Value, gradient,
+        adam.getLearningRate(), adam.getBeta1(), adam.getBeta2(),
+        adam.getEpsilon());
+    colocate(update, variable);
+  }
+  // Tables looked up by rows get LazyAdamOptimizer's update: the moments of
+  // the rows a step does not touch stay as they are.
+  for (auto [index, ids, rows] :
+       llvm::enumerate(apply.getSparseIds(), apply.getSparseRows())) {
+    VariableOp variable = getSparseVariable(index);
+    auto [m, v] = sparseSlots[index];
+    auto update = rewriter.create<SparseApplyAdamOp>(
+        loc, variable, m, v, beta1Value, beta2Value, ids, rows,
         adam.getLearningRate(), adam.getBeta1(), adam.getBeta2(),
         adam.getEpsilon());
     colocate(update, variable);

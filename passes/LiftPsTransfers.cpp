@@ -65,9 +65,18 @@ struct LiftPsTransfersPass
       } else if (auto push = dyn_cast<PushGradientsOp>(op)) {
         results.push_back(push.getStep());
         results.append(push.getGradients().begin(), push.getGradients().end());
-        pushes.push_back(builder.getDictionaryAttr(
-            {builder.getNamedAttr("device", push.getDevice()),
-             builder.getNamedAttr("names", push.getNamesAttr())}));
+        for (auto [ids, rows] :
+             llvm::zip(push.getSparseIds(), push.getSparseRows())) {
+          results.push_back(ids);
+          results.push_back(rows);
+        }
+        SmallVector<NamedAttribute> entry = {
+            builder.getNamedAttr("device", push.getDevice()),
+            builder.getNamedAttr("names", push.getNamesAttr())};
+        if (!push.getSparseNames().empty())
+          entry.push_back(
+              builder.getNamedAttr("sparse_names", push.getSparseNamesAttr()));
+        pushes.push_back(builder.getDictionaryAttr(entry));
         erased.push_back(push);
       }
     }

@@ -47,22 +47,30 @@ namespace dtf::ir {
 using namespace mlir;
 using namespace dtf::ir;
 
-/// The gradient operand of a fused optimizer update, or null for any other
-/// op.
-static OpOperand *getGradientOperand(Operation *op) {
-  return TypeSwitch<Operation *, OpOperand *>(op)
-      .Case<ApplyGradientDescentOp, ApplyMomentumOp, ApplyAdamOp>(
-          [](auto apply) { return &apply.getGradMutable(); })
-      .Default([](Operation *) { return nullptr; });
+/// The gradient operands of a fused optimizer update: the gradient of a
+/// dense update, the ids and rows of a sparse one; empty for any other op.
+static SmallVector<OpOperand *, 2> getGradientOperands(Operation *op) {
+  return TypeSwitch<Operation *, SmallVector<OpOperand *, 2>>(op)
+      .Case<ApplyGradientDescentOp, ApplyMomentumOp, ApplyAdamOp,
+            ApplyAdagradOp>([](auto apply) {
+        return SmallVector<OpOperand *, 2>{&apply.getGradMutable()};
+      })
+      .Case<SparseApplyGradientDescentOp, SparseApplyAdagradOp,
+            SparseApplyAdamOp>([](auto apply) {
+        return SmallVector<OpOperand *, 2>{&apply.getIdsMutable(),
+                                           &apply.getRowsMutable()};
+      })
+      .Default([](Operation *) { return SmallVector<OpOperand *, 2>(); });
 }
 
 /// The variable a fused optimizer update updates with its gradient.
 static VariableOp getUpdatedVariable(Operation *op) {
   return TypeSwitch<Operation *, VariableOp>(op)
-      .Case<ApplyGradientDescentOp, ApplyMomentumOp, ApplyAdamOp>(
-          [](auto apply) {
-            return apply.getVar().template getDefiningOp<VariableOp>();
-          })
+      .Case<ApplyGradientDescentOp, ApplyMomentumOp, ApplyAdamOp,
+            ApplyAdagradOp, SparseApplyGradientDescentOp, SparseApplyAdagradOp,
+            SparseApplyAdamOp>([](auto apply) {
+        return apply.getVar().template getDefiningOp<VariableOp>();
+      })
       .Default([](Operation *) { return VariableOp(); });
 }
 
@@ -78,8 +86,18 @@ struct Variable {
   Operation *gradientUpdate = nullptr;
 
   StringRef getName() { return op.getName(); }
-  /// The gradient the worker pushes for this variable.
-  Value getGradient() { return getGradientOperand(gradientUpdate)->get(); }
+  /// Whether its gradient is sparse: ids and rows.
+  bool hasSparseGradient() {
+    return getGradientOperands(gradientUpdate).size() == 2;
+  }
+  /// What the worker pushes for this variable: its gradient, or the ids and
+  /// rows of its sparse gradient.
+  SmallVector<Value, 2> getGradient() {
+    SmallVector<Value, 2> values;
+    for (OpOperand *operand : getGradientOperands(gradientUpdate))
+      values.push_back(operand->get());
+    return values;
+  }
 };
 
 /// The function of one PS task.
@@ -92,6 +110,9 @@ struct PSTask {
   /// Its variables that get a gradient, in program order: the function's
   /// `dtf.gradients`.
   SmallVector<Variable *> gradientVariables;
+  /// Its variables that get a sparse gradient, in program order: the
+  /// function's `dtf.sparse_gradients`.
+  SmallVector<Variable *> sparseGradientVariables;
   /// Whether the function updates anything, and so is run by pushes.
   bool hasUpdates = false;
 };
@@ -235,7 +256,8 @@ LogicalResult Replication::collectVariablesAndUpdates() {
     if (isa<PullOp, PushGradientsOp>(op))
       return op.emitOpError("is already the result of replication");
 
-    if (isa<VariableOp, ReadOp>(op) || isMemoryEffectFree(&op))
+    if (isa<VariableOp, ReadOp, EmbeddingLookupOp>(op) ||
+        isMemoryEffectFree(&op))
       continue;
     if (failed(collectWrite(&op)))
       return failure();
@@ -315,7 +337,9 @@ LogicalResult Replication::collectPSTask(int64_t task, PSTask &ps) {
       continue;
     llvm::append_range(updates, variable.writes);
     if (variable.gradientUpdate)
-      ps.gradientVariables.push_back(&variable);
+      (variable.hasSparseGradient() ? ps.sparseGradientVariables
+                                    : ps.gradientVariables)
+          .push_back(&variable);
   }
 
   while (!updates.empty()) {
@@ -326,10 +350,10 @@ LogicalResult Replication::collectPSTask(int64_t task, PSTask &ps) {
 
     // What the update writes must be computed on the PS task from its own
     // state and constants; only the gradient comes from the worker.
-    OpOperand *gradient = getGradientOperand(update);
+    SmallVector<OpOperand *, 2> gradient = getGradientOperands(update);
     SmallVector<Value> worklist;
     for (OpOperand &operand : update->getOpOperands())
-      if (&operand != gradient)
+      if (!llvm::is_contained(gradient, &operand))
         worklist.push_back(operand.get());
     while (!worklist.empty()) {
       Value value = worklist.pop_back_val();
@@ -385,13 +409,18 @@ void Replication::collectWorker() {
   SmallVector<Value> worklist(function.front().getTerminator()->getOperands());
   for (Variable &variable : variables)
     if (variable.gradientUpdate)
-      worklist.push_back(variable.getGradient());
+      llvm::append_range(worklist, variable.getGradient());
   while (!worklist.empty()) {
     Operation *producer = worklist.pop_back_val().getDefiningOp();
     if (!workerOps.insert(producer).second)
       continue;
     if (auto read = dyn_cast<ReadOp>(producer)) {
       pulled.insert(&getVariable(read.getResource()));
+      continue;
+    }
+    // A lookup pulls the rows of its ids only: the table stays on its task.
+    if (auto lookup = dyn_cast<EmbeddingLookupOp>(producer)) {
+      worklist.push_back(lookup.getIds());
       continue;
     }
     llvm::append_range(worklist, producer->getOperands());
@@ -433,14 +462,31 @@ func::FuncOp Replication::buildPSFunction(OpBuilder &builder, int64_t task,
   Location loc = function.getLoc();
   int64_t numGroups = replication.getNumGradientGroups();
   int64_t numGradients = ps.gradientVariables.size();
+  int64_t numSparse = ps.sparseGradientVariables.size();
+  // Each group of arguments: the dense gradients, then the ids and rows of
+  // each sparse one. A push carries the distinct ids of its batch, so their
+  // number is dynamic.
+  int64_t groupSize = numGradients + 2 * numSparse;
 
   SmallVector<Type> argumentTypes;
-  SmallVector<StringRef> names;
+  SmallVector<StringRef> names, sparseNames;
   for (Variable *variable : ps.gradientVariables)
     names.push_back(variable->getName());
-  for (int64_t group = 0; group < numGroups; ++group)
+  for (Variable *variable : ps.sparseGradientVariables)
+    sparseNames.push_back(variable->getName());
+  for (int64_t group = 0; group < numGroups; ++group) {
     for (Variable *variable : ps.gradientVariables)
       argumentTypes.push_back(variable->op.getValueType());
+    for (Variable *variable : ps.sparseGradientVariables) {
+      RankedTensorType valueType = variable->op.getValueType();
+      SmallVector<int64_t> rowsShape(valueType.getShape());
+      rowsShape[0] = ShapedType::kDynamic;
+      argumentTypes.push_back(RankedTensorType::get(
+          {ShapedType::kDynamic}, IntegerType::get(context, 64)));
+      argumentTypes.push_back(
+          RankedTensorType::get(rowsShape, valueType.getElementType()));
+    }
+  }
 
   auto psFunction = builder.create<func::FuncOp>(
       loc, ("ps_" + Twine(task)).str(),
@@ -449,6 +495,9 @@ func::FuncOp Replication::buildPSFunction(OpBuilder &builder, int64_t task,
                       getPSDevice(context, task));
   psFunction->setAttr(DTFDialect::getGradientsAttrName(),
                       builder.getStrArrayAttr(names));
+  if (numSparse > 0)
+    psFunction->setAttr(DTFDialect::getSparseGradientsAttrName(),
+                        builder.getStrArrayAttr(sparseNames));
   Block *entry = psFunction.addEntryBlock();
   OpBuilder body = OpBuilder::atBlockBegin(entry);
   IRMapping mapping;
@@ -473,32 +522,64 @@ func::FuncOp Replication::buildPSFunction(OpBuilder &builder, int64_t task,
   // of the aggregated replicas' in sync mode.
   DenseMap<Operation *, Value> gradients;
   DenseMap<Type, Value> scales;
+  // The scalar 1/N of a sync update's average, one per element type.
+  auto averageScale = [&](VariableOp variable) {
+    Type elementType = variable.getValueType().getElementType();
+    Value &scale = scales[elementType];
+    if (!scale)
+      scale = body.create<ConstantOp>(
+          loc,
+          DenseElementsAttr::get(RankedTensorType::get({}, elementType),
+                                 FloatAttr::get(elementType, 1.0 / numGroups)));
+    return scale;
+  };
   for (auto [index, variable] : llvm::enumerate(ps.gradientVariables)) {
     Location updateLoc = variable->gradientUpdate->getLoc();
     Value gradient = entry->getArgument(index);
     for (int64_t group = 1; group < numGroups; ++group)
+      gradient = body.create<AddOp>(
+          updateLoc, gradient, entry->getArgument(group * groupSize + index));
+    if (numGroups > 1)
       gradient =
-          body.create<AddOp>(updateLoc, gradient,
-                             entry->getArgument(group * numGradients + index));
-    if (numGroups > 1) {
-      Type elementType = variable->op.getValueType().getElementType();
-      Value &scale = scales[elementType];
-      if (!scale)
-        scale = body.create<ConstantOp>(
-            loc, DenseElementsAttr::get(
-                     RankedTensorType::get({}, elementType),
-                     FloatAttr::get(elementType, 1.0 / numGroups)));
-      gradient = body.create<MulOp>(updateLoc, gradient, scale);
-    }
+          body.create<MulOp>(updateLoc, gradient, averageScale(variable->op));
     gradients[variable->op] = gradient;
+  }
+  // The sparse gradients of the replicas of a sync update add up as
+  // IndexedSlices do, by concatenation, and are averaged over the replicas
+  // as SparseConditionalAccumulator averages them; the update sums the rows
+  // of equal ids.
+  DenseMap<Operation *, std::pair<Value, Value>> sparseGradients;
+  for (auto [index, variable] : llvm::enumerate(ps.sparseGradientVariables)) {
+    Location updateLoc = variable->gradientUpdate->getLoc();
+    SmallVector<Value> ids, rows;
+    for (int64_t group = 0; group < numGroups; ++group) {
+      int64_t first = group * groupSize + numGradients + 2 * index;
+      ids.push_back(entry->getArgument(first));
+      rows.push_back(entry->getArgument(first + 1));
+    }
+    Value allIds = ids.front(), allRows = rows.front();
+    if (numGroups > 1) {
+      allIds = body.create<ConcatOp>(updateLoc, ids, 0);
+      allRows = body.create<ConcatOp>(updateLoc, rows, 0);
+      allRows =
+          body.create<MulOp>(updateLoc, allRows, averageScale(variable->op));
+    }
+    sparseGradients[variable->op] = {allIds, allRows};
   }
 
   // The updates, and what they write, in program order.
   for (Operation &op : function.front().without_terminator()) {
     if (isa<VariableOp>(op) || !ps.ops.contains(&op))
       continue;
-    if (OpOperand *gradient = getGradientOperand(&op))
-      mapping.map(gradient->get(), gradients.lookup(getUpdatedVariable(&op)));
+    SmallVector<OpOperand *, 2> gradient = getGradientOperands(&op);
+    if (gradient.size() == 1) {
+      mapping.map(gradient[0]->get(),
+                  gradients.lookup(getUpdatedVariable(&op)));
+    } else if (gradient.size() == 2) {
+      auto [ids, rows] = sparseGradients.lookup(getUpdatedVariable(&op));
+      mapping.map(gradient[0]->get(), ids);
+      mapping.map(gradient[1]->get(), rows);
+    }
     cloneUnplaced(body, op, mapping);
   }
   body.create<func::ReturnOp>(loc);
@@ -510,6 +591,9 @@ func::FuncOp Replication::buildWorkerFunction(OpBuilder &builder) {
   Location loc = function.getLoc();
   auto worker =
       builder.create<func::FuncOp>(loc, "worker", function.getFunctionType());
+  // The metrics of the model's results stay the worker's.
+  if (Attribute auc = function->getAttr(DTFDialect::getAucAttrName()))
+    worker->setAttr(DTFDialect::getAucAttrName(), auc);
   Block *entry = worker.addEntryBlock();
   OpBuilder body = OpBuilder::atBlockBegin(entry);
 
@@ -539,6 +623,14 @@ func::FuncOp Replication::buildWorkerFunction(OpBuilder &builder) {
                   pulls.lookup(&getVariable(read.getResource())));
       continue;
     }
+    if (auto lookup = dyn_cast<EmbeddingLookupOp>(op)) {
+      Variable &table = getVariable(lookup.getTable());
+      auto pullRows = body.create<PullRowsOp>(
+          lookup.getLoc(), lookup.getType(), table.getName(),
+          getPSDevice(context, table.task), mapping.lookup(lookup.getIds()));
+      mapping.map(lookup.getOutput(), pullRows.getRows());
+      continue;
+    }
     cloneUnplaced(body, op, mapping);
   }
 
@@ -547,15 +639,22 @@ func::FuncOp Replication::buildWorkerFunction(OpBuilder &builder) {
   for (auto &[task, ps] : tasks) {
     if (!ps.hasUpdates)
       continue;
-    SmallVector<Value> gradients;
-    SmallVector<StringRef> names;
+    SmallVector<Value> gradients, sparseIds, sparseRows;
+    SmallVector<StringRef> names, sparseNames;
     for (Variable *variable : ps.gradientVariables) {
-      gradients.push_back(mapping.lookup(variable->getGradient()));
+      gradients.push_back(mapping.lookup(variable->getGradient().front()));
       names.push_back(variable->getName());
     }
-    numPushedGradients += gradients.size();
-    body.create<PushGradientsOp>(loc, getPSDevice(context, task), step,
-                                 gradients, body.getStrArrayAttr(names));
+    for (Variable *variable : ps.sparseGradientVariables) {
+      SmallVector<Value, 2> gradient = variable->getGradient();
+      sparseIds.push_back(mapping.lookup(gradient[0]));
+      sparseRows.push_back(mapping.lookup(gradient[1]));
+      sparseNames.push_back(variable->getName());
+    }
+    numPushedGradients += gradients.size() + sparseIds.size();
+    body.create<PushGradientsOp>(
+        loc, getPSDevice(context, task), step, gradients, sparseIds, sparseRows,
+        body.getStrArrayAttr(names), body.getStrArrayAttr(sparseNames));
   }
 
   SmallVector<Value> results;

@@ -5,6 +5,7 @@
 #include "dialects/dtf/IR/DTFOps.h"
 #include "runtime/core/Initializers.h"
 #include "runtime/core/Kernels.h"
+#include "runtime/core/Sparse.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/DenseMap.h"
@@ -130,12 +131,25 @@ void initializeVariables(func::FuncOp function, VariableStore &store,
 
 void checkTensorType(Operation *op, const std::string &what, Type type,
                      const Tensor &tensor, const EvalOptions &options) {
-  Shape shape = toShape(type); // Throws unless a static ranked tensor.
-  DType expected = toDType(cast<RankedTensorType>(type).getElementType(),
-                           options);
-  if (tensor.shape() != shape || tensor.dtype() != expected)
+  auto ranked = dyn_cast<RankedTensorType>(type);
+  if (!ranked)
+    toShape(type); // Throws, naming the type.
+  DType expected = toDType(ranked.getElementType(), options);
+  // A dynamic dimension (the ids of a sparse gradient a PS function takes)
+  // fits any size.
+  bool fits = tensor.dtype() == expected && tensor.rank() == ranked.getRank();
+  std::string shape = "[";
+  for (int64_t i = 0; i < ranked.getRank(); ++i) {
+    int64_t dim = ranked.getDimSize(i);
+    shape +=
+        (i ? "," : "") +
+        (ShapedType::isDynamic(dim) ? std::string("?") : std::to_string(dim));
+    if (fits && !ShapedType::isDynamic(dim) && tensor.dim(i) != dim)
+      fits = false;
+  }
+  if (!fits)
     fail(op, what + " is " + tensor.typeString() + " but must be " +
-                 dtypeName(expected) + shapeToString(shape));
+                 dtypeName(expected) + shape + "]");
 }
 
 bool isResource(Value value) { return isa<ir::ResourceType>(value.getType()); }
@@ -211,6 +225,18 @@ kernels::Padding toPadding(ir::Padding padding) {
 
 double toDouble(FloatAttr attr) { return attr.getValue().convertToDouble(); }
 
+kernels::Combiner toCombiner(ir::Combiner combiner) {
+  switch (combiner) {
+  case ir::Combiner::sum:
+    return kernels::Combiner::Sum;
+  case ir::Combiner::mean:
+    return kernels::Combiner::Mean;
+  case ir::Combiner::sqrtn:
+    return kernels::Combiner::SqrtN;
+  }
+  llvm_unreachable("a combiner the dialect does not define");
+}
+
 /// A kernel of one tensor operand and one result.
 template <typename OpT> void addUnary(KernelTable &table, Tensor (*fn)(const Tensor &)) {
   add<OpT>(table, [fn](OpT, const KernelCall &c) { c.set(fn(c.in(0))); });
@@ -280,6 +306,26 @@ KernelTable buildKernelTable() {
       t, kernels::softmax_cross_entropy_with_logits);
   addBinary<ir::SparseSoftmaxCrossEntropyWithLogitsOp>(
       t, kernels::sparse_softmax_cross_entropy_with_logits);
+  addUnary<ir::SigmoidOp>(t, kernels::sigmoid);
+  addBinary<ir::SigmoidCrossEntropyWithLogitsOp>(
+      t, kernels::sigmoid_cross_entropy_with_logits);
+
+  // Embeddings.
+  add<ir::EmbeddingLookupOp>(t, [](ir::EmbeddingLookupOp, const KernelCall &c) {
+    c.set(kernels::gather(c.variable(0), c.in(1)));
+  });
+  addBinary<ir::GatherOp>(t, kernels::gather);
+  add<ir::EmbeddingCombineOp>(
+      t, [](ir::EmbeddingCombineOp combine, const KernelCall &c) {
+        const Tensor *weights = combine.getWeights() ? &c.in(2) : nullptr;
+        c.set(kernels::embedding_combine(c.in(0), c.in(1), weights,
+                                         toCombiner(combine.getCombiner())));
+      });
+  add<ir::UnsortedSegmentSumOp>(
+      t, [](ir::UnsortedSegmentSumOp sum, const KernelCall &c) {
+        c.set(kernels::unsorted_segment_sum(c.in(0), c.in(1),
+                                            sum.getNumSegments()));
+      });
 
   // Reductions and shapes.
   add<ir::ReduceSumOp>(t, [](ir::ReduceSumOp reduce, const KernelCall &c) {
@@ -347,6 +393,20 @@ KernelTable buildKernelTable() {
             c.in(0), c.in(1), c.in(2)));
       });
   addUnary<ir::BiasAddGradOp>(t, kernels::bias_add_grad);
+  add<ir::SigmoidGradOp>(t, [](ir::SigmoidGradOp, const KernelCall &c) {
+    c.set(kernels::sigmoid_grad(c.in(0), c.in(1)));
+  });
+  add<ir::SigmoidCrossEntropyWithLogitsGradOp>(
+      t, [](ir::SigmoidCrossEntropyWithLogitsGradOp, const KernelCall &c) {
+        c.set(kernels::sigmoid_cross_entropy_with_logits_grad(c.in(0), c.in(1),
+                                                              c.in(2)));
+      });
+  add<ir::EmbeddingCombineGradOp>(
+      t, [](ir::EmbeddingCombineGradOp combine, const KernelCall &c) {
+        const Tensor *weights = combine.getWeights() ? &c.in(2) : nullptr;
+        c.set(kernels::embedding_lookup_sparse_grad(
+            c.in(0), c.in(1), weights, toCombiner(combine.getCombiner())));
+      });
   add<ir::Conv2DBackpropInputOp>(t, [](ir::Conv2DBackpropInputOp conv,
                                        const KernelCall &c) {
     c.set(kernels::conv2d_backprop_input(
@@ -387,6 +447,36 @@ KernelTable buildKernelTable() {
                         toDouble(apply.getBeta1Attr()),
                         toDouble(apply.getBeta2Attr()),
                         toDouble(apply.getEpsilonAttr()), c.in(5));
+  });
+  add<ir::ApplyAdagradOp>(t, [](ir::ApplyAdagradOp apply, const KernelCall &c) {
+    kernels::apply_adagrad(c.variable(0), c.variable(1),
+                           toDouble(apply.getLearningRateAttr()), c.in(2));
+  });
+  // Sparse updates sum the rows of equal ids and drop padding first, as
+  // TensorFlow's Optimizer._apply_sparse_duplicate_indices does; a worker's
+  // push already comes so, and then this pass only checks it.
+  add<ir::SparseApplyGradientDescentOp>(
+      t, [](ir::SparseApplyGradientDescentOp apply, const KernelCall &c) {
+        kernels::SparseRows g = kernels::sum_duplicate_rows(c.in(1), c.in(2));
+        kernels::sparse_apply_gradient_descent(
+            c.variable(0), toDouble(apply.getLearningRateAttr()), g.ids,
+            g.rows);
+      });
+  add<ir::SparseApplyAdagradOp>(
+      t, [](ir::SparseApplyAdagradOp apply, const KernelCall &c) {
+        kernels::SparseRows g = kernels::sum_duplicate_rows(c.in(2), c.in(3));
+        kernels::sparse_apply_adagrad(c.variable(0), c.variable(1),
+                                      toDouble(apply.getLearningRateAttr()),
+                                      g.ids, g.rows);
+      });
+  add<ir::SparseApplyAdamOp>(t, [](ir::SparseApplyAdamOp apply,
+                                   const KernelCall &c) {
+    kernels::SparseRows g = kernels::sum_duplicate_rows(c.in(5), c.in(6));
+    kernels::sparse_apply_adam(
+        c.variable(0), c.variable(1), c.variable(2), c.in(3).scalarAsDouble(),
+        c.in(4).scalarAsDouble(), toDouble(apply.getLearningRateAttr()),
+        toDouble(apply.getBeta1Attr()), toDouble(apply.getBeta2Attr()),
+        toDouble(apply.getEpsilonAttr()), g.ids, g.rows);
   });
   return t;
 }

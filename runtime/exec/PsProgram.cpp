@@ -19,11 +19,13 @@ PsProgram::PsProgram(mlir::func::FuncOp function,
   std::string prefix = "PS task " + signature_.taskName + ": ";
 
   const EvalOptions evalOptions;
+  // A dynamic dimension (the number of ids of a sparse gradient) is -1.
   auto typeOf = [&](mlir::Type type) {
-    return ps::TensorType{
-        toDType(mlir::cast<mlir::RankedTensorType>(type).getElementType(),
-                evalOptions),
-        toShape(type)};
+    auto ranked = mlir::cast<mlir::RankedTensorType>(type);
+    Shape shape;
+    for (int64_t dim : ranked.getShape())
+      shape.push_back(mlir::ShapedType::isDynamic(dim) ? -1 : dim);
+    return ps::TensorType{toDType(ranked.getElementType(), evalOptions), shape};
   };
   try {
     function.walk([&](dtf::ir::VariableOp variable) {
@@ -41,6 +43,16 @@ PsProgram::PsProgram(mlir::func::FuncOp function,
         throw std::invalid_argument(prefix +
                                     "dtf.gradients must list variable names");
       signature_.gradientNames.push_back(string.str());
+    }
+  }
+  if (auto names = function->getAttrOfType<mlir::ArrayAttr>(
+          dtf::ir::DTFDialect::getSparseGradientsAttrName())) {
+    for (mlir::Attribute name : names) {
+      auto string = mlir::dyn_cast<mlir::StringAttr>(name);
+      if (!string)
+        throw std::invalid_argument(
+            prefix + "dtf.sparse_gradients must list variable names");
+      signature_.sparseGradientNames.push_back(string.str());
     }
   }
   mlir::FunctionType type = function.getFunctionType();

@@ -66,6 +66,16 @@ InProcessPsConnection::pull(const std::vector<std::string> &names,
   return std::move(pulled.values);
 }
 
+std::vector<Tensor>
+InProcessPsConnection::pullRows(const std::vector<RowRequest> &requests,
+                                int64_t *epoch) {
+  std::vector<Tensor> rows = callInProcess(
+      peer_, "PullRows", [&] { return task.readRows(requests, epoch); });
+  ++counters.pulls;
+  counters.pulledBytes += bytesOf(rows);
+  return rows;
+}
+
 std::future<PulledValues>
 InProcessPsConnection::startPull(const std::vector<std::string> &names) {
   return std::async(std::launch::async, [this, names] {
@@ -83,7 +93,7 @@ PushResult InProcessPsConnection::push(int64_t step,
     copies.push_back(gradient.tensor->clone());
   uint64_t bytes = bytesOf(copies);
   PushResult result = callInProcess(peer_, "Push", [&] {
-    const std::vector<std::string> &expected = task.gradientNames();
+    const std::vector<std::string> &expected = task.pushNames();
     if (gradients.size() != expected.size())
       throw Error(ErrorCode::InvalidArgument,
                   "the push carries " + std::to_string(gradients.size()) +

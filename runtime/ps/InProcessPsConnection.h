@@ -27,6 +27,8 @@ public:
   const std::string &peer() const override { return peer_; }
   void waitUntilReachable() override {}
   bool initialize() override;
+  std::vector<Tensor> pullRows(const std::vector<RowRequest> &requests,
+                               int64_t *epoch = nullptr) override;
   std::vector<Tensor> pull(const std::vector<std::string> &names,
                            int64_t *epoch = nullptr) override;
   std::future<PulledValues>

@@ -4,6 +4,7 @@
 
 #include "runtime/core/Error.h"
 #include "runtime/core/HostMemory.h"
+#include "runtime/core/Sparse.h"
 #include "runtime/core/Strings.h"
 
 #include <algorithm>
@@ -16,6 +17,24 @@ namespace dtf::ps {
 
 std::string TensorType::str() const {
   return dtypeName(dtype) + shapeToString(shape);
+}
+
+bool TensorType::accepts(const TensorType &tensor) const {
+  if (dtype != tensor.dtype || shape.size() != tensor.shape.size())
+    return false;
+  for (size_t i = 0; i < shape.size(); ++i)
+    if (shape[i] != -1 && shape[i] != tensor.shape[i])
+      return false;
+  return true;
+}
+
+std::vector<std::string> ProgramSignature::pushTensorNames() const {
+  std::vector<std::string> names = gradientNames;
+  for (const std::string &name : sparseGradientNames) {
+    names.push_back(name);
+    names.push_back(name);
+  }
+  return names;
 }
 
 void StalenessHistogram::add(int64_t staleness) {
@@ -45,7 +64,8 @@ std::string StalenessHistogram::str() const {
 ParameterServer::ParameterServer(std::unique_ptr<UpdateProgram> program,
                                  Replication replication, Options options)
     : program(std::move(program)), signature(this->program->signature()),
-      replication_(replication), options_(std::move(options)) {
+      pushNames_(signature.pushTensorNames()), replication_(replication),
+      options_(std::move(options)) {
   if (replication_.replicasToAggregate < 1 || replication_.totalReplicas < 1)
     throw std::invalid_argument(
         messagePrefix() + "replicas_to_aggregate and total_replicas must be "
@@ -58,13 +78,13 @@ ParameterServer::ParameterServer(std::unique_ptr<UpdateProgram> program,
 }
 
 void ParameterServer::checkSignature() {
-  for (const std::string &name : signature.gradientNames)
+  for (const std::string &name : pushNames_)
     if (!signature.variables.count(name))
       throw std::invalid_argument(messagePrefix() + "the gradients name '" +
                                   name +
                                   "', which is not a variable of the task");
   // Arguments: replicasToAggregate groups of one gradient per name.
-  size_t numGradients = signature.gradientNames.size();
+  size_t numGradients = pushNames_.size();
   size_t groups = static_cast<size_t>(replication_.replicasToAggregate);
   const std::vector<TensorType> &arguments = signature.argumentTypes;
   if (arguments.size() != groups * numGradients)
@@ -78,12 +98,11 @@ void ParameterServer::checkSignature() {
   for (size_t k = 0; k < numGradients; ++k)
     for (size_t r = 1; r < groups; ++r)
       if (arguments[r * numGradients + k] != arguments[k])
-        throw std::invalid_argument(messagePrefix() + "argument " +
-                                    std::to_string(r * numGradients + k) +
-                                    " differs in type from argument " +
-                                    std::to_string(k) +
-                                    ", though both are gradients of '" +
-                                    signature.gradientNames[k] + "'");
+        throw std::invalid_argument(
+            messagePrefix() + "argument " +
+            std::to_string(r * numGradients + k) +
+            " differs in type from argument " + std::to_string(k) +
+            ", though both are gradients of '" + pushNames_[k] + "'");
 }
 
 void ParameterServer::checkVariablesFitInMemory() const {
@@ -219,6 +238,37 @@ void ParameterServer::read(
     values.push_back(&it->second);
   }
   read(values, epoch);
+}
+
+std::vector<Tensor>
+ParameterServer::readRows(const std::vector<RowRequest> &requests,
+                          int64_t *readEpoch) const {
+  std::lock_guard<std::mutex> lock(mutex);
+  checkServingLocked(/*needInitialized=*/true);
+  std::vector<Tensor> rows;
+  rows.reserve(requests.size());
+  for (const RowRequest &request : requests) {
+    auto it = variables.find(request.name);
+    if (it == variables.end())
+      throw Error(ErrorCode::NotFound, messagePrefix() + "no variable '" +
+                                           request.name + "' (" +
+                                           describeHeldVariables() + ")");
+    if (request.ids.rank() != 1)
+      throw Error(ErrorCode::InvalidArgument,
+                  messagePrefix() + "rows of '" + request.name +
+                      "' asked for by ids " + request.ids.typeString() +
+                      "; row ids are 1-D");
+    try {
+      rows.push_back(kernels::gather(it->second, request.ids));
+    } catch (const std::exception &error) {
+      throw Error(ErrorCode::InvalidArgument, messagePrefix() + "rows of '" +
+                                                  request.name +
+                                                  "': " + error.what());
+    }
+  }
+  if (readEpoch)
+    *readEpoch = epoch;
+  return rows;
 }
 
 Snapshot ParameterServer::snapshot() const {
@@ -401,7 +451,7 @@ void ParameterServer::checkPushAccepted(int64_t pushEpoch) const {
 
 void ParameterServer::checkGradient(size_t index, const std::string &name,
                                     DType dtype, const Shape &shape) const {
-  const std::vector<std::string> &names = signature.gradientNames;
+  const std::vector<std::string> &names = pushNames_;
   if (index >= names.size())
     throw std::invalid_argument("the push carries more than the " +
                                 std::to_string(names.size()) +
@@ -427,7 +477,7 @@ void ParameterServer::checkGradient(size_t index, const std::string &name,
   }
   const TensorType &expected = signature.argumentTypes[index];
   TensorType pushed{dtype, shape};
-  if (pushed != expected)
+  if (!expected.accepts(pushed))
     throw std::invalid_argument("the gradient of '" + name + "' is " +
                                 pushed.str() + " but variable '" + name +
                                 "' is " + expected.str());
@@ -458,7 +508,7 @@ PushResult ParameterServer::push(int64_t pushStep, int64_t pushEpoch,
     return Error(ErrorCode::InvalidArgument,
                  messagePrefix() + "push rejected, nothing applied: " + why);
   };
-  const std::vector<std::string> &names = signature.gradientNames;
+  const std::vector<std::string> &names = pushNames_;
   try {
     for (size_t k = 0; k < gradients.size(); ++k)
       checkGradient(k, k < names.size() ? names[k] : "#" + std::to_string(k),

@@ -54,6 +54,9 @@ struct TensorType {
     return dtype == other.dtype && shape == other.shape;
   }
   bool operator!=(const TensorType &other) const { return !(*this == other); }
+  /// Whether a tensor of type `tensor` fits this type, whose dimensions of
+  /// -1 (dynamic: the number of ids of a sparse gradient) take any size.
+  bool accepts(const TensorType &tensor) const;
   /// "f32[784,100]"
   std::string str() const;
 };
@@ -66,9 +69,23 @@ struct ProgramSignature {
   std::map<std::string, TensorType> variables;
   /// The variables whose gradients a push carries, in push order.
   std::vector<std::string> gradientNames;
-  /// The program's arguments: `replicasToAggregate` groups of one gradient
-  /// per name, group after group.
+  /// The variables whose sparse gradients a push carries after those, each
+  /// as two tensors: its distinct ids (i64, [n]) and their rows ([n, ...]).
+  std::vector<std::string> sparseGradientNames;
+  /// The program's arguments: `replicasToAggregate` groups of the tensors
+  /// of one push (pushTensorNames()), group after group.
   std::vector<TensorType> argumentTypes;
+
+  /// The variable each tensor of a push belongs to, in order: the dense
+  /// gradients, then each sparse one twice (its ids, its rows).
+  std::vector<std::string> pushTensorNames() const;
+};
+
+/// Rows of a variable to read: `ids` (1-D, i32 or i64) index its first
+/// dimension.
+struct RowRequest {
+  std::string name;
+  Tensor ids;
 };
 
 /// How a PS task initializes and updates its variables. Called with the
@@ -254,10 +271,9 @@ public:
   const std::string &taskName() const { return signature.taskName; }
   const Options &options() const { return options_; }
   const Replication &replication() const { return replication_; }
-  /// The variables whose gradients a push carries, in order.
-  const std::vector<std::string> &gradientNames() const {
-    return signature.gradientNames;
-  }
+  /// The variable of each tensor a push carries, in order
+  /// (ProgramSignature::pushTensorNames).
+  const std::vector<std::string> &pushNames() const { return pushNames_; }
   /// "PS task <name>: ", the start of every message of this task.
   std::string messagePrefix() const { return "PS task " + taskName() + ": "; }
 
@@ -299,6 +315,15 @@ public:
   void read(const std::vector<std::string> &names,
             const std::function<void(const std::vector<const Tensor *> &values,
                                      int64_t epoch)> &read) const;
+
+  /// The rows of each request's variable at its ids, read under the mutex
+  /// (one state between updates), with the task's epoch in `epoch`: a
+  /// worker's pull of the rows of an embedding table its batch looks up.
+  /// Throws Error: NotFound for a name the task does not hold,
+  /// InvalidArgument naming the variable and the id for an id outside its
+  /// rows, FailedPrecondition before the task serves.
+  std::vector<Tensor> readRows(const std::vector<RowRequest> &requests,
+                               int64_t *epoch = nullptr) const;
 
   /// A copy of every variable (for Snapshot and diagnostics).
   Snapshot snapshot() const;
@@ -368,6 +393,8 @@ private:
 
   std::unique_ptr<UpdateProgram> program;
   const ProgramSignature &signature;
+  /// signature.pushTensorNames(), computed once.
+  std::vector<std::string> pushNames_;
   Replication replication_;
   Options options_;
   bool holdsGlobalStep = false;

@@ -90,6 +90,13 @@ public:
   virtual std::future<PulledValues>
   startPull(const std::vector<std::string> &names) = 0;
 
+  /// The rows of each request's variable at its ids (1-D), in request
+  /// order, from one state between updates (ParameterServer::readRows): a
+  /// worker's lookup of an embedding table, which asks for the distinct ids
+  /// of its batch only.
+  virtual std::vector<Tensor> pullRows(const std::vector<RowRequest> &requests,
+                                       int64_t *epoch = nullptr) = 0;
+
   /// Pushes one replica's gradients (in the task's gradient order) tagged
   /// with the global step read at the start of the worker's step and the
   /// epoch of the values they were computed from (0: unchecked; a push of

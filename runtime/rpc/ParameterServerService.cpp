@@ -101,16 +101,32 @@ void ParameterServerService::addValues(const std::vector<std::string> &names,
 grpc::Status ParameterServerService::pull(const grpc::ByteBuffer &request,
                                           grpc::ByteBuffer &response) {
   std::vector<std::string> names;
+  std::vector<ps::RowRequest> rowRequests;
   try {
     WireReader reader(request);
+    // Row ids are 1-D integers; anything else is refused before its data.
+    auto checkIds = [](size_t, const std::string &name, DType dtype,
+                       const Shape &shape) {
+      if ((dtype != DType::I64 && dtype != DType::I32) || shape.size() != 1)
+        throw std::invalid_argument(
+            "the ids of the rows of '" + name + "' are " + dtypeName(dtype) +
+            shapeToString(shape) + "; row ids are 1-D i32 or i64");
+    };
     while (!reader.atEnd()) {
       int field;
       WireReader::WireType type;
       reader.readTag(field, type);
-      if (field == PullRequest::kNamesFieldNumber && type == WireReader::LengthDelimited)
+      if (field == PullRequest::kNamesFieldNumber &&
+          type == WireReader::LengthDelimited) {
         names.push_back(reader.readString());
-      else
+      } else if (field == PullRequest::kRowIdsFieldNumber &&
+                 type == WireReader::LengthDelimited) {
+        NamedTensor ids = readWholeTensor(reader, reader.readLength(),
+                                          rowRequests.size(), checkIds);
+        rowRequests.push_back({std::move(ids.name), std::move(ids.tensor)});
+      } else {
         reader.skip(type);
+      }
     }
   } catch (const std::invalid_argument &error) {
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
@@ -119,7 +135,24 @@ grpc::Status ParameterServerService::pull(const grpc::ByteBuffer &request,
   }
   try {
     WireMessageBuilder message;
-    addValues(names, PullResponse::kChunksFieldNumber, PullResponse::kEpochFieldNumber, message);
+    if (rowRequests.empty()) {
+      addValues(names, PullResponse::kChunksFieldNumber,
+                PullResponse::kEpochFieldNumber, message);
+    } else {
+      if (!names.empty())
+        addValues(names, PullResponse::kChunksFieldNumber,
+                  PullResponse::kEpochFieldNumber, message);
+      int64_t epoch = 0;
+      auto rows = std::make_shared<std::vector<Tensor>>(
+          task_.readRows(rowRequests, &epoch));
+      std::vector<TensorRef> refs;
+      for (size_t i = 0; i < rowRequests.size(); ++i)
+        refs.push_back({rowRequests[i].name, &(*rows)[i]});
+      if (names.empty())
+        message.addVarint(PullResponse::kEpochFieldNumber,
+                          static_cast<uint64_t>(epoch));
+      message.addTensors(PullResponse::kChunksFieldNumber, refs, rows);
+    }
     response = message.finish();
   } catch (const std::exception &error) {
     return failed(error);

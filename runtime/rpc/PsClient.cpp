@@ -353,6 +353,29 @@ std::vector<Tensor> PsClient::pull(const std::vector<std::string> &names,
   return std::move(pulled.values);
 }
 
+std::vector<Tensor>
+PsClient::pullRows(const std::vector<ps::RowRequest> &requests,
+                   int64_t *epoch) {
+  // gRPC may hold the request after the answer came: the message owns
+  // copies of the ids (a batch's distinct ids, small beside the rows).
+  auto owned = std::make_shared<std::vector<Tensor>>();
+  std::vector<std::string> names;
+  for (const ps::RowRequest &request : requests) {
+    owned->push_back(request.ids.clone());
+    names.push_back(request.name);
+  }
+  std::vector<TensorRef> ids;
+  for (size_t i = 0; i < requests.size(); ++i)
+    ids.push_back({names[i], &(*owned)[i]});
+  WireMessageBuilder message;
+  message.addTensors(PullRequest::kRowIdsFieldNumber, ids, owned);
+  ps::PulledValues pulled = rawCall<ps::PulledValues>(
+      "Pull", message.finish(), pullDecoder(std::move(names)));
+  if (epoch)
+    *epoch = pulled.epoch;
+  return std::move(pulled.values);
+}
+
 std::future<ps::PulledValues>
 PsClient::startPull(const std::vector<std::string> &names) {
   return startRawCall<ps::PulledValues>("Pull", pullRequest(names),

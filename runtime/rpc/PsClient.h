@@ -60,6 +60,8 @@ public:
   /// pull() without waiting: the future throws what pull() would.
   std::future<ps::PulledValues>
   startPull(const std::vector<std::string> &names) override;
+  std::vector<Tensor> pullRows(const std::vector<ps::RowRequest> &requests,
+                               int64_t *epoch = nullptr) override;
 
   /// Pushes one replica's gradients (in the task's dtf.gradients order)
   /// tagged with the global step read at the start of the worker's step

@@ -25,10 +25,19 @@ struct ReplicaLayout {
     std::vector<std::string> variables;
     std::vector<std::string> feedNames;
   };
-  /// The names of the gradients pushed to one PS task.
+  /// The names of the gradients pushed to one PS task: the dense ones,
+  /// then the sparse ones, each fetched as its ids and its rows (one row
+  /// per id) and pushed as the distinct ids and the sum of their rows.
   struct PushGroup {
     int psTask = 0;
     std::vector<std::string> names;
+    std::vector<std::string> sparseNames;
+
+    /// Tensors of the group among a step's fetches and in its push.
+    size_t numTensors() const { return names.size() + 2 * sparseNames.size(); }
+    /// The name of each tensor of the push, in order: a sparse gradient's
+    /// ids and rows both carry its variable's name.
+    std::vector<std::string> tensorNames() const;
   };
   std::vector<PullGroup> pulls;
   std::vector<PushGroup> pushes;

@@ -4,12 +4,23 @@
 
 #include "runtime/train/Telemetry.h"
 
+#include "runtime/core/Sparse.h"
+
 namespace dtf::train {
+
+std::vector<std::string> ReplicaLayout::PushGroup::tensorNames() const {
+  std::vector<std::string> tensors = names;
+  for (const std::string &name : sparseNames) {
+    tensors.push_back(name);
+    tensors.push_back(name);
+  }
+  return tensors;
+}
 
 size_t ReplicaLayout::pushOffset(size_t group) const {
   size_t offset = numResults;
   for (size_t i = 0; i < group; ++i)
-    offset += 1 + pushes[i].names.size();
+    offset += 1 + pushes[i].numTensors();
   return offset;
 }
 
@@ -103,20 +114,31 @@ ReplicaStep::run(int64_t localStep, data::InputSource &input, int64_t batch) {
     }
     if (stepTag >= options.trainSteps || trained)
       return std::nullopt;
+    // A sparse gradient goes as its distinct ids, each with the sum of its
+    // rows: the bytes of a push follow the batch's distinct ids, never the
+    // table's rows.
+    for (size_t k = 0; k < group.sparseNames.size(); ++k) {
+      size_t ids = offset + 1 + group.names.size() + 2 * k;
+      kernels::SparseRows distinct =
+          kernels::sum_duplicate_rows(fetched[ids], fetched[ids + 1]);
+      fetched[ids] = std::move(distinct.ids);
+      fetched[ids + 1] = std::move(distinct.rows);
+    }
+    std::vector<std::string> names = group.tensorNames();
     auto span =
         telemetry.rpc((pullGroupOf[i] >= 0 ? "push-pull ps" : "push ps") +
                           std::to_string(group.psTask),
-                      {{"step", stepTag}, {"gradients", group.names.size()}});
+                      {{"step", stepTag}, {"gradients", names.size()}});
     if (pullGroupOf[i] < 0) {
       std::vector<TensorRef> gradients;
-      for (size_t k = 0; k < group.names.size(); ++k)
-        gradients.push_back({group.names[k], &fetched[offset + 1 + k]});
+      for (size_t k = 0; k < names.size(); ++k)
+        gradients.push_back({names[k], &fetched[offset + 1 + k]});
       task.push(stepTag, gradients, supervisor.epoch());
       continue;
     }
     std::vector<NamedTensor> gradients;
-    for (size_t k = 0; k < group.names.size(); ++k)
-      gradients.push_back({group.names[k], std::move(fetched[offset + 1 + k])});
+    for (size_t k = 0; k < names.size(); ++k)
+      gradients.push_back({names[k], std::move(fetched[offset + 1 + k])});
     const std::vector<std::string> &pullNames =
         layout.pulls[pullGroupOf[i]].variables;
     if (options.overlapPull && localStep > 0) {

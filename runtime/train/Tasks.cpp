@@ -3,6 +3,7 @@
 #include "runtime/train/Tasks.h"
 
 #include "runtime/train/ReplicaStep.h"
+#include "runtime/train/RowPulls.h"
 #include "runtime/train/Supervisor.h"
 #include "runtime/train/TrainingLoop.h"
 #include "runtime/train/WorkerProgram.h"
@@ -13,6 +14,7 @@
 #include "runtime/coord/HeartbeatSender.h"
 #include "runtime/core/CpuKernels.h"
 #include "runtime/core/HostMemory.h"
+#include "runtime/core/Metrics.h"
 #include "runtime/exec/PsProgram.h"
 #include "runtime/rpc/CoordinationClient.h"
 #include "runtime/rpc/CoordinationService.h"
@@ -27,6 +29,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <sys/resource.h>
 
 namespace dtf::train {
@@ -106,20 +109,40 @@ rpc::ClientOptions clientOptionsFor(const TaskOptions &options) {
   return client;
 }
 
-void validate(data::InputSource &validation, int64_t batch,
-              int64_t globalStep, WorkerTelemetry &telemetry, FeedMap feeds,
-              const std::function<std::vector<Tensor>(FeedMap &)> &evaluate) {
+void validate(data::InputSource &validation, int64_t batch, int64_t globalStep,
+              WorkerTelemetry &telemetry, FeedMap feeds,
+              const std::function<std::vector<Tensor>(FeedMap &)> &evaluate,
+              std::optional<std::pair<size_t, size_t>> auc) {
   // Whole batches only: the model's batch is static.
   int64_t batches = validation.size() / batch;
   double lossSum = 0, accuracySum = 0;
   size_t numResults = 0;
+  metrics::StreamingAuc streamingAuc;
+  metrics::StreamingLogLoss logLoss;
   for (int64_t b = 0; b < batches; ++b) {
     validation.nextBatch(batch, feeds);
     std::vector<Tensor> results = evaluate(feeds);
     numResults = results.size();
     lossSum += results.at(0).scalarAsDouble();
-    if (results.size() > 1)
+    if (auc) {
+      const Tensor &predictions = results.at(auc->first);
+      const Tensor &labels = results.at(auc->second);
+      auto count = static_cast<size_t>(predictions.numElements());
+      streamingAuc.add(predictions.data<float>(), labels.data<float>(), count);
+      logLoss.add(predictions.data<float>(), labels.data<float>(), count);
+    } else if (results.size() > 1) {
       accuracySum += results[1].scalarAsDouble();
+    }
+  }
+  if (auc) {
+    std::printf("After %lld training step(s), validation loss = %g, "
+                "validation AUC = %.6f, validation log loss = %.6f\n",
+                static_cast<long long>(globalStep), lossSum / batches,
+                streamingAuc.auc(), logLoss.value());
+    std::fflush(stdout);
+    telemetry.validation(globalStep, lossSum / batches, std::nullopt,
+                         std::make_pair(streamingAuc.auc(), logLoss.value()));
+    return;
   }
   std::printf("After %lld training step(s), validation cross entropy = %g, "
               "validation accuracy = %g\n",
@@ -246,9 +269,11 @@ int runPsTask(mlir::ModuleOp program, const TaskOptions &options) {
         std::make_unique<rpc::CoordinationClient>(spec.ps()[0].str(), client),
         index, std::cout);
   }
-  std::cout << "PS task " << index << " serving "
-            << task.gradientNames().size() << " gradients at "
-            << server.address();
+  // A sparse gradient is two tensors of a push (ids, rows) of one variable.
+  std::set<std::string> gradients(task.pushNames().begin(),
+                                  task.pushNames().end());
+  std::cout << "PS task " << index << " serving " << gradients.size()
+            << " gradients at " << server.address();
   for (const std::string &socket : server.localEndpoints())
     std::cout << " and, for workers on this host, at local socket @" << socket;
   std::cout << "; CPU kernels: " << cpuKernels().describe() << std::endl;
@@ -327,6 +352,7 @@ int runWorkerTask(mlir::ModuleOp program, const TaskOptions &options,
     exec::ExecutorOptions executorOptions =
         executorOptionsFor(options.interOpThreads);
     executorOptions.opObserver = telemetry.opObserver();
+    executorOptions.externalOps["dtf.pull_rows"] = makePullRowsHandler(ps);
     compute = makeCpuWorkerStep(worker, std::move(executorOptions));
   }
   ReplicaOptions replicaOptions;
@@ -379,8 +405,9 @@ int runWorkerTask(mlir::ModuleOp program, const TaskOptions &options,
     int64_t finalStep = 0;
     supervisor.withRecovery(
         [&] { finalStep = ps[0]->step(); }); // [reliability]
-    validate(*inputs.validation, batch, finalStep, telemetry, std::move(pulled),
-             [&](FeedMap &feeds) { return compute->evaluate(feeds); });
+    validate(
+        *inputs.validation, batch, finalStep, telemetry, std::move(pulled),
+        [&](FeedMap &feeds) { return compute->evaluate(feeds); }, worker.auc);
   } else {
     std::cout << "Worker " << index
               << ": no evaluation input, no validation" << std::endl;

@@ -126,9 +126,14 @@ int64_t checkInputs(mlir::Operation *scope, const WorkerInputs &inputs,
 /// the loss and the accuracy, at `globalStep`: the line "After N training
 /// step(s), validation cross entropy = L, validation accuracy = A" that
 /// scripts read, and the validation summaries of `telemetry`.
-void validate(data::InputSource &validation, int64_t batch,
-              int64_t globalStep, WorkerTelemetry &telemetry, FeedMap feeds,
-              const std::function<std::vector<Tensor>(FeedMap &)> &evaluate);
+///
+/// With `auc` (the results holding predictions and labels, dtf.auc), it
+/// also reports their streaming AUC and log loss over the whole input, as
+/// tf.metrics.auc: "validation AUC = U, validation log loss = G".
+void validate(data::InputSource &validation, int64_t batch, int64_t globalStep,
+              WorkerTelemetry &telemetry, FeedMap feeds,
+              const std::function<std::vector<Tensor>(FeedMap &)> &evaluate,
+              std::optional<std::pair<size_t, size_t>> auc = std::nullopt);
 
 /// Trains on `inputs.train` until the global step reaches the target, then
 /// reports the validation loss and accuracy. Throws std::invalid_argument

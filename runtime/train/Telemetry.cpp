@@ -231,8 +231,10 @@ void WorkerTelemetry::endStep(int64_t localSteps, int64_t globalStep,
                               size_t numResults) {
   TaskTrace::Clock::time_point now = TaskTrace::Clock::now();
   double loss = numResults > 0 ? fetched.at(0).scalarAsDouble() : 0.0;
+  // The second result is the batch's accuracy when it is a scalar; a
+  // model may return other tensors (predictions for its AUC) instead.
   std::optional<double> accuracy;
-  if (numResults > 1)
+  if (numResults > 1 && fetched.at(1).numElements() == 1)
     accuracy = fetched.at(1).scalarAsDouble();
   if (trace.recording()) {
     trace.span(StepTrack, "step " + std::to_string(localSteps - 1), "step",
@@ -264,14 +266,19 @@ void WorkerTelemetry::endStep(int64_t localSteps, int64_t globalStep,
   lastGlobalStep = globalStep;
 }
 
-void WorkerTelemetry::validation(int64_t globalStep, double loss,
-                                 std::optional<double> accuracy) {
+void WorkerTelemetry::validation(
+    int64_t globalStep, double loss, std::optional<double> accuracy,
+    std::optional<std::pair<double, double>> aucAndLogLoss) {
   if (!writer)
     return;
   std::vector<std::pair<std::string, double>> values = {
       {"validation/loss", loss}};
   if (accuracy)
     values.push_back({"validation/accuracy", *accuracy});
+  if (aucAndLogLoss) {
+    values.push_back({"validation/auc", aucAndLogLoss->first});
+    values.push_back({"validation/log_loss", aucAndLogLoss->second});
+  }
   writer->addScalars(globalStep, values);
   writer->flush();
 }

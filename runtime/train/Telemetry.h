@@ -7,7 +7,8 @@
 //   `--save_summaries_steps` local steps its training-batch `loss` and
 //   `accuracy`, `global_step/sec` (the global step's rate as this worker
 //   sees it) and `examples/sec` (this worker's throughput), at the global
-//   step; at the end `validation/loss` and `validation/accuracy`. Each PS
+//   step; at the end `validation/loss` and `validation/accuracy` (or, for
+//   a model with dtf.auc, `validation/auc` and `validation/log_loss`). Each PS
 //   task writes to DIR/ps_<N>, whenever its step reaches a multiple of
 //   `--save_summaries_steps` and at the end, `staleness/mean` and
 //   `staleness/max` of the pushes it applied since its previous summary
@@ -138,9 +139,11 @@ public:
                const std::vector<Tensor> &fetched, size_t numResults);
   /// After the training loop, which may end within a step: stops tracing.
   void endTraining() { trace.setRecording(false); }
-  /// After training: the validation results.
-  void validation(int64_t globalStep, double loss,
-                  std::optional<double> accuracy);
+  /// After training: the validation results, with the AUC and log loss
+  /// of a model with dtf.auc.
+  void validation(
+      int64_t globalStep, double loss, std::optional<double> accuracy,
+      std::optional<std::pair<double, double>> aucAndLogLoss = std::nullopt);
   /// Writes what is pending (a trace of fewer steps than asked for).
   void finish();
 

@@ -22,6 +22,8 @@ std::vector<mlir::Value> WorkerProgram::trainingFetches() const {
     fetches.push_back(group.step);
     fetches.insert(fetches.end(), group.gradients.begin(),
                    group.gradients.end());
+    fetches.insert(fetches.end(), group.sparseIdsAndRows.begin(),
+                   group.sparseIdsAndRows.end());
   }
   return fetches;
 }
@@ -30,7 +32,7 @@ ReplicaLayout WorkerProgram::layout() const {
   ReplicaLayout layout;
   layout.pulls = pulls;
   for (const PushGroup &group : pushes)
-    layout.pushes.push_back({group.psTask, group.names});
+    layout.pushes.push_back({group.psTask, group.names, group.sparseNames});
   layout.numResults = results.size();
   return layout;
 }
@@ -80,6 +82,9 @@ WorkerProgram prepareWorkerProgram(mlir::ModuleOp program) {
   size_t next = static_cast<size_t>(modelResults.getInt());
   result.results.assign(ret.getOperands().begin(),
                         ret.getOperands().begin() + next);
+  if (auto auc = function->getAttrOfType<mlir::DenseI64ArrayAttr>(
+          ir::DTFDialect::getAucAttrName()))
+    result.auc = {static_cast<size_t>(auc[0]), static_cast<size_t>(auc[1])};
   for (mlir::Attribute attribute : pushes) {
     auto push = llvm::cast<mlir::DictionaryAttr>(attribute);
     WorkerProgram::PushGroup group;
@@ -91,6 +96,12 @@ WorkerProgram prepareWorkerProgram(mlir::ModuleOp program) {
       group.names.push_back(llvm::cast<mlir::StringAttr>(name).str());
       group.gradients.push_back(ret.getOperand(next++));
     }
+    if (auto sparse = push.getAs<mlir::ArrayAttr>("sparse_names"))
+      for (mlir::Attribute name : sparse) {
+        group.sparseNames.push_back(llvm::cast<mlir::StringAttr>(name).str());
+        group.sparseIdsAndRows.push_back(ret.getOperand(next++));
+        group.sparseIdsAndRows.push_back(ret.getOperand(next++));
+      }
     result.pushes.push_back(std::move(group));
   }
   return result;

@@ -18,7 +18,9 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Value.h"
 
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace dtf::train {
@@ -37,11 +39,17 @@ struct WorkerProgram {
     mlir::Value step;
     std::vector<std::string> names;
     std::vector<mlir::Value> gradients;
+    /// The sparse gradients: for each name, its ids and its rows.
+    std::vector<std::string> sparseNames;
+    std::vector<mlir::Value> sparseIdsAndRows;
   };
   std::vector<PushGroup> pushes;
 
   /// The model's results (loss, accuracy).
   std::vector<mlir::Value> results;
+  /// The results holding predictions and labels whose AUC validation
+  /// reports (the function's dtf.auc), if any.
+  std::optional<std::pair<size_t, size_t>> auc;
 
   /// What a training step fetches: the results, then each push group's
   /// step and gradients.

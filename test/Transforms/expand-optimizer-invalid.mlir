@@ -11,6 +11,6 @@ func.func @slot_of_argument(%v: !dtf.resource<tensor<3xf32>>, %g: tensor<3xf32>)
 
 func.func @nothing_to_update() {
   // expected-error @+1 {{'dtf.apply_gradients' op has no variables to update}}
-  "dtf.apply_gradients"() <{optimizer = #dtf.sgd<learning_rate = 0.1>, operandSegmentSizes = array<i32: 0, 0, 0>}> : () -> ()
+  "dtf.apply_gradients"() <{optimizer = #dtf.sgd<learning_rate = 0.1>, operandSegmentSizes = array<i32: 0, 0, 0, 0, 0, 0>}> : () -> ()
   return
 }

@@ -18,6 +18,8 @@ DATA = "/usr/share/datasets/fashion-mnist"
 ACCURACY = re.compile(r"validation cross entropy = ([0-9.e+-]+|nan|inf), "
                       r"validation accuracy = ([0-9.e+-]+)")
 AFTER_STEPS = re.compile(r"After (\d+) training step")
+# What a model with dtf.auc reports instead of an accuracy.
+AUC = re.compile(r"validation AUC = ([0-9.]+), validation log loss = ([0-9.e+-]+|nan|inf)")
 
 
 def free_ports(count):
@@ -188,6 +190,17 @@ def validation(task):
     steps = AFTER_STEPS.search(text)
     if not match or not steps:
         raise AssertionError("%s reported no validation result" % task.name)
+    return float(match.group(1)), float(match.group(2)), int(steps.group(1))
+
+
+def validation_auc(task):
+    """(AUC, log loss, global step) a worker reported for a model with
+    dtf.auc."""
+    text = task.output()
+    match = AUC.search(text)
+    steps = AFTER_STEPS.search(text)
+    if not match or not steps:
+        raise AssertionError("%s reported no validation AUC" % task.name)
     return float(match.group(1)), float(match.group(2)), int(steps.group(1))
 
 

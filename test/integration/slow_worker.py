@@ -17,7 +17,12 @@ import cluster
 
 STEP_LINE = re.compile(r"^(\d+\.\d+): Worker 0: training step \d+ done \(global step: (\d+)\)")
 DELAY_MS = 300
-TRAIN_STEPS = 300
+# Long enough for the slow worker to push many times: a worker pushes only
+# while the global step is below --train_steps, so with 300 steps, which
+# the two fast workers take in about 0.6 s on the local socket, the slow
+# worker's second push (its first stale one) raced the end of training and
+# was sometimes never sent. 1500 steps give it about ten.
+TRAIN_STEPS = 1500
 
 
 def steps_per_second(args):

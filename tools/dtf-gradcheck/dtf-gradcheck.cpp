@@ -17,6 +17,7 @@
 
 #include "dialects/dtf/IR/DTFOps.h"
 #include "passes/InitAll.h"
+#include "runtime/core/Sparse.h"
 #include "runtime/data/IdxReader.h"
 #include "runtime/exec/Interpreter.h"
 
@@ -163,6 +164,14 @@ int main(int argc, char **argv) {
     ir::ApplyGradientsOp apply = applies.front();
     SmallVector<Value> variables(apply.getVariables());
     SmallVector<Value> fetches(apply.getGradients());
+    // A sparse gradient is checked as the dense one it stands for: its rows
+    // summed into the rows of the ids they belong to.
+    SmallVector<Value> sparseVariables(apply.getSparseVariables());
+    for (auto [ids, rows] :
+         llvm::zip(apply.getSparseIds(), apply.getSparseRows())) {
+      fetches.push_back(ids);
+      fetches.push_back(rows);
+    }
     fetches.push_back(loss);
     apply.erase();
 
@@ -175,6 +184,15 @@ int main(int argc, char **argv) {
       ::dtf::exec::Interpreter interpreter(store, options);
       std::vector<::dtf::Tensor> analytic =
           interpreter.runAndFetch(function, feeds, fetches);
+      size_t numDense = variables.size();
+      for (auto [index, handle] : llvm::enumerate(sparseVariables)) {
+        std::string name =
+            handle.getDefiningOp<ir::VariableOp>().getName().str();
+        analytic[numDense + index] = ::dtf::kernels::unsorted_segment_sum(
+            analytic[numDense + 2 * index + 1], analytic[numDense + 2 * index],
+            store.at(name).dim(0));
+        variables.push_back(handle);
+      }
       auto lossAt = [&]() {
         return interpreter.runAndFetch(function, feeds, loss)
             .front()

@@ -281,3 +281,18 @@ LogicalResult AdamAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        << epsilon;
   return success();
 }
+
+LogicalResult AdagradAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                  APFloat learningRate,
+                                  APFloat initialAccumulatorValue) {
+  if (failed(verifyLearningRate(emitError, learningRate)))
+    return failure();
+  // The first update divides by sqrt(accum): a zero accumulator would
+  // divide by zero where a row's first gradient is zero.
+  double initial = initialAccumulatorValue.convertToDouble();
+  if (!(initial > 0.0) || !std::isfinite(initial))
+    return emitError()
+           << "initial_accumulator_value must be positive and finite, got "
+           << initial;
+  return success();
+}

@@ -199,7 +199,22 @@ def DTF_AdamAttr : DTF_Attr<"Adam", "adam"> {
   let genVerifyDecl = 1;
 }
 
-def DTF_OptimizerAttr : AnyAttrOf<[DTF_SGDAttr, DTF_MomentumAttr, DTF_AdamAttr]>;
+def DTF_AdagradAttr : DTF_Attr<"Adagrad", "adagrad"> {
+  let summary = "Adagrad, as TensorFlow's AdagradOptimizer";
+  let description = [{
+    `accum += grad^2; var -= learning_rate * grad / sqrt(accum)`, with every
+    accumulator starting at `initial_accumulator_value` (TensorFlow's
+    default 0.1). The usual optimizer of embedding tables: its sparse update
+    touches the looked-up rows and their accumulators only.
+  }];
+  let parameters = (ins DTF_F64Parameter<"learning rate">:$learning_rate,
+                        DTF_F64Parameter<"initial accumulator value", "0.1">:$initial_accumulator_value);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+def DTF_OptimizerAttr : AnyAttrOf<[DTF_SGDAttr, DTF_MomentumAttr, DTF_AdamAttr,
+                                   DTF_AdagradAttr]>;
 
 //===----------------------------------------------------------------------===//
 // Enums
@@ -213,5 +228,16 @@ def DTF_Padding : I32EnumAttr<"Padding", "TensorFlow window padding", [
 }
 
 def DTF_PaddingAttr : EnumAttr<DTF_Dialect, DTF_Padding, "padding">;
+
+def DTF_Combiner : I32EnumAttr<"Combiner",
+    "how embedding_combine reduces the rows of one example", [
+    I32EnumAttrCase<"sum", 0>,
+    I32EnumAttrCase<"mean", 1>,
+    I32EnumAttrCase<"sqrtn", 2>]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::dtf::ir";
+}
+
+def DTF_CombinerAttr : EnumAttr<DTF_Dialect, DTF_Combiner, "combiner">;
 
 #endif // DTF_IR_DTFATTRS_TD

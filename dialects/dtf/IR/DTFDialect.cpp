@@ -82,12 +82,28 @@ static LogicalResult verifyGradientsAttr(Operation *op, Attribute value) {
   auto names = dyn_cast<ArrayAttr>(value);
   if (!names || !llvm::all_of(names, llvm::IsaPred<StringAttr>))
     return op->emitError("'") << name << "' must be an array of strings";
-  llvm::StringSet<> seen;
+  StringLiteral sparseName = DTFDialect::getSparseGradientsAttrName();
+  Attribute sparseValue = op->getAttr(sparseName);
+  auto sparseNames = dyn_cast_or_null<ArrayAttr>(sparseValue);
+  if (sparseValue &&
+      (!sparseNames || !llvm::all_of(sparseNames, llvm::IsaPred<StringAttr>)))
+    return op->emitError("'") << sparseName << "' must be an array of strings";
+  llvm::StringSet<> seen, seenDense;
   for (Attribute variable : names)
-    if (!seen.insert(cast<StringAttr>(variable).getValue()).second)
+    if (!seenDense.insert(cast<StringAttr>(variable).getValue()).second)
       return op->emitError("'")
              << name << "' lists '" << cast<StringAttr>(variable).getValue()
              << "' twice";
+  if (sparseNames)
+    for (Attribute variable : sparseNames) {
+      StringRef sparse = cast<StringAttr>(variable).getValue();
+      if (seenDense.contains(sparse))
+        return op->emitError("'") << name << "' and '" << sparseName
+                                  << "' both list '" << sparse << "'";
+      if (!seen.insert(sparse).second)
+        return op->emitError("'")
+               << sparseName << "' lists '" << sparse << "' twice";
+    }
 
   auto module = op->getParentOfType<ModuleOp>();
   auto replication =
@@ -96,23 +112,35 @@ static LogicalResult verifyGradientsAttr(Operation *op, Attribute value) {
              : ReplicationAttr();
   if (!replication)
     return success();
+  // Each sparse gradient is two arguments: its ids and its rows.
   int64_t numGradients = names.size();
+  int64_t numSparse = sparseNames ? sparseNames.size() : 0;
+  int64_t groupSize = numGradients + 2 * numSparse;
   int64_t numGroups = replication.getNumGradientGroups();
   ArrayRef<Type> arguments = function.getArgumentTypes();
-  if (static_cast<int64_t>(arguments.size()) != numGroups * numGradients)
-    return op->emitError("takes ")
-           << arguments.size() << " arguments, but '" << name << "' lists "
-           << numGradients << " variables and the module aggregates "
-           << numGroups << (numGroups == 1 ? " replica" : " replicas")
-           << " per update";
-  for (int64_t index = numGradients, e = arguments.size(); index < e; ++index)
-    if (arguments[index] != arguments[index % numGradients])
-      return op->emitError("argument #")
-             << index << " has type " << arguments[index]
-             << ", but it is a gradient of '"
-             << cast<StringAttr>(names[index % numGradients]).getValue()
-             << "' like argument #" << index % numGradients << " of type "
-             << arguments[index % numGradients];
+  if (static_cast<int64_t>(arguments.size()) != numGroups * groupSize) {
+    InFlightDiagnostic diag = op->emitError("takes ")
+                              << arguments.size() << " arguments, but '" << name
+                              << "' lists " << numGradients << " variables";
+    if (numSparse > 0)
+      diag << ", '" << sparseName << "' " << numSparse
+           << " (two arguments each)";
+    return diag << " and the module aggregates " << numGroups
+                << (numGroups == 1 ? " replica" : " replicas") << " per update";
+  }
+  for (int64_t index = groupSize, e = arguments.size(); index < e; ++index) {
+    int64_t first = index % groupSize;
+    if (arguments[index] == arguments[first])
+      continue;
+    Attribute variable = first < numGradients
+                             ? names[first]
+                             : sparseNames[(first - numGradients) / 2];
+    return op->emitError("argument #")
+           << index << " has type " << arguments[index]
+           << ", but it is a gradient of '"
+           << cast<StringAttr>(variable).getValue() << "' like argument #"
+           << first << " of type " << arguments[first];
+  }
   return success();
 }
 
@@ -131,14 +159,19 @@ static LogicalResult verifyPushesAttr(Operation *op, Attribute value) {
     auto push = dyn_cast<DictionaryAttr>(attribute);
     auto device = push ? push.getAs<DeviceAttr>("device") : DeviceAttr();
     auto names = push ? push.getAs<ArrayAttr>("names") : ArrayAttr();
-    if (!device || !names ||
-        !llvm::all_of(names, [](Attribute name) {
-          return isa<StringAttr>(name);
-        }))
+    auto sparseNames =
+        push ? push.getAs<ArrayAttr>("sparse_names") : ArrayAttr();
+    auto allStrings = [](ArrayAttr list) {
+      return !list || llvm::all_of(list, llvm::IsaPred<StringAttr>);
+    };
+    if (!device || !names || !allStrings(names) || !allStrings(sparseNames) ||
+        (push.get("sparse_names") && !sparseNames))
       return op->emitError("'") << kPushesAttrName
                                 << "' must list {device = #dtf.device<...>, "
-                                   "names = [...]} dictionaries";
-    results += 1 + names.size();
+                                   "names = [...], sparse_names = [...]?} "
+                                   "dictionaries";
+    // The step, each dense gradient, and each sparse one's ids and rows.
+    results += 1 + names.size() + 2 * (sparseNames ? sparseNames.size() : 0);
   }
   if (results != static_cast<int64_t>(function.getNumResults()))
     return op->emitError("'")
@@ -177,11 +210,39 @@ LogicalResult DTFDialect::verifyOperationAttribute(Operation *op,
   }
   if (attr.getName() == getGradientsAttrName())
     return verifyGradientsAttr(op, attr.getValue());
+  if (attr.getName() == getAucAttrName()) {
+    auto function = dyn_cast<FunctionOpInterface>(op);
+    auto indices = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
+    if (!function || !indices || indices.size() != 2)
+      return op->emitError("'") << getAucAttrName()
+                                << "' must be array<i64: predictions, labels> "
+                                   "on a function";
+    ArrayRef<Type> results = function.getResultTypes();
+    for (int64_t index : indices.asArrayRef())
+      if (index < 0 || index >= static_cast<int64_t>(results.size()))
+        return op->emitError("'")
+               << getAucAttrName() << "' names result #" << index
+               << ", but the function has " << results.size() << " results";
+    Type predictions = results[indices[0]], labels = results[indices[1]];
+    auto tensor = dyn_cast<RankedTensorType>(predictions);
+    if (!tensor || !tensor.getElementType().isF32() || predictions != labels)
+      return op->emitError("'")
+             << getAucAttrName() << "' needs predictions and labels of one f32 "
+             << "tensor type, got " << predictions << " and " << labels;
+    return success();
+  }
+  // Checked with dtf.gradients, which a PS function always has.
+  if (attr.getName() == getSparseGradientsAttrName()) {
+    if (!op->hasAttr(getGradientsAttrName()))
+      return op->emitError("'") << getSparseGradientsAttrName() << "' needs '"
+                                << getGradientsAttrName() << "' beside it";
+    return success();
+  }
   if (attr.getName() == getOptimizerAttrName()) {
     if (!isa<FunctionOpInterface>(op))
       return op->emitError("'")
              << getOptimizerAttrName() << "' is only valid on a function";
-    if (!isa<SGDAttr, MomentumAttr, AdamAttr>(attr.getValue()))
+    if (!isa<SGDAttr, MomentumAttr, AdamAttr, AdagradAttr>(attr.getValue()))
       return op->emitError("'") << getOptimizerAttrName()
                                 << "' must be a dtf optimizer attribute";
     return success();

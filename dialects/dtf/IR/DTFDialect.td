@@ -46,6 +46,18 @@ def DTF_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getGradientsAttrName() {
       return ::llvm::StringLiteral("dtf.gradients");
     }
+    /// Name of the function attribute listing, in order, the variables whose
+    /// sparse gradients (ids and rows) a PS function takes after the dense
+    /// ones.
+    static constexpr ::llvm::StringLiteral getSparseGradientsAttrName() {
+      return ::llvm::StringLiteral("dtf.sparse_gradients");
+    }
+    /// Name of the function attribute `[predictions, labels]`: the results
+    /// (probabilities in [0, 1] and 0/1 labels of one shape) whose streaming
+    /// AUC and log loss validation reports, as tf.metrics.auc.
+    static constexpr ::llvm::StringLiteral getAucAttrName() {
+      return ::llvm::StringLiteral("dtf.auc");
+    }
 
     // The boundary of a device function (--dtf-lift-graph-inputs).
     /// Argument attribute: the placeholder the argument is fed as.

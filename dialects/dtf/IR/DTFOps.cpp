@@ -64,6 +64,25 @@ static void printPadding(OpAsmPrinter &printer, Operation *,
   printer << stringifyPadding(padding.getValue());
 }
 
+/// `custom<Combiner>`: the bare keyword sum, mean or sqrtn.
+static ParseResult parseCombiner(OpAsmParser &parser, CombinerAttr &combiner) {
+  SMLoc loc = parser.getCurrentLocation();
+  StringRef keyword;
+  if (parser.parseKeyword(&keyword))
+    return failure();
+  std::optional<Combiner> value = symbolizeCombiner(keyword);
+  if (!value)
+    return parser.emitError(loc, "expected combiner sum, mean or sqrtn, got '")
+           << keyword << "'";
+  combiner = CombinerAttr::get(parser.getContext(), *value);
+  return success();
+}
+
+static void printCombiner(OpAsmPrinter &printer, Operation *,
+                          CombinerAttr combiner) {
+  printer << stringifyCombiner(combiner.getValue());
+}
+
 /// `custom<DeviceName>`: a #dtf.device written as its quoted name, as in
 /// `from "/job:worker/task:0"`.
 static ParseResult parseDeviceName(OpAsmParser &parser, DeviceAttr &device) {
@@ -704,6 +723,32 @@ LogicalResult MinimizeOp::verify() {
   return verifyGlobalStep(*this, getGlobalStep());
 }
 
+/// Checks that `ids` (1-D) and `rows` are the ids and rows of a sparse
+/// gradient of a variable holding `valueType`: one row per id, each row of
+/// the variable's shape after its first dimension and element type.
+static LogicalResult verifySparseRows(Operation *op, const Twine &what,
+                                      RankedTensorType valueType, Type idsType,
+                                      Type rowsType) {
+  auto ids = cast<RankedTensorType>(idsType);
+  auto rows = cast<RankedTensorType>(rowsType);
+  if (valueType.getRank() < 1)
+    return op->emitOpError() << what << " updates rows of a scalar variable ("
+                             << valueType << ")";
+  if (ids.getRank() != 1)
+    return op->emitOpError()
+           << what << " has ids " << ids << "; sparse ids are 1-D";
+  if (rows.getElementType() != valueType.getElementType() ||
+      rows.getRank() != valueType.getRank() ||
+      !dimsCompatible(rows.getDimSize(0), ids.getDimSize(0)) ||
+      rows.getShape().drop_front() != valueType.getShape().drop_front())
+    return op->emitOpError()
+           << what << " has rows " << rows << " for " << ids
+           << " of a variable holding " << valueType
+           << "; expected one row of the variable's shape after its first "
+              "dimension per id";
+  return success();
+}
+
 LogicalResult ApplyGradientsOp::verify() {
   if (getVariables().size() != getGradients().size())
     return emitOpError("has ")
@@ -719,8 +764,152 @@ LogicalResult ApplyGradientsOp::verify() {
              << index << " has type " << gradient.getType()
              << " but its variable holds " << valueType;
   }
+  size_t numSparse = getSparseVariables().size();
+  if (getSparseIds().size() != numSparse || getSparseRows().size() != numSparse)
+    return emitOpError("has ")
+           << numSparse << " sparse variables but " << getSparseIds().size()
+           << " ids and " << getSparseRows().size() << " rows";
+  llvm::SmallPtrSet<Value, 8> dense(getVariables().begin(),
+                                    getVariables().end());
+  for (unsigned index = 0; index < numSparse; ++index) {
+    Value variable = getSparseVariables()[index];
+    if (dense.contains(variable))
+      return emitOpError("sparse variable #")
+             << index << " also has a dense gradient";
+    if (failed(verifySparseRows(
+            *this, "sparse gradient #" + Twine(index),
+            cast<ResourceType>(variable.getType()).getValueType(),
+            getSparseIds()[index].getType(), getSparseRows()[index].getType())))
+      return failure();
+  }
   return verifyGlobalStep(*this, getGlobalStep());
 }
+
+//===----------------------------------------------------------------------===//
+// Embeddings
+//===----------------------------------------------------------------------===//
+
+/// The shape of `ids` followed by the dimensions of `table` after the first.
+static LogicalResult inferGatherType(std::optional<Location> location,
+                                     Type tableType, Type idsType,
+                                     SmallVectorImpl<Type> &inferred) {
+  auto table = dyn_cast<RankedTensorType>(tableType);
+  auto ids = dyn_cast<RankedTensorType>(idsType);
+  if (!table || !ids)
+    return failure();
+  if (table.getRank() < 1)
+    return emitOptionalError(location, "looks up rows of a scalar (", table,
+                             ")");
+  SmallVector<int64_t> shape(ids.getShape());
+  llvm::append_range(shape, table.getShape().drop_front());
+  inferred.push_back(RankedTensorType::get(shape, table.getElementType()));
+  return success();
+}
+
+LogicalResult EmbeddingLookupOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> location, Adaptor adaptor,
+    SmallVectorImpl<Type> &inferred) {
+  auto resource = dyn_cast<ResourceType>(adaptor.getTable().getType());
+  if (!resource)
+    return failure();
+  return inferGatherType(location, resource.getValueType(),
+                         adaptor.getIds().getType(), inferred);
+}
+
+LogicalResult GatherOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> location,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &inferred) {
+  return inferGatherType(location, adaptor.getParams().getType(),
+                         adaptor.getIds().getType(), inferred);
+}
+
+/// Checks the operands of embedding_combine(_grad): `rows` [B, L, D...]
+/// looked up at `ids` [B, L], with `weights` [B, L] when present.
+static LogicalResult verifyCombineOperands(std::optional<Location> location,
+                                           RankedTensorType rows,
+                                           RankedTensorType ids,
+                                           Value weights) {
+  if (rows.getRank() < 3 ||
+      !dimsCompatible(rows.getDimSize(0), ids.getDimSize(0)) ||
+      !dimsCompatible(rows.getDimSize(1), ids.getDimSize(1)))
+    return emitOptionalError(location, "rows ", rows,
+                             " are not the rows looked up at ids ", ids,
+                             " (expected [batch, slots, width...])");
+  if (weights) {
+    auto weightsType = cast<RankedTensorType>(weights.getType());
+    if (weightsType.getShape() != ids.getShape() ||
+        weightsType.getElementType() != rows.getElementType())
+      return emitOptionalError(location, "weights ", weightsType,
+                               " do not match ids ", ids, " and rows ", rows);
+  }
+  return success();
+}
+
+LogicalResult EmbeddingCombineOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> location, Adaptor adaptor,
+    SmallVectorImpl<Type> &inferred) {
+  auto rows = dyn_cast<RankedTensorType>(adaptor.getRows().getType());
+  auto ids = dyn_cast<RankedTensorType>(adaptor.getIds().getType());
+  if (!rows || !ids)
+    return failure();
+  if (failed(verifyCombineOperands(location, rows, ids, adaptor.getWeights())))
+    return failure();
+  SmallVector<int64_t> shape(rows.getShape());
+  shape.erase(shape.begin() + 1);
+  inferred.push_back(RankedTensorType::get(shape, rows.getElementType()));
+  return success();
+}
+
+LogicalResult EmbeddingCombineGradOp::verify() {
+  RankedTensorType output = getOutput().getType();
+  if (failed(verifyCombineOperands(getLoc(), output, getIds().getType(),
+                                   getWeights())))
+    return failure();
+  SmallVector<int64_t> dyShape(output.getShape());
+  dyShape.erase(dyShape.begin() + 1);
+  if (getDy().getType() !=
+      RankedTensorType::get(dyShape, output.getElementType()))
+    return emitOpError("dy ") << getDy().getType()
+                              << " is not the gradient of combining " << output;
+  return success();
+}
+
+LogicalResult UnsortedSegmentSumOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> location, Adaptor adaptor,
+    SmallVectorImpl<Type> &inferred) {
+  auto data = dyn_cast<RankedTensorType>(adaptor.getData().getType());
+  auto ids = dyn_cast<RankedTensorType>(adaptor.getSegmentIds().getType());
+  if (!data || !ids)
+    return failure();
+  if (data.getRank() < 1 ||
+      !dimsCompatible(data.getDimSize(0), ids.getDimSize(0)))
+    return emitOptionalError(location, "data ", data,
+                             " needs one row per segment id of ", ids);
+  SmallVector<int64_t> shape(data.getShape());
+  shape[0] = adaptor.getNumSegments();
+  inferred.push_back(RankedTensorType::get(shape, data.getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Sparse updates
+//===----------------------------------------------------------------------===//
+
+template <typename SparseApplyOp>
+static LogicalResult verifySparseApply(SparseApplyOp op) {
+  return verifySparseRows(
+      op, "update", cast<ResourceType>(op.getVar().getType()).getValueType(),
+      op.getIds().getType(), op.getRows().getType());
+}
+
+LogicalResult SparseApplyGradientDescentOp::verify() {
+  return verifySparseApply(*this);
+}
+LogicalResult SparseApplyAdagradOp::verify() {
+  return verifySparseApply(*this);
+}
+LogicalResult SparseApplyAdamOp::verify() { return verifySparseApply(*this); }
 
 //===----------------------------------------------------------------------===//
 // Gradient ops
@@ -901,16 +1090,43 @@ LogicalResult PullOp::verify() {
   return verifyPSTask(*this, getDevice());
 }
 
+LogicalResult PullRowsOp::verify() {
+  if (getName().empty())
+    return emitOpError("expects a variable name");
+  RankedTensorType ids = getIds().getType();
+  RankedTensorType rows = getRows().getType();
+  if (rows.getRank() <= ids.getRank() ||
+      rows.getShape().take_front(ids.getRank()) != ids.getShape())
+    return emitOpError("rows ")
+           << rows << " do not start with the shape of ids " << ids;
+  return verifyPSTask(*this, getDevice());
+}
+
 LogicalResult PushGradientsOp::verify() {
   ArrayAttr names = getNames();
   if (names.size() != getGradients().size())
     return emitOpError("has ")
            << getGradients().size() << " gradients but " << names.size()
            << " names";
+  ArrayAttr sparseNames = getSparseNames();
+  if (sparseNames.size() != getSparseIds().size() ||
+      sparseNames.size() != getSparseRows().size())
+    return emitOpError("has ") << getSparseIds().size() << " sparse ids and "
+                               << getSparseRows().size() << " sparse rows but "
+                               << sparseNames.size() << " sparse names";
   llvm::StringSet<> seen;
-  for (StringRef name : names.getAsValueRange<StringAttr>())
-    if (!seen.insert(name).second)
-      return emitOpError("pushes two gradients of '") << name << "'";
+  for (ArrayAttr list : {names, sparseNames})
+    for (StringRef name : list.getAsValueRange<StringAttr>())
+      if (!seen.insert(name).second)
+        return emitOpError("pushes two gradients of '") << name << "'";
+  for (auto [ids, rows] : llvm::zip(getSparseIds(), getSparseRows())) {
+    auto rowsType = cast<RankedTensorType>(rows.getType());
+    if (rowsType.getRank() < 2 ||
+        !dimsCompatible(rowsType.getDimSize(0),
+                        cast<RankedTensorType>(ids.getType()).getDimSize(0)))
+      return emitOpError("sparse rows ")
+             << rowsType << " are not one row per id of " << ids.getType();
+  }
   return verifyPSTask(*this, getDevice());
 }
 

@@ -249,6 +249,137 @@ def DTF_SparseSoftmaxCrossEntropyWithLogitsOp
 }
 
 //===----------------------------------------------------------------------===//
+// Embeddings and sparse features
+//
+// A categorical feature is a batch of integer ids; an embedding table is a
+// variable of [rows, width...] looked up by them. Ragged (multi-hot)
+// features come padded to a static [batch, L] with the id -1 in empty slots
+// (runtime/ABI.md, "Ragged features"): a looked-up padding slot is a zero
+// row and gets no gradient. The gradient of a table with respect to a
+// lookup is sparse (TensorFlow's IndexedSlices): the ids and one row per
+// id, never a dense table-sized tensor.
+//===----------------------------------------------------------------------===//
+
+def DTF_EmbeddingLookupOp : DTF_Op<"embedding_lookup", [InferTypeOpAdaptor]> {
+  let summary = "rows of a variable at integer ids (tf.nn.embedding_lookup)";
+  let description = [{
+    TensorFlow's ResourceGather on axis 0: the result has the shape of `ids`
+    followed by the table's dimensions after the first. An id of -1 (a
+    padding slot of a ragged feature) gives a zero row; any other id outside
+    [0, rows) is a run-time error naming the table and the id.
+
+    The gradient of `table` is sparse: `--dtf-autodiff` pairs the flattened
+    ids with the rows of the result's gradient, and the optimizer updates
+    those rows only. After replication a worker reads the rows it needs with
+    `dtf.pull_rows`.
+
+    ```mlir
+    %rows = dtf.embedding_lookup %table[%ids]
+        : !dtf.resource<tensor<1000x16xf32>>, tensor<100x5xi64>
+    ```
+  }];
+  let arguments = (ins DTF_ResourceArg<[MemRead]>:$table,
+                       RankedTensorOf<[I32, I64]>:$ids);
+  let results = (outs DTF_FloatTensor:$output);
+  let assemblyFormat = [{
+    $table `[` $ids `]` attr-dict `:` qualified(type($table)) `,` type($ids)
+  }];
+}
+
+def DTF_EmbeddingCombineOp : DTF_Op<"embedding_combine",
+    [Pure, InferTypeOpAdaptor]> {
+  let summary = "one row per example from the looked-up rows of a ragged "
+                "feature";
+  let description = [{
+    The reduction of `tf.nn.embedding_lookup_sparse`: for the rows
+    `[B, L, D]` looked up at the padded ids `[B, L]`, with optional per-id
+    `weights` `[B, L]` (1 when absent), returns `[B, D]` where example `b`
+    is `sum_l w[b,l] * rows[b,l]` (`sum`), divided by `sum_l w[b,l]`
+    (`mean`) or by `sqrt(sum_l w[b,l]^2)` (`sqrtn`); slots whose id is -1
+    are left out, and an example with no ids gets a zero row.
+    `embedding_lookup_sparse(table, ids, weights, combiner)` is
+    `embedding_combine` of `embedding_lookup %table[%ids]`.
+
+    ```mlir
+    %emb = dtf.embedding_combine mean %rows, %ids
+        : tensor<100x5x16xf32>, tensor<100x5xi64>
+    ```
+  }];
+  let arguments = (ins DTF_CombinerAttr:$combiner, DTF_FloatTensor:$rows,
+                       TensorRankOf<[I32, I64], [2]>:$ids,
+                       Optional<TensorRankOf<[AnyFloat], [2]>>:$weights);
+  let results = (outs DTF_FloatTensor:$output);
+  let assemblyFormat = [{
+    custom<Combiner>($combiner) $rows `,` $ids (`weights` $weights^)? attr-dict
+    `:` type($rows) `,` type($ids) (`,` type($weights)^)?
+  }];
+}
+
+def DTF_EmbeddingCombineGradOp : DTF_Op<"embedding_combine_grad", [Pure]> {
+  let summary = "gradient of embedding_combine with respect to its rows";
+  let description = [{
+    `[B, L, D]`: slot `(b, l)` gets `dy[b] * w[b,l]` scaled as the combiner
+    scaled example `b`; padding slots get zero rows.
+  }];
+  let arguments = (ins DTF_CombinerAttr:$combiner, DTF_FloatTensor:$dy,
+                       TensorRankOf<[I32, I64], [2]>:$ids,
+                       Optional<TensorRankOf<[AnyFloat], [2]>>:$weights);
+  let results = (outs DTF_FloatTensor:$output);
+  let assemblyFormat = [{
+    custom<Combiner>($combiner) $dy `,` $ids (`weights` $weights^)? attr-dict
+    `:` type($dy) `,` type($ids) (`,` type($weights)^)? `->` type($output)
+  }];
+  let hasVerifier = 1;
+}
+
+def DTF_GatherOp : DTF_Op<"gather", [Pure, InferTypeOpAdaptor]> {
+  let summary = "slices of a tensor at integer ids along axis 0 (tf.gather)";
+  let description = [{
+    As `dtf.embedding_lookup`, on a value rather than a variable: the
+    result has the shape of `ids` followed by the dimensions of `params`
+    after the first; -1 gives zeros.
+  }];
+  let arguments = (ins DTF_FloatTensor:$params,
+                       RankedTensorOf<[I32, I64]>:$ids);
+  let results = (outs DTF_FloatTensor:$output);
+  let assemblyFormat =
+      "$params `[` $ids `]` attr-dict `:` type($params) `,` type($ids)";
+}
+
+def DTF_UnsortedSegmentSumOp : DTF_Op<"unsorted_segment_sum",
+    [Pure, InferTypeOpAdaptor]> {
+  let summary = "sums of rows by segment id (tf.math.unsorted_segment_sum)";
+  let description = [{
+    Row `i` of `data` (`[N, D...]`) is added to row `segment_ids[i]` of the
+    `[num_segments, D...]` result; negative ids are dropped, as in
+    TensorFlow, and an id at or past `num_segments` is a run-time error.
+  }];
+  let arguments = (ins DTF_FloatTensor:$data,
+                       TensorRankOf<[I32, I64], [1]>:$segment_ids,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$num_segments);
+  let results = (outs DTF_FloatTensor:$output);
+  let assemblyFormat = [{
+    $data `,` $segment_ids `num_segments` $num_segments attr-dict `:`
+    type($data) `,` type($segment_ids)
+  }];
+}
+
+def DTF_SigmoidOp : DTF_UnaryOp<"sigmoid", "elementwise 1 / (1 + exp(-x))">;
+
+def DTF_SigmoidCrossEntropyWithLogitsOp
+    : DTF_Op<"sigmoid_cross_entropy_with_logits",
+             [Pure, SameOperandsAndResultType]> {
+  let summary = "elementwise logistic loss of logits against 0/1 labels";
+  let description = [{
+    TensorFlow's `tf.nn.sigmoid_cross_entropy_with_logits`, computed stably
+    as `max(x, 0) - x * z + log(1 + exp(-|x|))`.
+  }];
+  let arguments = (ins DTF_FloatTensor:$logits, DTF_FloatTensor:$labels);
+  let results = (outs DTF_FloatTensor:$loss);
+  let assemblyFormat = "$logits `,` $labels attr-dict `:` type($logits)";
+}
+
+//===----------------------------------------------------------------------===//
 // Reductions and shape manipulation
 //===----------------------------------------------------------------------===//
 
@@ -411,14 +542,31 @@ def DTF_ApplyGradientsOp : DTF_Op<"apply_gradients",
         (%w, %b : !dtf.resource<tensor<4x2xf32>>, !dtf.resource<tensor<2xf32>>)
         grads(%dw, %db : tensor<4x2xf32>, tensor<2xf32>)
     ```
+
+    Variables looked up by rows (`dtf.embedding_lookup`) have sparse
+    gradients, listed apart: each `sparse_variables` entry is updated at
+    the 1-D `sparse_ids` (duplicates and -1 allowed) with one row of
+    `sparse_rows` per id, as TensorFlow applies an IndexedSlices gradient.
+
+    ```mlir
+    dtf.apply_gradients #dtf.adagrad<learning_rate = 0.1> (%w : ...) grads(%dw : ...)
+        sparse(%table : !dtf.resource<tensor<1000x16xf32>>)
+        ids(%ids : tensor<500xi64>) rows(%rows : tensor<500x16xf32>)
+    ```
   }];
   let arguments = (ins DTF_OptimizerAttr:$optimizer,
                        Variadic<DTF_ResourceType>:$variables,
                        Variadic<DTF_FloatTensor>:$gradients,
+                       Variadic<DTF_ResourceType>:$sparse_variables,
+                       Variadic<RankedTensorOf<[I32, I64]>>:$sparse_ids,
+                       Variadic<DTF_FloatTensor>:$sparse_rows,
                        Optional<DTF_ResourceType>:$global_step);
   let assemblyFormat = [{
-    $optimizer `(` $variables `:` qualified(type($variables)) `)`
-    `grads` `(` $gradients `:` type($gradients) `)`
+    $optimizer (`(` $variables^ `:` qualified(type($variables)) `)`
+    `grads` `(` $gradients `:` type($gradients) `)`)?
+    (`sparse` `(` $sparse_variables^ `:` qualified(type($sparse_variables)) `)`
+     `ids` `(` $sparse_ids `:` type($sparse_ids) `)`
+     `rows` `(` $sparse_rows `:` type($sparse_rows) `)`)?
     (`global_step` $global_step^ `:` qualified(type($global_step)))? attr-dict
   }];
   let hasVerifier = 1;
@@ -430,6 +578,26 @@ def DTF_ApplyGradientsOp : DTF_Op<"apply_gradients",
 // The ops `--dtf-autodiff` emits for the backward pass; their names and
 // semantics are TensorFlow's (ReluGrad, Conv2DBackpropInput, MaxPoolGrad...).
 //===----------------------------------------------------------------------===//
+
+def DTF_SigmoidGradOp : DTF_Op<"sigmoid_grad",
+    [Pure, SameOperandsAndResultType]> {
+  let summary = "gradient of sigmoid from its output y: dy * y * (1 - y)";
+  let arguments = (ins DTF_FloatTensor:$y, DTF_FloatTensor:$dy);
+  let results = (outs DTF_FloatTensor:$output);
+  let assemblyFormat = "$y `,` $dy attr-dict `:` type($y)";
+}
+
+def DTF_SigmoidCrossEntropyWithLogitsGradOp
+    : DTF_Op<"sigmoid_cross_entropy_with_logits_grad",
+             [Pure, SameOperandsAndResultType]> {
+  let summary = "gradient of the logistic loss wrt logits: "
+                "dloss * (sigmoid(logits) - labels)";
+  let arguments = (ins DTF_FloatTensor:$dloss, DTF_FloatTensor:$logits,
+                       DTF_FloatTensor:$labels);
+  let results = (outs DTF_FloatTensor:$output);
+  let assemblyFormat =
+      "$dloss `,` $logits `,` $labels attr-dict `:` type($dloss)";
+}
 
 def DTF_ReluGradOp : DTF_Op<"relu_grad", [Pure, SameOperandsAndResultType]> {
   let summary = "gradient of relu: dy where x > 0, else 0";
@@ -616,6 +784,81 @@ def DTF_ApplyAdamOp : DTF_Op<"apply_adam",
   }];
 }
 
+def DTF_ApplyAdagradOp : DTF_Op<"apply_adagrad",
+    [DTF_GradMatchesVariable<"var">, DTF_SlotMatchesVariable<"accum">]> {
+  let summary = "accum += grad^2; var -= lr * grad / sqrt(accum)";
+  let arguments = (ins DTF_ResourceArg<[MemRead, MemWrite]>:$var,
+                       DTF_ResourceArg<[MemRead, MemWrite]>:$accum,
+                       DTF_FloatTensor:$grad, F64Attr:$learning_rate);
+  let assemblyFormat = [{
+    $var `,` $accum `,` $grad `learning_rate` $learning_rate attr-dict `:`
+    qualified(type($var))
+  }];
+}
+
+// The sparse updates take the rows `rows` of an IndexedSlices gradient at
+// the 1-D `ids` of `var`'s first dimension. As TensorFlow's
+// Optimizer._apply_sparse_duplicate_indices, the rows of equal ids are
+// summed before the update and ids of -1 (padding) are dropped; only the
+// rows named, and their slots' rows, change. The number of ids may be
+// dynamic: a PS task receives the unique ids of each push.
+class DTF_SparseApplyOp<string mnemonic, list<Trait> traits = []>
+    : DTF_Op<mnemonic, traits> {
+  let hasVerifier = 1;
+}
+
+def DTF_SparseApplyGradientDescentOp
+    : DTF_SparseApplyOp<"sparse_apply_gradient_descent"> {
+  let summary = "var[ids] -= learning_rate * rows";
+  let arguments = (ins DTF_ResourceArg<[MemRead, MemWrite]>:$var,
+                       TensorRankOf<[I32, I64], [1]>:$ids,
+                       DTF_FloatTensor:$rows, F64Attr:$learning_rate);
+  let assemblyFormat = [{
+    $var `[` $ids `]` `,` $rows `learning_rate` $learning_rate attr-dict `:`
+    qualified(type($var)) `,` type($ids) `,` type($rows)
+  }];
+}
+
+def DTF_SparseApplyAdagradOp
+    : DTF_SparseApplyOp<"sparse_apply_adagrad",
+                        [DTF_SlotMatchesVariable<"accum">]> {
+  let summary = "Adagrad on the rows ids of var and accum";
+  let arguments = (ins DTF_ResourceArg<[MemRead, MemWrite]>:$var,
+                       DTF_ResourceArg<[MemRead, MemWrite]>:$accum,
+                       TensorRankOf<[I32, I64], [1]>:$ids,
+                       DTF_FloatTensor:$rows, F64Attr:$learning_rate);
+  let assemblyFormat = [{
+    $var `,` $accum `[` $ids `]` `,` $rows `learning_rate` $learning_rate
+    attr-dict `:` qualified(type($var)) `,` type($ids) `,` type($rows)
+  }];
+}
+
+def DTF_SparseApplyAdamOp
+    : DTF_SparseApplyOp<"sparse_apply_adam",
+                        [DTF_SlotMatchesVariable<"m">,
+                         DTF_SlotMatchesVariable<"v">,
+                         AllTypesMatch<["beta1_power", "beta2_power"]>]> {
+  let summary = "lazy Adam: Adam on the rows ids of var, m and v only";
+  let description = [{
+    `tf.contrib.opt.LazyAdamOptimizer`'s update: the moments of rows that no
+    id names do not decay, so a step costs the touched rows only.
+  }];
+  let arguments = (ins DTF_ResourceArg<[MemRead, MemWrite]>:$var,
+                       DTF_ResourceArg<[MemRead, MemWrite]>:$m,
+                       DTF_ResourceArg<[MemRead, MemWrite]>:$v,
+                       DTF_ScalarFloatTensor:$beta1_power,
+                       DTF_ScalarFloatTensor:$beta2_power,
+                       TensorRankOf<[I32, I64], [1]>:$ids,
+                       DTF_FloatTensor:$rows, F64Attr:$learning_rate,
+                       F64Attr:$beta1, F64Attr:$beta2, F64Attr:$epsilon);
+  let assemblyFormat = [{
+    $var `,` $m `,` $v `,` $beta1_power `,` $beta2_power `[` $ids `]` `,` $rows
+    `learning_rate` $learning_rate `beta1` $beta1 `beta2` $beta2 `epsilon`
+    $epsilon attr-dict `:` qualified(type($var)) `,` type($beta1_power) `,`
+    type($ids) `,` type($rows)
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // Cross-device transfers
 //
@@ -724,8 +967,35 @@ def DTF_PullOp : DTF_Op<"pull",
   let hasVerifier = 1;
 }
 
+def DTF_PullRowsOp : DTF_Op<"pull_rows",
+    [MemoryEffects<[MemRead<DTF_ParameterServer>]>]> {
+  let summary = "the rows of a variable held by a PS task at integer ids";
+  let description = [{
+    What `dtf.embedding_lookup` becomes on a worker: the rows of variable
+    `name` on the PS task `device` at `ids`, with the shape of `ids`
+    followed by the variable's dimensions after the first. The runtime asks
+    the task for each distinct id of the batch once (RPC `PullRows`) and
+    never for the whole table; -1 gives a zero row. As `dtf.pull`, it reads
+    the values of the step's start.
+
+    ```mlir
+    %rows = dtf.pull_rows "emb" from "/job:ps/task:0" [%ids]
+        : tensor<100x5xi64> -> tensor<100x5x16xf32>
+    ```
+  }];
+  let arguments = (ins StrAttr:$name, DTF_DeviceAttr:$device,
+                       RankedTensorOf<[I32, I64]>:$ids);
+  let results = (outs DTF_FloatTensor:$rows);
+  let assemblyFormat = [{
+    $name `from` custom<DeviceName>($device) ` ` `[` $ids `]` attr-dict `:`
+    type($ids) `->` type($rows)
+  }];
+  let hasVerifier = 1;
+}
+
 def DTF_PushGradientsOp : DTF_Op<"push_gradients",
-    [MemoryEffects<[MemWrite<DTF_ParameterServer>]>]> {
+    [MemoryEffects<[MemWrite<DTF_ParameterServer>]>,
+     AttrSizedOperandSegments]> {
   let summary = "sends one replica's gradients to a PS task";
   let description = [{
     Sends the gradients of the variables `names` to the PS task `device`
@@ -738,13 +1008,23 @@ def DTF_PushGradientsOp : DTF_Op<"push_gradients",
     dtf.push_gradients to "/job:ps/task:0" step %step (%d_hid_b, %d_sm_b)
         {names = ["hid_b", "sm_b"]} : tensor<i64>, tensor<100xf32>, tensor<10xf32>
     ```
+
+    Sparse gradients (`sparse_names`, after the dense ones in the PS
+    function's `dtf.sparse_gradients` order) go as their ids and rows; the
+    runtime sends each distinct id once, with the sum of its rows, and drops
+    -1.
   }];
   let arguments = (ins DTF_DeviceAttr:$device,
                        0DTensorOf<[AnySignlessInteger]>:$step,
                        Variadic<DTF_FloatTensor>:$gradients,
-                       DefaultValuedAttr<StrArrayAttr, "{}">:$names);
+                       Variadic<TensorRankOf<[I32, I64], [1]>>:$sparse_ids,
+                       Variadic<DTF_FloatTensor>:$sparse_rows,
+                       DefaultValuedAttr<StrArrayAttr, "{}">:$names,
+                       DefaultValuedAttr<StrArrayAttr, "{}">:$sparse_names);
   let assemblyFormat = [{
-    `to` custom<DeviceName>($device) `step` $step ` ` `(` $gradients `)` attr-dict
+    `to` custom<DeviceName>($device) `step` $step ` ` `(` $gradients `)`
+    (`sparse` `(` $sparse_ids^ `:` type($sparse_ids) `)`
+     `rows` `(` $sparse_rows `:` type($sparse_rows) `)`)? attr-dict
     `:` type($step) (`,` type($gradients)^)?
   }];
   let hasVerifier = 1;

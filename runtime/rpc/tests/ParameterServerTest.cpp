@@ -93,6 +93,15 @@ module {
     return
   }
 
+  func.func @ps_table(%ids: tensor<?xi64>, %rows: tensor<?x2xf32>)
+      attributes {dtf.device = #dtf.device<"/job:ps/task:4">,
+                  dtf.gradients = [], dtf.sparse_gradients = ["table"]} {
+    %table = dtf.variable "table" init(#dtf.constant<1.0>) : !dtf.resource<tensor<6x2xf32>>
+    %accum = dtf.variable "table/Adagrad" init(#dtf.constant<1.0>) {trainable = false} : !dtf.resource<tensor<6x2xf32>>
+    dtf.sparse_apply_adagrad %table, %accum[%ids], %rows learning_rate 1.0 : !dtf.resource<tensor<6x2xf32>>, tensor<?xi64>, tensor<?x2xf32>
+    return
+  }
+
   func.func @ps_big(%g_big: tensor<800x1000xf32>)
       attributes {dtf.device = #dtf.device<"/job:ps/task:2">,
                   dtf.gradients = ["big"]} {
@@ -567,6 +576,74 @@ TEST_P(ParameterServerTest, ObserverHooksSeeEachUpdate) {
                      "dtf.apply_gradient_descent", "dtf.apply_gradient_descent",
                      "dtf.apply_gradient_descent", "dtf.apply_gradient_descent",
                      "dtf.assign_add", "dtf.assign_add"}));
+}
+
+// An embedding table: a worker pulls the rows of its ids only and pushes
+// the rows of its sparse gradient; Adagrad updates those rows and their
+// accumulators, nothing else.
+TEST_P(ParameterServerTest, PullsRowsAndAppliesSparseGradients) {
+  startPs("ps_table", Replication::async());
+  client->initialize();
+  ps::RowRequest request;
+  request.name = "table";
+  request.ids = Tensor::fromVector<int64_t>({3}, {4, 0, 4});
+  std::vector<ps::RowRequest> requests;
+  requests.push_back(std::move(request));
+  std::vector<Tensor> rows = client->pullRows(requests);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].shape(), (Shape{3, 2}));
+  EXPECT_EQ(rows[0].toVector<float>(), std::vector<float>(6, 1.0f));
+
+  // accum = 1 + 3^2 = 10 and row -= 3 / sqrt(10) where the gradient is 3.
+  Tensor ids = Tensor::fromVector<int64_t>({2}, {1, 5});
+  Tensor gradient = Tensor::fromVector<float>({2, 2}, {3, 3, 0, 0});
+  ps::PushResult result =
+      client->push(0, {{"table", &ids}, {"table", &gradient}});
+  EXPECT_EQ(result.outcome, ps::PushOutcome::Applied);
+  std::vector<float> table = pullOne("table");
+  float moved = 1.0f - 3.0f / std::sqrt(10.0f);
+  std::vector<float> expected(12, 1.0f);
+  expected[2] = expected[3] = moved;
+  for (size_t i = 0; i < table.size(); ++i)
+    EXPECT_NEAR(table[i], expected[i], 1e-6) << "element " << i;
+  std::vector<float> accum = pullOne("table/Adagrad");
+  EXPECT_FLOAT_EQ(accum[2], 10.0f);
+  EXPECT_FLOAT_EQ(accum[10], 1.0f);
+}
+
+TEST_P(ParameterServerTest, RowsOutsideATableAreAClearError) {
+  startPs("ps_table", Replication::async());
+  client->initialize();
+  auto expectRowsError = [&](const std::string &name, Tensor ids,
+                             ErrorCode code,
+                             std::vector<std::string> fragments) {
+    std::vector<ps::RowRequest> requests(1);
+    requests[0].name = name;
+    requests[0].ids = std::move(ids);
+    Error error = expectError([&] { client->pullRows(requests); });
+    EXPECT_EQ(error.code(), code) << error.what();
+    for (const std::string &fragment : fragments)
+      EXPECT_TRUE(contains(error.what(), fragment))
+          << error.what() << " lacks " << fragment;
+  };
+  expectRowsError("table", Tensor::fromVector<int64_t>({2}, {1, 6}),
+                  ErrorCode::InvalidArgument,
+                  {"rows of 'table'", "id 6", "[0, 6)"});
+  expectRowsError("table", Tensor::fromVector<int64_t>({1, 1}, {1}),
+                  ErrorCode::InvalidArgument, {"row ids are 1-D"});
+  expectRowsError("nope", Tensor::fromVector<int64_t>({1}, {1}),
+                  ErrorCode::NotFound, {"no variable 'nope'"});
+  // A sparse gradient whose rows are not the table's is refused whole.
+  Tensor ids = Tensor::fromVector<int64_t>({1}, {1});
+  Tensor rows = Tensor::fromVector<float>({1, 3}, {1, 1, 1});
+  Error error = expectError([&] {
+    client->push(0, {{"table", &ids}, {"table", &rows}});
+  });
+  EXPECT_EQ(error.code(), ErrorCode::InvalidArgument);
+  EXPECT_TRUE(contains(error.what(), "the gradient of 'table' is f32[1,3] "
+                                     "but variable 'table' is f32[-1,2]"))
+      << error.what();
+  EXPECT_EQ(pullOne("table"), std::vector<float>(12, 1.0f));
 }
 
 TEST_P(ParameterServerTest, StepCallsTakeTheTransportUnderTest) {

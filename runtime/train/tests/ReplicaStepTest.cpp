@@ -170,6 +170,10 @@ TEST(RecoveringWorker, StartsTheStepOverAfterAFailedCall) {
     const std::string &peer() const override { return task.peer(); }
     void waitUntilReachable() override {}
     bool initialize() override { return task.initialize(); }
+    std::vector<Tensor> pullRows(const std::vector<ps::RowRequest> &requests,
+                                 int64_t *epoch) override {
+      return task.pullRows(requests, epoch);
+    }
     std::vector<Tensor> pull(const std::vector<std::string> &names,
                              int64_t *epoch) override {
       return task.pull(names, epoch);

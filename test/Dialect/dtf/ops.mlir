@@ -405,10 +405,10 @@ func.func @apply_gradients(%dw: tensor<4x2xf32>, %db: tensor<2xf32>) {
 // GENERIC: "dtf.variable"() <{initializer = #dtf.zeros, name = "b", trainable = true}> : () -> !dtf.resource<tensor<2xf32>>
   %b = dtf.variable "b" init(#dtf.zeros) : !dtf.resource<tensor<2xf32>>
 // CHECK: dtf.apply_gradients #dtf.sgd<learning_rate = 0.5>(%[[W]], %[[B]] : !dtf.resource<tensor<4x2xf32>>, !dtf.resource<tensor<2xf32>>) grads(%[[DW]], %[[DB]] : tensor<4x2xf32>, tensor<2xf32>)
-// GENERIC: "dtf.apply_gradients"(%{{.*}}) <{operandSegmentSizes = array<i32: 2, 2, 0>, optimizer = #dtf.sgd<learning_rate = 0.5>}> : (!dtf.resource<tensor<4x2xf32>>, !dtf.resource<tensor<2xf32>>, tensor<4x2xf32>, tensor<2xf32>) -> ()
+// GENERIC: "dtf.apply_gradients"(%{{.*}}) <{operandSegmentSizes = array<i32: 2, 2, 0, 0, 0, 0>, optimizer = #dtf.sgd<learning_rate = 0.5>}> : (!dtf.resource<tensor<4x2xf32>>, !dtf.resource<tensor<2xf32>>, tensor<4x2xf32>, tensor<2xf32>) -> ()
   dtf.apply_gradients #dtf.sgd<learning_rate = 0.5> (%w, %b : !dtf.resource<tensor<4x2xf32>>, !dtf.resource<tensor<2xf32>>) grads(%dw, %db : tensor<4x2xf32>, tensor<2xf32>)
 // CHECK: dtf.apply_gradients #dtf.adam<learning_rate = 0.01>(%[[W]] : !dtf.resource<tensor<4x2xf32>>) grads(%[[DW]] : tensor<4x2xf32>) global_step %[[STEP]] : !dtf.resource<tensor<i64>>
-// GENERIC: "dtf.apply_gradients"(%{{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 1>, optimizer = #dtf.adam<learning_rate = 0.01>}> : (!dtf.resource<tensor<4x2xf32>>, tensor<4x2xf32>, !dtf.resource<tensor<i64>>) -> ()
+// GENERIC: "dtf.apply_gradients"(%{{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 0, 0, 0, 1>, optimizer = #dtf.adam<learning_rate = 0.01>}> : (!dtf.resource<tensor<4x2xf32>>, tensor<4x2xf32>, !dtf.resource<tensor<i64>>) -> ()
   dtf.apply_gradients #dtf.adam<learning_rate = 0.01> (%w : !dtf.resource<tensor<4x2xf32>>) grads(%dw : tensor<4x2xf32>) global_step %step : !dtf.resource<tensor<i64>>
 // CHECK: return
   return

@@ -45,11 +45,11 @@ module attributes {
     %step = dtf.pull "global_step" from "/job:ps/task:1" : tensor<i64>
     %sm_b = dtf.pull "sm_b" from "/job:ps/task:0" : tensor<10xf32>
     // CHECK-NEXT: dtf.push_gradients to "/job:ps/task:0" step %[[STEP]] (%[[SM_B]]) {names = ["sm_b"]} : tensor<i64>, tensor<10xf32>
-    // GENERIC:    "dtf.push_gradients"(%{{.*}}, %{{.*}}) <{device = #dtf.device<"/job:ps/task:0">, names = ["sm_b"]}> : (tensor<i64>, tensor<10xf32>) -> ()
+    // GENERIC:    "dtf.push_gradients"(%{{.*}}, %{{.*}}) <{device = #dtf.device<"/job:ps/task:0">, names = ["sm_b"], operandSegmentSizes = array<i32: 1, 1, 0, 0>, sparse_names = []}> : (tensor<i64>, tensor<10xf32>) -> ()
     dtf.push_gradients to "/job:ps/task:0" step %step (%sm_b) {names = ["sm_b"]} : tensor<i64>, tensor<10xf32>
     // An empty push: `names` defaults to [].
     // CHECK-NEXT: dtf.push_gradients to "/job:ps/task:1" step %[[STEP]] () : tensor<i64>
-    // GENERIC:    "dtf.push_gradients"(%{{.*}}) <{device = #dtf.device<"/job:ps/task:1">, names = []}> : (tensor<i64>) -> ()
+    // GENERIC:    "dtf.push_gradients"(%{{.*}}) <{device = #dtf.device<"/job:ps/task:1">, names = [], operandSegmentSizes = array<i32: 1, 0, 0, 0>, sparse_names = []}> : (tensor<i64>) -> ()
     dtf.push_gradients to "/job:ps/task:1" step %step () : tensor<i64>
     return %sm_b : tensor<10xf32>
   }

@@ -51,7 +51,7 @@ func.func @worker() -> (tensor<f32>, tensor<i64>) attributes {
 
 // -----
 
-// expected-error @+1 {{'dtf.pushes' must list {device = #dtf.device<...>, names = [...]} dictionaries}}
+// expected-error @+1 {{'dtf.pushes' must list {device = #dtf.device<...>, names = [...], sparse_names = [...]?} dictionaries}}
 func.func @worker() -> tensor<f32> attributes {
     dtf.model_results = 1 : i64, dtf.pushes = [{names = ["w"]}]} {
   %loss = dtf.constant dense<1.0> : tensor<f32>

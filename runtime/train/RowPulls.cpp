@@ -1,0 +1,83 @@
+//===- RowPulls.cpp - dtf.pull_rows on a worker's CPU step ----------------===//
+
+#include "runtime/train/RowPulls.h"
+
+#include "dialects/dtf/IR/DTFOps.h"
+#include "runtime/core/Error.h"
+#include "runtime/core/Kernels.h"
+#include "runtime/core/Sparse.h"
+
+#include <string>
+
+namespace dtf::train {
+
+namespace {
+
+/// The ids of a lookup as the PS task is asked for them: each distinct id
+/// once, padding left out, and where each position of the lookup finds its
+/// row among the answer's (kPaddingId for padding).
+struct DistinctIds {
+  Tensor ids;
+  Tensor positions;
+};
+
+DistinctIds distinctIds(const Tensor &ids) {
+  Tensor flat =
+      kernels::reshape(kernels::cast(ids, DType::I64), {ids.numElements()});
+  auto [unique, index] = kernels::unique(flat);
+  const int64_t *values = unique.data<int64_t>();
+  int64_t padding = -1;
+  for (int64_t i = 0; i < unique.numElements(); ++i)
+    if (values[i] == kernels::kPaddingId)
+      padding = i;
+  if (padding < 0)
+    return {std::move(unique), kernels::reshape(std::move(index), ids.shape())};
+  // Take the padding id out of the request and out of the positions.
+  Tensor requested =
+      Tensor::uninitialized(DType::I64, {unique.numElements() - 1});
+  int64_t *out = requested.data<int64_t>();
+  for (int64_t i = 0, k = 0; i < unique.numElements(); ++i)
+    if (i != padding)
+      out[k++] = values[i];
+  int64_t *position = index.data<int64_t>();
+  for (int64_t i = 0; i < index.numElements(); ++i)
+    position[i] = position[i] == padding  ? kernels::kPaddingId
+                  : position[i] > padding ? position[i] - 1
+                                          : position[i];
+  return {std::move(requested),
+          kernels::reshape(std::move(index), ids.shape())};
+}
+
+} // namespace
+
+std::shared_ptr<exec::ExternalOpHandler>
+makePullRowsHandler(std::vector<ps::PsConnection *> ps) {
+  return exec::makeExternalOpHandler(
+      [ps = std::move(ps)](const exec::ExternalOpCall &call) {
+        auto pull = llvm::cast<ir::PullRowsOp>(call.op);
+        int64_t task = pull.getDevice().getTask();
+        if (task < 0 || task >= static_cast<int64_t>(ps.size()))
+          throw Error(ErrorCode::InvalidArgument,
+                      "dtf.pull_rows of '" + pull.getName().str() +
+                          "' from PS task " + std::to_string(task) +
+                          ", but the cluster has " + std::to_string(ps.size()) +
+                          " PS tasks");
+        DistinctIds distinct = distinctIds(*call.operands[0]);
+        std::vector<Tensor> results;
+        if (distinct.ids.numElements() == 0) {
+          // Padding only: zero rows, and nothing to ask the task.
+          results.push_back(
+              Tensor(exec::toDType(pull.getType().getElementType(), {}),
+                     exec::toShape(pull.getType())));
+          return results;
+        }
+        std::vector<ps::RowRequest> request(1);
+        request[0].name = pull.getName().str();
+        request[0].ids = std::move(distinct.ids);
+        std::vector<Tensor> rows = ps[task]->pullRows(request);
+        results.push_back(kernels::gather(rows.front(), distinct.positions));
+        return results;
+      });
+}
+
+} // namespace dtf::train

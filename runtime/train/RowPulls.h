@@ -1,0 +1,27 @@
+//===- RowPulls.h - dtf.pull_rows on a worker's CPU step ------------------===//
+//
+// A worker looks up embedding tables that stay on their PS tasks: each
+// dtf.pull_rows of its step (what --dtf-replicate makes of a
+// dtf.embedding_lookup) asks the table's task for the rows of the distinct
+// ids of the batch, once each and never for padding, and hands every
+// position of the ids its row. The bytes of a lookup follow the batch's
+// distinct ids, not the table's rows.
+//
+//===----------------------------------------------------------------------===//
+
+#pragma once
+
+#include "runtime/exec/Executor.h"
+#include "runtime/ps/PsConnection.h"
+
+#include <memory>
+#include <vector>
+
+namespace dtf::train {
+
+/// The handler of "dtf.pull_rows" for an Executor, over the connections to
+/// the PS tasks in task order, which must outlive it.
+std::shared_ptr<exec::ExternalOpHandler>
+makePullRowsHandler(std::vector<ps::PsConnection *> ps);
+
+} // namespace dtf::train
