@@ -61,6 +61,7 @@ private:
   void expandMomentum(MomentumAttr momentum);
   void expandAdam(AdamAttr adam);
   void expandAdagrad(AdagradAttr adagrad);
+  void expandFtrl(FtrlAttr ftrl);
 
   /// Creates a non-trainable variable of `valueType`, colocated with
   /// `anchor`, right after `anchor` and the variables already created next
@@ -129,6 +130,8 @@ LogicalResult OptimizerExpansion::run() {
     expandMomentum(momentum);
   else if (auto adagrad = dyn_cast<AdagradAttr>(optimizer))
     expandAdagrad(adagrad);
+  else if (auto ftrl = dyn_cast<FtrlAttr>(optimizer))
+    expandFtrl(ftrl);
   else
     expandAdam(cast<AdamAttr>(optimizer));
 
@@ -198,8 +201,41 @@ void OptimizerExpansion::expandSGD(SGDAttr sgd) {
        llvm::zip(apply.getSparseVariables(), apply.getSparseIds(),
                  apply.getSparseRows())) {
     auto update = rewriter.create<SparseApplyGradientDescentOp>(
-        apply.getLoc(), variable, ids, rows, sgd.getLearningRate());
+        apply.getLoc(), variable, ids, rows, sgd.getLearningRate(),
+        /*shard=*/nullptr);
     colocate(update, variable.getDefiningOp());
+  }
+}
+
+void OptimizerExpansion::expandFtrl(FtrlAttr ftrl) {
+  // FtrlOptimizer._create_slots: "accum" (named var/Ftrl) filled with
+  // initial_accumulator_value and "linear" (var/Ftrl_1) of zeros.
+  auto createSlots = [&](VariableOp variable) {
+    VariableOp accum = createVariableNextTo(
+        variable, (variable.getName() + "/Ftrl").str(), variable.getValueType(),
+        ConstantInitAttr::get(apply.getContext(),
+                              ftrl.getInitialAccumulatorValue()));
+    VariableOp linear = createSlot(variable, "Ftrl");
+    return std::make_pair(accum, linear);
+  };
+  for (auto [index, gradient] : llvm::enumerate(apply.getGradients())) {
+    VariableOp variable = getVariable(index);
+    auto [accum, linear] = createSlots(variable);
+    auto update = rewriter.create<ApplyFtrlOp>(
+        apply.getLoc(), variable, accum, linear, gradient,
+        ftrl.getLearningRate(), ftrl.getLearningRatePower(), ftrl.getL1(),
+        ftrl.getL2(), ftrl.getL2Shrinkage());
+    colocate(update, variable);
+  }
+  for (auto [index, ids, rows] :
+       llvm::enumerate(apply.getSparseIds(), apply.getSparseRows())) {
+    VariableOp variable = getSparseVariable(index);
+    auto [accum, linear] = createSlots(variable);
+    auto update = rewriter.create<SparseApplyFtrlOp>(
+        apply.getLoc(), variable, accum, linear, ids, rows,
+        ftrl.getLearningRate(), ftrl.getLearningRatePower(), ftrl.getL1(),
+        ftrl.getL2(), ftrl.getL2Shrinkage(), /*shard=*/nullptr);
+    colocate(update, variable);
   }
 }
 
@@ -225,7 +261,7 @@ void OptimizerExpansion::expandAdagrad(AdagradAttr adagrad) {
     VariableOp variable = getSparseVariable(index);
     auto update = rewriter.create<SparseApplyAdagradOp>(
         apply.getLoc(), variable, createAccumulator(variable), ids, rows,
-        adagrad.getLearningRate());
+        adagrad.getLearningRate(), /*shard=*/nullptr);
     colocate(update, variable);
   }
 }
@@ -260,9 +296,9 @@ void OptimizerExpansion::expandAdam(AdamAttr adam) {
   }
   // ...and beta1^t and beta2^t, on the device of the variable whose name
   // sorts first so that every worker agrees on where they live.
-  VariableOp first = all.front();
-  for (VariableOp variable : llvm::drop_begin(all))
-    if (variable.getName() < first.getName())
+  VariableOp first;
+  for (VariableOp variable : all)
+    if (!first || variable.getName() < first.getName())
       first = variable;
   auto powerType = RankedTensorType::get(
       {}, first.getValueType().getElementType());
@@ -298,7 +334,7 @@ void OptimizerExpansion::expandAdam(AdamAttr adam) {
     auto update = rewriter.create<SparseApplyAdamOp>(
         loc, variable, m, v, beta1Value, beta2Value, ids, rows,
         adam.getLearningRate(), adam.getBeta1(), adam.getBeta2(),
-        adam.getEpsilon());
+        adam.getEpsilon(), /*shard=*/nullptr);
     colocate(update, variable);
   }
 

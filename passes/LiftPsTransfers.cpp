@@ -76,6 +76,8 @@ struct LiftPsTransfersPass
         if (!push.getSparseNames().empty())
           entry.push_back(
               builder.getNamedAttr("sparse_names", push.getSparseNamesAttr()));
+        if (ArrayAttr shards = push.getSparseShardsAttr())
+          entry.push_back(builder.getNamedAttr("sparse_shards", shards));
         pushes.push_back(builder.getDictionaryAttr(entry));
         erased.push_back(push);
       }

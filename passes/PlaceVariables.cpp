@@ -89,6 +89,9 @@ struct ColocationGroup {
   DeviceAttr pinned;
   /// The rows along dimension 0 of each shard; one entry when unsharded.
   SmallVector<int64_t> shardRows;
+  /// Which ids each shard holds: contiguous ranges unless the root's
+  /// dtf.partitioner says mod.
+  PartitionStrategy strategy = PartitionStrategy::Div;
   /// The device of each shard.
   SmallVector<DeviceAttr> shardDevices;
 
@@ -98,13 +101,21 @@ struct ColocationGroup {
 
 } // namespace
 
+/// Whether `op` updates rows of its variables by ids (a sparse gradient's
+/// update), which the sharding rewrite gives each shard whole.
+static bool isSparseUpdate(Operation *op) {
+  return isa<SparseApplyGradientDescentOp, SparseApplyAdagradOp,
+             SparseApplyAdamOp, SparseApplyFtrlOp>(op);
+}
+
 /// The new value or gradient an update op writes into its variable, or null
 /// when `op` is not an update the sharding rewrite knows how to split.
 static Value getUpdateValue(Operation *op) {
   return llvm::TypeSwitch<Operation *, Value>(op)
       .Case<AssignOp, AssignAddOp>(
           [](auto update) { return update.getValue(); })
-      .Case<ApplyGradientDescentOp, ApplyMomentumOp, ApplyAdamOp>(
+      .Case<ApplyGradientDescentOp, ApplyMomentumOp, ApplyAdamOp,
+            ApplyAdagradOp, ApplyFtrlOp>(
           [](auto update) { return update.getGrad(); })
       .Default([](Operation *) { return Value(); });
 }
@@ -222,7 +233,8 @@ LogicalResult PlaceVariablesPass::collectGroups(ModuleOp module) {
     if (targetOf.count(variable))
       continue;
     groupOf[variable] = groups.size();
-    groups.push_back({variable, {variable}, {}, {}, {}});
+    groups.push_back(
+        {variable, {variable}, {}, {}, PartitionStrategy::Div, {}});
   }
   for (VariableOp variable : variables) {
     VariableOp root = variable;
@@ -267,6 +279,18 @@ LogicalResult PlaceVariablesPass::planShards(ColocationGroup &group,
   RankedTensorType type = root.getValueType();
   std::optional<int64_t> bytes = getTensorBytes(type);
   group.shardRows = {type.getRank() == 0 ? 1 : type.getDimSize(0)};
+  // A table's own partitioner (fixed_size_partitioner) decides for it.
+  if (auto partitioner = root->getAttrOfType<PartitionerAttr>(
+          DTFDialect::getPartitionerAttrName())) {
+    if (group.pinned)
+      return root.emitOpError("variable '")
+             << root.getName() << "' is placed on '" << group.pinned.getName()
+             << "', but its dtf.partitioner spreads it over PS tasks";
+    group.strategy = partitioner.getStrategy();
+    if (partitioner.getShards() > 1)
+      group.shardRows = splitRows(type.getDimSize(0), partitioner.getShards());
+    return success();
+  }
   // A pinned group stays whole where the user put it.
   if (group.pinned)
     return success();
@@ -342,9 +366,22 @@ LogicalResult PlaceVariablesPass::checkShardableUses(ColocationGroup &group) {
     if (!isShardedMember(member))
       continue;
     for (Operation *user : member->getUsers()) {
-      if (isa<ReadOp>(user))
+      // Only lookups and sparse updates address the rows of a mod
+      // partition, whose shards are not ranges of the whole.
+      if (group.strategy == PartitionStrategy::Mod &&
+          !isa<EmbeddingLookupOp>(user) && !isSparseUpdate(user)) {
+        InFlightDiagnostic diag =
+            user->emitOpError("uses variable '")
+            << member.getName() << "', whose rows are partitioned by id modulo "
+            << group.getNumShards()
+            << ", as a whole; only dtf.embedding_lookup and the sparse "
+               "updates address such a table (partition it by div)";
+        diag.attachNote(member.getLoc()) << "variable defined here";
+        return failure();
+      }
+      if (isa<ReadOp, EmbeddingLookupOp>(user))
         continue;
-      if (!getUpdateValue(user)) {
+      if (!getUpdateValue(user) && !isSparseUpdate(user)) {
         InFlightDiagnostic diag =
             user->emitOpError("uses variable '")
             << member.getName() << "', which is split into "
@@ -420,8 +457,10 @@ void PlaceVariablesPass::shardGroup(ColocationGroup &group) {
           builder.getStringAttr(name),
           getShardInitializer(member.getInitializer(), shard),
           builder.getBoolAttr(member.getTrainable()), colocateWith);
+      // A shard is not partitioned again.
       for (NamedAttribute attr : member->getDiscardableAttrs())
-        part->setAttr(attr.getName(), attr.getValue());
+        if (attr.getName() != DTFDialect::getPartitionerAttrName())
+          part->setAttr(attr.getName(), attr.getValue());
       setDevice(part, group.shardDevices[shard]);
       shardsOf[member.getHandle()].push_back(part.getHandle());
     }
@@ -432,9 +471,43 @@ void PlaceVariablesPass::shardGroup(ColocationGroup &group) {
     if (isShardedMember(member))
       users.insert(member->user_begin(), member->user_end());
 
+  int64_t totalRows = offset;
+  auto rowShard = [&](int64_t shard) {
+    return RowShardAttr::get(group.root.getContext(), group.strategy, shard,
+                             numShards, totalRows);
+  };
   for (Operation *user : users) {
     OpBuilder builder(user);
     Location loc = user->getLoc();
+    if (auto lookup = dyn_cast<EmbeddingLookupOp>(user)) {
+      // Each shard gives the rows of its ids and zeros elsewhere: their sum
+      // is the lookup of the whole table, as embedding_lookup's
+      // dynamic_stitch of the partitions' gathers.
+      Value rows;
+      for (int64_t shard = 0; shard < numShards; ++shard) {
+        Value part = builder.create<EmbeddingLookupOp>(
+            loc, shardsOf.lookup(lookup.getTable())[shard], lookup.getIds(),
+            rowShard(shard));
+        rows = rows ? builder.create<AddOp>(loc, rows, part).getResult() : part;
+      }
+      lookup.replaceAllUsesWith(rows);
+      lookup.erase();
+      continue;
+    }
+    if (isSparseUpdate(user)) {
+      // Each shard updates the rows of its own ids.
+      for (int64_t shard = 0; shard < numShards; ++shard) {
+        IRMapping mapping;
+        for (Value operand : user->getOperands())
+          if (auto it = shardsOf.find(operand); it != shardsOf.end())
+            mapping.map(operand, it->second[shard]);
+        Operation *part = builder.clone(*user, mapping);
+        part->setAttr("shard", rowShard(shard));
+        part->removeAttr(DTFDialect::getDeviceAttrName());
+      }
+      user->erase();
+      continue;
+    }
     if (auto read = dyn_cast<ReadOp>(user)) {
       // The value of the whole variable, joined from its shards on the
       // reader's side (the worker, unless the read was placed).

@@ -52,11 +52,11 @@ using namespace dtf::ir;
 static SmallVector<OpOperand *, 2> getGradientOperands(Operation *op) {
   return TypeSwitch<Operation *, SmallVector<OpOperand *, 2>>(op)
       .Case<ApplyGradientDescentOp, ApplyMomentumOp, ApplyAdamOp,
-            ApplyAdagradOp>([](auto apply) {
+            ApplyAdagradOp, ApplyFtrlOp>([](auto apply) {
         return SmallVector<OpOperand *, 2>{&apply.getGradMutable()};
       })
       .Case<SparseApplyGradientDescentOp, SparseApplyAdagradOp,
-            SparseApplyAdamOp>([](auto apply) {
+            SparseApplyAdamOp, SparseApplyFtrlOp>([](auto apply) {
         return SmallVector<OpOperand *, 2>{&apply.getIdsMutable(),
                                            &apply.getRowsMutable()};
       })
@@ -67,10 +67,11 @@ static SmallVector<OpOperand *, 2> getGradientOperands(Operation *op) {
 static VariableOp getUpdatedVariable(Operation *op) {
   return TypeSwitch<Operation *, VariableOp>(op)
       .Case<ApplyGradientDescentOp, ApplyMomentumOp, ApplyAdamOp,
-            ApplyAdagradOp, SparseApplyGradientDescentOp, SparseApplyAdagradOp,
-            SparseApplyAdamOp>([](auto apply) {
-        return apply.getVar().template getDefiningOp<VariableOp>();
-      })
+            ApplyAdagradOp, ApplyFtrlOp, SparseApplyGradientDescentOp,
+            SparseApplyAdagradOp, SparseApplyAdamOp, SparseApplyFtrlOp>(
+          [](auto apply) {
+            return apply.getVar().template getDefiningOp<VariableOp>();
+          })
       .Default([](Operation *) { return VariableOp(); });
 }
 
@@ -557,7 +558,9 @@ func::FuncOp Replication::buildPSFunction(OpBuilder &builder, int64_t task,
       ids.push_back(entry->getArgument(first));
       rows.push_back(entry->getArgument(first + 1));
     }
-    Value allIds = ids.front(), allRows = rows.front();
+    int64_t first = numGradients + 2 * index;
+    Value allIds = entry->getArgument(first);
+    Value allRows = entry->getArgument(first + 1);
     if (numGroups > 1) {
       allIds = body.create<ConcatOp>(updateLoc, ids, 0);
       allRows = body.create<ConcatOp>(updateLoc, rows, 0);
@@ -579,6 +582,11 @@ func::FuncOp Replication::buildPSFunction(OpBuilder &builder, int64_t task,
       auto [ids, rows] = sparseGradients.lookup(getUpdatedVariable(&op));
       mapping.map(gradient[0]->get(), ids);
       mapping.map(gradient[1]->get(), rows);
+      // The worker sends a shard the rows of its own ids, at their rows
+      // within it (the push's sparse_shards): here they are local rows.
+      Operation *update = cloneUnplaced(body, op, mapping);
+      update->removeAttr("shard");
+      continue;
     }
     cloneUnplaced(body, op, mapping);
   }
@@ -627,7 +635,8 @@ func::FuncOp Replication::buildWorkerFunction(OpBuilder &builder) {
       Variable &table = getVariable(lookup.getTable());
       auto pullRows = body.create<PullRowsOp>(
           lookup.getLoc(), lookup.getType(), table.getName(),
-          getPSDevice(context, table.task), mapping.lookup(lookup.getIds()));
+          getPSDevice(context, table.task), mapping.lookup(lookup.getIds()),
+          lookup.getShardAttr());
       mapping.map(lookup.getOutput(), pullRows.getRows());
       continue;
     }
@@ -641,6 +650,8 @@ func::FuncOp Replication::buildWorkerFunction(OpBuilder &builder) {
       continue;
     SmallVector<Value> gradients, sparseIds, sparseRows;
     SmallVector<StringRef> names, sparseNames;
+    SmallVector<Attribute> sparseShards;
+    bool anyShard = false;
     for (Variable *variable : ps.gradientVariables) {
       gradients.push_back(mapping.lookup(variable->getGradient().front()));
       names.push_back(variable->getName());
@@ -650,11 +661,15 @@ func::FuncOp Replication::buildWorkerFunction(OpBuilder &builder) {
       sparseIds.push_back(mapping.lookup(gradient[0]));
       sparseRows.push_back(mapping.lookup(gradient[1]));
       sparseNames.push_back(variable->getName());
+      Attribute shard = variable->gradientUpdate->getAttr("shard");
+      anyShard = anyShard || shard;
+      sparseShards.push_back(shard ? shard : body.getUnitAttr());
     }
     numPushedGradients += gradients.size() + sparseIds.size();
     body.create<PushGradientsOp>(
         loc, getPSDevice(context, task), step, gradients, sparseIds, sparseRows,
-        body.getStrArrayAttr(names), body.getStrArrayAttr(sparseNames));
+        body.getStrArrayAttr(names), body.getStrArrayAttr(sparseNames),
+        anyShard ? body.getArrayAttr(sparseShards) : ArrayAttr());
   }
 
   SmallVector<Value> results;

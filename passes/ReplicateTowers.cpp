@@ -53,7 +53,8 @@ static bool isPSDevice(DeviceAttr device) { return device.getJob() == "ps"; }
 /// op.
 static OpOperand *getGradientOperand(Operation *op) {
   return TypeSwitch<Operation *, OpOperand *>(op)
-      .Case<ApplyGradientDescentOp, ApplyMomentumOp, ApplyAdamOp>(
+      .Case<ApplyGradientDescentOp, ApplyMomentumOp, ApplyAdamOp,
+            ApplyAdagradOp, ApplyFtrlOp>(
           [](auto apply) { return &apply.getGradMutable(); })
       .Default([](Operation *) { return nullptr; });
 }

@@ -539,6 +539,33 @@ int64_t RowPartition::localId(int64_t id) const {
   return id < longRows ? id % (q + 1) : (id - longRows) % q;
 }
 
+Tensor shard_local_ids(const Tensor &ids, const RowPartition &partition,
+                       int64_t shard) {
+  const char *op = "shard_local_ids";
+  if (!isRow(shard, partition.numShards))
+    throw std::out_of_range(
+        opError(op, "shard " + std::to_string(shard) + " is outside [0, " +
+                        std::to_string(partition.numShards) + ")"));
+  Tensor local = Tensor::uninitialized(DType::I64, ids.shape());
+  int64_t *out = local.data<int64_t>();
+  dispatchIds(op, ids, "ids", [&](auto idTag) {
+    using I = typename decltype(idTag)::type;
+    const I *in = ids.data<I>();
+    for (int64_t i = 0, n = ids.numElements(); i < n; ++i) {
+      const int64_t id = in[i];
+      if (id == kPaddingId) {
+        out[i] = kPaddingId;
+        continue;
+      }
+      if (!isRow(id, partition.totalRows))
+        throwIdOutOfRange(op, "id", id, ids, i, partition.totalRows);
+      out[i] =
+          partition.shardOf(id) == shard ? partition.localId(id) : kPaddingId;
+    }
+  });
+  return local;
+}
+
 int64_t RowPartition::shardRows(int64_t shard) const {
   if (numShards < 1 || totalRows < 0)
     throwBadPartition(*this);

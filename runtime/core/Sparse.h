@@ -76,6 +76,15 @@ struct RowPartition {
   int64_t shardRows(int64_t shard) const;
 };
 
+/// The ids of a table partitioned by `partition` (i32 or i64, any shape) as
+/// rows of its shard `shard`: the local row of each id the shard holds, and
+/// kPaddingId for padding and for the ids of other shards, as i64 of the
+/// same shape. What a worker asks one shard for, and pushes to it. Throws
+/// std::out_of_range naming the id and its position for an id outside
+/// [0, totalRows) other than kPaddingId.
+Tensor shard_local_ids(const Tensor &ids, const RowPartition &partition,
+                       int64_t shard);
+
 /// How the rows of one example are combined (TF's `combiner`).
 enum class Combiner { Sum, Mean, SqrtN };
 /// "sum", "mean" or "sqrtn" as TF spells them; throws std::invalid_argument

@@ -99,6 +99,19 @@ Tensor fromElementsAttr(ElementsAttr attr, const EvalOptions &options) {
   return tensor;
 }
 
+kernels::RowPartition toRowPartition(Attribute rowShard) {
+  auto shard = cast<ir::RowShardAttr>(rowShard);
+  return {shard.getRows(), shard.getNumShards(),
+          shard.getStrategy() == ir::PartitionStrategy::Mod
+              ? kernels::PartitionStrategy::Mod
+              : kernels::PartitionStrategy::Div};
+}
+
+Tensor shardLocalIds(Attribute rowShard, const Tensor &ids) {
+  return kernels::shard_local_ids(ids, toRowPartition(rowShard),
+                                  cast<ir::RowShardAttr>(rowShard).getShard());
+}
+
 Tensor initialValue(ir::VariableOp variable, const EvalOptions &options) {
   RankedTensorType type = variable.getValueType();
   Tensor tensor(toDType(type.getElementType(), options), toShape(type));
@@ -225,6 +238,14 @@ kernels::Padding toPadding(ir::Padding padding) {
 
 double toDouble(FloatAttr attr) { return attr.getValue().convertToDouble(); }
 
+/// The ids of a lookup or sparse update of `op`, as rows of its shard when
+/// the op addresses one shard of a partitioned table.
+Tensor rowsOfShard(Operation *op, const Tensor &ids) {
+  if (Attribute shard = op->getAttr("shard"))
+    return shardLocalIds(shard, ids);
+  return ids.clone();
+}
+
 kernels::Combiner toCombiner(ir::Combiner combiner) {
   switch (combiner) {
   case ir::Combiner::sum:
@@ -311,9 +332,13 @@ KernelTable buildKernelTable() {
       t, kernels::sigmoid_cross_entropy_with_logits);
 
   // Embeddings.
-  add<ir::EmbeddingLookupOp>(t, [](ir::EmbeddingLookupOp, const KernelCall &c) {
-    c.set(kernels::gather(c.variable(0), c.in(1)));
-  });
+  add<ir::EmbeddingLookupOp>(
+      t, [](ir::EmbeddingLookupOp lookup, const KernelCall &c) {
+        if (lookup.getShard())
+          c.set(kernels::gather(c.variable(0), rowsOfShard(lookup, c.in(1))));
+        else
+          c.set(kernels::gather(c.variable(0), c.in(1)));
+      });
   addBinary<ir::GatherOp>(t, kernels::gather);
   add<ir::EmbeddingCombineOp>(
       t, [](ir::EmbeddingCombineOp combine, const KernelCall &c) {
@@ -457,27 +482,47 @@ KernelTable buildKernelTable() {
   // push already comes so, and then this pass only checks it.
   add<ir::SparseApplyGradientDescentOp>(
       t, [](ir::SparseApplyGradientDescentOp apply, const KernelCall &c) {
-        kernels::SparseRows g = kernels::sum_duplicate_rows(c.in(1), c.in(2));
+        kernels::SparseRows g =
+            kernels::sum_duplicate_rows(rowsOfShard(apply, c.in(1)), c.in(2));
         kernels::sparse_apply_gradient_descent(
             c.variable(0), toDouble(apply.getLearningRateAttr()), g.ids,
             g.rows);
       });
   add<ir::SparseApplyAdagradOp>(
       t, [](ir::SparseApplyAdagradOp apply, const KernelCall &c) {
-        kernels::SparseRows g = kernels::sum_duplicate_rows(c.in(2), c.in(3));
+        kernels::SparseRows g =
+            kernels::sum_duplicate_rows(rowsOfShard(apply, c.in(2)), c.in(3));
         kernels::sparse_apply_adagrad(c.variable(0), c.variable(1),
                                       toDouble(apply.getLearningRateAttr()),
                                       g.ids, g.rows);
       });
   add<ir::SparseApplyAdamOp>(t, [](ir::SparseApplyAdamOp apply,
                                    const KernelCall &c) {
-    kernels::SparseRows g = kernels::sum_duplicate_rows(c.in(5), c.in(6));
+    kernels::SparseRows g =
+        kernels::sum_duplicate_rows(rowsOfShard(apply, c.in(5)), c.in(6));
     kernels::sparse_apply_adam(
         c.variable(0), c.variable(1), c.variable(2), c.in(3).scalarAsDouble(),
         c.in(4).scalarAsDouble(), toDouble(apply.getLearningRateAttr()),
         toDouble(apply.getBeta1Attr()), toDouble(apply.getBeta2Attr()),
         toDouble(apply.getEpsilonAttr()), g.ids, g.rows);
   });
+  add<ir::ApplyFtrlOp>(t, [](ir::ApplyFtrlOp apply, const KernelCall &c) {
+    kernels::apply_ftrl(
+        c.variable(0), c.variable(1), c.variable(2), c.in(3),
+        toDouble(apply.getLearningRateAttr()), toDouble(apply.getL1Attr()),
+        toDouble(apply.getL2Attr()), toDouble(apply.getL2ShrinkageAttr()),
+        toDouble(apply.getLearningRatePowerAttr()));
+  });
+  add<ir::SparseApplyFtrlOp>(
+      t, [](ir::SparseApplyFtrlOp apply, const KernelCall &c) {
+        kernels::SparseRows g =
+            kernels::sum_duplicate_rows(rowsOfShard(apply, c.in(3)), c.in(4));
+        kernels::sparse_apply_ftrl(
+            c.variable(0), c.variable(1), c.variable(2), g.ids, g.rows,
+            toDouble(apply.getLearningRateAttr()), toDouble(apply.getL1Attr()),
+            toDouble(apply.getL2Attr()), toDouble(apply.getL2ShrinkageAttr()),
+            toDouble(apply.getLearningRatePowerAttr()));
+      });
   return t;
 }
 

@@ -16,6 +16,7 @@
 #pragma once
 
 #include "runtime/core/Error.h"
+#include "runtime/core/Sparse.h"
 #include "runtime/core/Tensor.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -64,6 +65,13 @@ Shape toShape(mlir::Type tensorType);
 
 /// A tensor holding the elements of a dense attribute.
 Tensor fromElementsAttr(mlir::ElementsAttr attr, const EvalOptions &options);
+
+/// The partition of the table a #dtf.row_shard `rowShard` is a shard of.
+kernels::RowPartition toRowPartition(mlir::Attribute rowShard);
+
+/// `ids` of a whole table as the rows of the shard `rowShard` (a
+/// #dtf.row_shard) names: kernels::shard_local_ids.
+Tensor shardLocalIds(mlir::Attribute rowShard, const Tensor &ids);
 
 /// A variable's initial value, from its initializer attribute.
 Tensor initialValue(dtf::ir::VariableOp variable, const EvalOptions &options);

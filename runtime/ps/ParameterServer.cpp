@@ -74,6 +74,15 @@ ParameterServer::ParameterServer(std::unique_ptr<UpdateProgram> program,
     replication_.replicasToAggregate = 1;
   holdsGlobalStep = signature.variables.count(options_.globalStepName) != 0;
   checkVariablesFitInMemory();
+  // Dividing a step takes a copy of every variable before each update: of
+  // whole embedding tables, for the few rows a sparse push touches.
+  if (options_.divideByStaleness && !signature.sparseGradientNames.empty())
+    throw std::invalid_argument(
+        messagePrefix() +
+        "--divide_lr_by_staleness is not supported for sparse gradients "
+        "(of '" +
+        signature.sparseGradientNames.front() +
+        "'): it would copy the whole table at each update");
   checkSignature();
 }
 

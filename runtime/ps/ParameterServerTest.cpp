@@ -142,6 +142,79 @@ TEST(PsStateMachine, AsyncDropsPushesStalerThanTheBound) {
   EXPECT_EQ(task.push(2, 0, gradient(1)).outcome, PushOutcome::Applied);
 }
 
+/// A task holding an embedding table updated by rows: its pushes carry the
+/// table's ids and rows, any number of them.
+class TableProgram final : public UpdateProgram {
+public:
+  TableProgram() {
+    signature_.taskName = "/job:ps/task:0";
+    signature_.variables = {{"table", {DType::F32, {10, 2}}}};
+    signature_.sparseGradientNames = {"table"};
+    signature_.argumentTypes = {TensorType{DType::I64, {-1}},
+                                TensorType{DType::F32, {-1, 2}}};
+  }
+  const ProgramSignature &signature() const override { return signature_; }
+  void initialize(VariableStore &values) override {
+    values.try_emplace("table", Tensor(DType::F32, {10, 2}));
+  }
+  void apply(VariableStore &values, std::vector<Tensor> arguments) override {
+    const int64_t *ids = arguments[0].data<int64_t>();
+    const float *rows = arguments[1].data<float>();
+    float *table = values.at("table").data<float>();
+    for (int64_t i = 0; i < arguments[0].numElements(); ++i)
+      for (int k = 0; k < 2; ++k)
+        table[ids[i] * 2 + k] -= rows[i * 2 + k];
+  }
+
+private:
+  ProgramSignature signature_;
+};
+
+TEST(PsStateMachine, SparseGradientsTakeAnyNumberOfIds) {
+  ParameterServer task(std::make_unique<TableProgram>(), Replication::async());
+  task.initialize();
+  EXPECT_EQ(task.pushNames(), (std::vector<std::string>{"table", "table"}));
+  for (int64_t count : {1, 3}) {
+    std::vector<Tensor> push;
+    push.push_back(
+        Tensor::fromVector<int64_t>({count}, std::vector<int64_t>(count, 4)));
+    push.push_back(Tensor::filled(DType::F32, {count, 2}, 1.0f));
+    EXPECT_EQ(task.push(0, 0, std::move(push)).outcome, PushOutcome::Applied);
+  }
+  std::vector<RowRequest> requests(1);
+  requests[0].name = "table";
+  requests[0].ids = Tensor::fromVector<int64_t>({2}, {4, 5});
+  EXPECT_EQ(task.readRows(requests)[0].toVector<float>(),
+            (std::vector<float>{-4, -4, 0, 0}));
+  // Rows of another width are refused, naming both types.
+  try {
+    task.checkGradient(1, "table", DType::F32, {3, 3});
+    ADD_FAILURE() << "rows of width 3 accepted";
+  } catch (const std::invalid_argument &error) {
+    EXPECT_NE(std::string(error.what())
+                  .find("f32[3,3] but variable 'table' "
+                        "is f32[-1,2]"),
+              std::string::npos)
+        << error.what();
+  }
+}
+
+TEST(PsStateMachine, DividingByStalenessRefusesSparseGradients) {
+  Options options;
+  options.divideByStaleness = true;
+  try {
+    ParameterServer task(std::make_unique<TableProgram>(), Replication::async(),
+                         options);
+    ADD_FAILURE() << "--divide_lr_by_staleness accepted with a table";
+  } catch (const std::invalid_argument &error) {
+    EXPECT_NE(std::string(error.what())
+                  .find("--divide_lr_by_staleness is not supported for sparse "
+                        "gradients (of 'table')"),
+              std::string::npos)
+        << error.what();
+  }
+}
+
 TEST(PsStateMachine, AsyncDividesAStaleGradientByItsStaleness) {
   Options options;
   options.divideByStaleness = true;

@@ -10,7 +10,10 @@
 
 #pragma once
 
+#include "runtime/core/Sparse.h"
+
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +21,12 @@ namespace dtf::train {
 
 /// Which variables a replica step pulls from and pushes to each PS task,
 /// and where they sit among its feeds and fetches.
+/// One shard of a table partitioned by rows.
+struct SparseShard {
+  kernels::RowPartition partition;
+  int64_t shard = 0;
+};
+
 struct ReplicaLayout {
   /// The variables read from one PS task, and the feed of each.
   struct PullGroup {
@@ -32,6 +41,10 @@ struct ReplicaLayout {
     int psTask = 0;
     std::vector<std::string> names;
     std::vector<std::string> sparseNames;
+    /// For each sparse name, the shard of a partitioned table it is: its
+    /// fetched ids are ids of the whole table, and the push carries those
+    /// of this shard as rows within it. None for a whole table.
+    std::vector<std::optional<SparseShard>> sparseShards;
 
     /// Tensors of the group among a step's fetches and in its push.
     size_t numTensors() const { return names.size() + 2 * sparseNames.size(); }

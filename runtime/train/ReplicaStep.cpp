@@ -119,6 +119,10 @@ ReplicaStep::run(int64_t localStep, data::InputSource &input, int64_t batch) {
     // table's rows.
     for (size_t k = 0; k < group.sparseNames.size(); ++k) {
       size_t ids = offset + 1 + group.names.size() + 2 * k;
+      if (k < group.sparseShards.size() && group.sparseShards[k])
+        fetched[ids] = kernels::shard_local_ids(
+            fetched[ids], group.sparseShards[k]->partition,
+            group.sparseShards[k]->shard);
       kernels::SparseRows distinct =
           kernels::sum_duplicate_rows(fetched[ids], fetched[ids + 1]);
       fetched[ids] = std::move(distinct.ids);

@@ -62,7 +62,15 @@ makePullRowsHandler(std::vector<ps::PsConnection *> ps) {
                           "' from PS task " + std::to_string(task) +
                           ", but the cluster has " + std::to_string(ps.size()) +
                           " PS tasks");
-        DistinctIds distinct = distinctIds(*call.operands[0]);
+        // A shard of a partitioned table holds some of the ids, at rows of
+        // its own; the others read as padding here.
+        Tensor shardIds;
+        const Tensor *ids = call.operands[0];
+        if (ir::RowShardAttr shard = pull.getShardAttr()) {
+          shardIds = exec::shardLocalIds(shard, *ids);
+          ids = &shardIds;
+        }
+        DistinctIds distinct = distinctIds(*ids);
         std::vector<Tensor> results;
         if (distinct.ids.numElements() == 0) {
           // Padding only: zero rows, and nothing to ask the task.

@@ -5,6 +5,7 @@
 #include "dialects/dtf/IR/DTFOps.h"
 #include "dialects/dtf/IR/WorkerStepAttrs.h"
 #include "passes/Passes.h"
+#include "runtime/exec/OpKernels.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
@@ -32,9 +33,14 @@ ReplicaLayout WorkerProgram::layout() const {
   ReplicaLayout layout;
   layout.pulls = pulls;
   for (const PushGroup &group : pushes)
-    layout.pushes.push_back({group.psTask, group.names, group.sparseNames});
+    layout.pushes.push_back(
+        {group.psTask, group.names, group.sparseNames, group.sparseShards});
   layout.numResults = results.size();
   return layout;
+}
+
+SparseShard toSparseShard(ir::RowShardAttr shard) {
+  return {exec::toRowPartition(shard), shard.getShard()};
 }
 
 WorkerProgram prepareWorkerProgram(mlir::ModuleOp program) {
@@ -102,6 +108,14 @@ WorkerProgram prepareWorkerProgram(mlir::ModuleOp program) {
         group.sparseIdsAndRows.push_back(ret.getOperand(next++));
         group.sparseIdsAndRows.push_back(ret.getOperand(next++));
       }
+    auto shards = push.getAs<mlir::ArrayAttr>("sparse_shards");
+    for (size_t k = 0; k < group.sparseNames.size(); ++k) {
+      auto shard = shards ? llvm::dyn_cast<ir::RowShardAttr>(shards[k])
+                          : ir::RowShardAttr();
+      group.sparseShards.push_back(
+          shard ? std::optional<SparseShard>(toSparseShard(shard))
+                : std::nullopt);
+    }
     result.pushes.push_back(std::move(group));
   }
   return result;

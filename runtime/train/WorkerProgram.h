@@ -14,6 +14,8 @@
 
 #include "runtime/train/ReplicaLayout.h"
 
+#include "dialects/dtf/IR/DTFOps.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Value.h"
@@ -42,6 +44,7 @@ struct WorkerProgram {
     /// The sparse gradients: for each name, its ids and its rows.
     std::vector<std::string> sparseNames;
     std::vector<mlir::Value> sparseIdsAndRows;
+    std::vector<std::optional<SparseShard>> sparseShards;
   };
   std::vector<PushGroup> pushes;
 
@@ -57,6 +60,9 @@ struct WorkerProgram {
   /// The pulls and pushes of a step, by name, for ReplicaStep.
   ReplicaLayout layout() const;
 };
+
+/// The shard a #dtf.row_shard names, for the runtime.
+SparseShard toSparseShard(ir::RowShardAttr shard);
 
 /// Runs --dtf-lift-ps-transfers on `program` (rewriting @worker in place)
 /// and describes @worker. Throws std::invalid_argument if the module

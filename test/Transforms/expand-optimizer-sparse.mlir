@@ -52,3 +52,25 @@ func.func @lazy_adam(%ids: tensor<12xi64>, %rows: tensor<12x8xf32>, %dw: tensor<
 // CHECK-NEXT: %[[B1:.*]] = dtf.variable "beta1_power" init(#dtf.constant<{{.*}}>) colocate_with("a_table")
 // CHECK: dtf.apply_adam
 // CHECK: dtf.sparse_apply_adam %[[TABLE]], %[[M]], %[[V]], %{{.*}}, %{{.*}}[%arg0], %arg1 learning_rate 1.000000e-02
+
+// -----
+
+// FTRL-Proximal: "accum" (var/Ftrl) from initial_accumulator_value and
+// "linear" (var/Ftrl_1) of zeros, as FtrlOptimizer names its slots; the
+// table by rows.
+// CHECK-LABEL: func.func @ftrl
+func.func @ftrl(%ids: tensor<12xi64>, %rows: tensor<12x1xf32>, %dw: tensor<8x1xf32>) {
+  %table = dtf.variable "wide" init(#dtf.zeros) : !dtf.resource<tensor<100x1xf32>>
+  %w = dtf.variable "w" init(#dtf.zeros) : !dtf.resource<tensor<8x1xf32>>
+  dtf.apply_gradients #dtf.ftrl<learning_rate = 0.1, l1 = 0.01, l2 = 0.001> (%w : !dtf.resource<tensor<8x1xf32>>) grads(%dw : tensor<8x1xf32>)
+      sparse(%table : !dtf.resource<tensor<100x1xf32>>) ids(%ids : tensor<12xi64>) rows(%rows : tensor<12x1xf32>)
+  return
+}
+// CHECK: %[[TABLE:.*]] = dtf.variable "wide"
+// CHECK-NEXT: %[[TACC:.*]] = dtf.variable "wide/Ftrl" init(#dtf.constant<0.1>) colocate_with("wide")
+// CHECK-NEXT: %[[TLIN:.*]] = dtf.variable "wide/Ftrl_1" init(#dtf.zeros) colocate_with("wide")
+// CHECK: %[[W:.*]] = dtf.variable "w"
+// CHECK-NEXT: %[[WACC:.*]] = dtf.variable "w/Ftrl"
+// CHECK-NEXT: %[[WLIN:.*]] = dtf.variable "w/Ftrl_1"
+// CHECK: dtf.apply_ftrl %[[W]], %[[WACC]], %[[WLIN]], %arg2 learning_rate 1.000000e-01 power -5.000000e-01 l1 1.000000e-02 l2 1.000000e-03 l2_shrinkage 0.000000e+00
+// CHECK-NEXT: dtf.sparse_apply_ftrl %[[TABLE]], %[[TACC]], %[[TLIN]][%arg0], %arg1 learning_rate 1.000000e-01 power -5.000000e-01 l1 {{.*}} l2 {{.*}} l2_shrinkage 0.000000e+00 : !dtf.resource<tensor<100x1xf32>>, tensor<12xi64>, tensor<12x1xf32>

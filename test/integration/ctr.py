@@ -1,7 +1,8 @@
 """A click-through-rate model with embedding tables trains on a real cluster.
 
 examples/ctr/wide_deep.mlir (Wide & Deep: 16 embedding tables, 1M rows in
-all, Adagrad) on 2 PS tasks and 2 workers, on data that
+all, Adagrad), whole or with --shards each table split by rows over the PS
+tasks (--strategy div or mod), on 2 PS tasks and 2 workers, on data that
 examples/ctr/make_ctr_data.py writes for the test (20,000 training
 examples of 8 multi-hot features, read as padded `varlen` features), in
 async or sync mode. The workers look the tables up by rows and push sparse
@@ -28,6 +29,7 @@ import events
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 MODEL = os.path.join(ROOT, "examples", "ctr", "wide_deep.mlir")
 GENERATOR = os.path.join(ROOT, "examples", "ctr", "make_ctr_data.py")
+MODEL_GENERATOR = os.path.join(ROOT, "examples", "ctr", "make_wide_deep.py")
 STEPS = 300
 LOCAL_STEPS = re.compile(r"training ended after (\d+) local steps")
 TRAFFIC = re.compile(r"RPC traffic: pulled (\d+) bytes in (\d+) pulls, pushed (\d+) bytes")
@@ -37,6 +39,9 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--dtf-run", required=True)
     parser.add_argument("--mode", choices=["async", "sync"], default="async")
+    parser.add_argument("--shards", type=int, default=1,
+                        help="split each table by rows into this many shards")
+    parser.add_argument("--strategy", choices=["div", "mod"], default="mod")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
         data = os.path.join(scratch, "data")
@@ -44,12 +49,18 @@ def main():
                         "--examples_per_shard", "10000", "--test_examples", "4000",
                         "--total_rows", "20000", "--jobs", "1"],
                        check=True, capture_output=True)
+        model = MODEL
+        if args.shards > 1:
+            model = os.path.join(scratch, "wide_deep.mlir")
+            with open(model, "w") as f:
+                subprocess.run([sys.executable, MODEL_GENERATOR, "--shards", str(args.shards),
+                                "--strategy", args.strategy], check=True, stdout=f)
         logdir = os.path.join(scratch, "logdir")
         flags = ["--input_file=" + os.path.join(data, "inputs.txt"),
                  "--train_steps=%d" % STEPS, "--log_every=100", "--logdir=" + logdir]
         if args.mode == "sync":
             flags.append("--sync")
-        c = cluster.Cluster(args.dtf_run, 2, 2, flags, model=MODEL)
+        c = cluster.Cluster(args.dtf_run, 2, 2, flags, model=model)
         try:
             for task in c.workers + c.ps:
                 cluster.check(task.wait(600) == 0, task.name + " failed")
@@ -58,12 +69,17 @@ def main():
         files = sorted(glob.glob(os.path.join(logdir, "model.ckpt-*.dtf")))
         cluster.check(files, "no checkpoint in the logdir")
         _, tensors = checkpoints.read(files[-1])
-        for name in ["c0/embedding", "c0/embedding/Adagrad", "c7/weights",
-                     "c7/weights/Adagrad"]:
-            cluster.check(name in tensors, "the checkpoint lacks %s: %s"
-                          % (name, sorted(tensors)))
-        cluster.check(tensors["c0/embedding"][0] == [501963, 16],
-                      "c0/embedding is %s" % (tensors["c0/embedding"][0],))
+        # Tables and slots as variables, whole or in shards of their rows.
+        parts = (["/part_%d" % shard for shard in range(args.shards)]
+                 if args.shards > 1 else [""])
+        for table in ["c0/embedding", "c0/embedding/Adagrad", "c7/weights",
+                      "c7/weights/Adagrad"]:
+            for part in parts:
+                cluster.check(table + part in tensors, "the checkpoint lacks %s: %s"
+                              % (table + part, sorted(tensors)))
+        rows = sum(tensors["c0/embedding" + part][0][0] for part in parts)
+        cluster.check(rows == 501963 and tensors["c0/embedding" + parts[0]][0][1] == 16,
+                      "c0/embedding holds %d rows in %s" % (rows, parts))
         # TensorBoard gets the AUC and the log loss of the validation.
         event_files = glob.glob(os.path.join(logdir, "worker_0", "events.out.tfevents.*"))
         cluster.check(event_files, "no event file of worker 0")

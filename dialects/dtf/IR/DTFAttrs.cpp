@@ -282,6 +282,55 @@ LogicalResult AdamAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
+LogicalResult FtrlAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                               APFloat learningRate, APFloat powerValue,
+                               APFloat initialValue, APFloat l1Value,
+                               APFloat l2Value, APFloat shrinkageValue) {
+  if (failed(verifyLearningRate(emitError, learningRate)))
+    return failure();
+  // FtrlOptimizer's own checks.
+  if (!(powerValue.convertToDouble() <= 0.0))
+    return emitError() << "learning_rate_power must be at most 0, got "
+                       << powerValue.convertToDouble();
+  if (!(initialValue.convertToDouble() >= 0.0))
+    return emitError() << "initial_accumulator_value must be at least 0, got "
+                       << initialValue.convertToDouble();
+  for (auto [name, value] : {std::pair<const char *, APFloat>{"l1", l1Value},
+                             {"l2", l2Value},
+                             {"l2_shrinkage", shrinkageValue}})
+    if (!(value.convertToDouble() >= 0.0) ||
+        !std::isfinite(value.convertToDouble()))
+      return emitError() << name << " must be non-negative and finite, got "
+                         << value.convertToDouble();
+  return success();
+}
+
+LogicalResult
+PartitionerAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                        int64_t shards, PartitionStrategy) {
+  if (shards < 1)
+    return emitError() << "shards must be at least 1, got " << shards;
+  return success();
+}
+
+LogicalResult RowShardAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                   PartitionStrategy, int64_t shard,
+                                   int64_t numShards, int64_t rows) {
+  if (numShards < 1 || shard < 0 || shard >= numShards)
+    return emitError() << "shard " << shard << " of " << numShards
+                       << " shards is not a shard";
+  if (rows < numShards)
+    return emitError() << rows << " rows cannot fill " << numShards
+                       << " shards";
+  return success();
+}
+
+int64_t RowShardAttr::getShardRows() const {
+  // Both strategies give the first `rows % num_shards` shards one row more.
+  return getRows() / getNumShards() +
+         (getShard() < getRows() % getNumShards() ? 1 : 0);
+}
+
 LogicalResult AdagradAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                   APFloat learningRate,
                                   APFloat initialAccumulatorValue) {

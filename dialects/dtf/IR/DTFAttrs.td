@@ -97,6 +97,51 @@ def DTF_ReplicationMode : I32EnumAttr<"ReplicationMode",
   let cppNamespace = "::dtf::ir";
 }
 
+def DTF_PartitionStrategy : I32EnumAttr<"PartitionStrategy",
+    "how the ids of a table map to the shards of its rows", [
+    I32EnumAttrCase<"Div", 0, "div">,
+    I32EnumAttrCase<"Mod", 1, "mod">]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::dtf::ir";
+}
+
+def DTF_PartitionerAttr : DTF_Attr<"Partitioner", "partitioner"> {
+  let summary = "how many shards a table's rows are split into, and how";
+  let description = [{
+    On a `dtf.variable` as `dtf.partitioner`: TensorFlow's
+    `fixed_size_partitioner(shards)` with the `partition_strategy` of
+    `embedding_lookup`. `div` gives each shard a contiguous range of ids
+    (the first `rows % shards` shards one row more), `mod` gives id `i` to
+    shard `i % shards` as row `i / shards`. `--dtf-place-variables` splits
+    the variable (and its colocated slots) into that many shards, each on a
+    PS task, and rewrites its lookups and sparse updates to address them.
+  }];
+  let parameters = (ins "int64_t":$shards,
+                        EnumParameter<DTF_PartitionStrategy>:$strategy);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+def DTF_RowShardAttr : DTF_Attr<"RowShard", "row_shard"> {
+  let summary = "which rows of a partitioned table one of its shards holds";
+  let description = [{
+    On a lookup, a row pull or a sparse update of shard `shard` of a table
+    of `rows` rows split into `num_shards` by `strategy`: the op's ids are
+    ids of the whole table; it reads or updates the rows of the ids this
+    shard holds, at their rows within the shard, and gives zero rows (a
+    lookup) or leaves alone (an update) the others.
+  }];
+  let parameters = (ins EnumParameter<DTF_PartitionStrategy>:$strategy,
+                        "int64_t":$shard, "int64_t":$num_shards,
+                        "int64_t":$rows);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The number of rows this shard holds.
+    int64_t getShardRows() const;
+  }];
+}
+
 def DTF_ReplicationAttr : DTF_Attr<"Replication", "replication"> {
   let summary = "how the module was replicated: update mode and replica counts";
   let description = [{
@@ -213,8 +258,30 @@ def DTF_AdagradAttr : DTF_Attr<"Adagrad", "adagrad"> {
   let genVerifyDecl = 1;
 }
 
+def DTF_FtrlAttr : DTF_Attr<"Ftrl", "ftrl"> {
+  let summary = "FTRL-Proximal, as TensorFlow's FtrlOptimizer";
+  let description = [{
+    McMahan et al.'s Follow-The-Regularized-Leader with L1 and L2
+    regularization (TensorFlow's ApplyFtrlV2): per coordinate an
+    accumulator of squared gradients (starting at
+    `initial_accumulator_value`) and a linear term (starting at 0) from
+    which the weight is computed in closed form, 0 while `|linear| <= l1`:
+    the sparse models of the wide part of Wide & Deep. `l2_shrinkage`
+    shrinks the weights towards 0 in the gradient (FtrlOptimizer's
+    `l2_shrinkage_regularization_strength`).
+  }];
+  let parameters = (ins DTF_F64Parameter<"learning rate">:$learning_rate,
+                        DTF_F64Parameter<"learning rate power", "-0.5">:$learning_rate_power,
+                        DTF_F64Parameter<"initial accumulator value", "0.1">:$initial_accumulator_value,
+                        DTF_F64Parameter<"L1 regularization", "0.0">:$l1,
+                        DTF_F64Parameter<"L2 regularization", "0.0">:$l2,
+                        DTF_F64Parameter<"L2 shrinkage", "0.0">:$l2_shrinkage);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
 def DTF_OptimizerAttr : AnyAttrOf<[DTF_SGDAttr, DTF_MomentumAttr, DTF_AdamAttr,
-                                   DTF_AdagradAttr]>;
+                                   DTF_AdagradAttr, DTF_FtrlAttr]>;
 
 //===----------------------------------------------------------------------===//
 // Enums

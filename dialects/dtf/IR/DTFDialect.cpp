@@ -161,6 +161,15 @@ static LogicalResult verifyPushesAttr(Operation *op, Attribute value) {
     auto names = push ? push.getAs<ArrayAttr>("names") : ArrayAttr();
     auto sparseNames =
         push ? push.getAs<ArrayAttr>("sparse_names") : ArrayAttr();
+    auto sparseShards =
+        push ? push.getAs<ArrayAttr>("sparse_shards") : ArrayAttr();
+    if (sparseShards &&
+        (!sparseNames || sparseShards.size() != sparseNames.size() ||
+         !llvm::all_of(sparseShards, llvm::IsaPred<RowShardAttr, UnitAttr>)))
+      return op->emitError("'")
+             << kPushesAttrName
+             << "' has sparse_shards that are not one #dtf.row_shard or unit "
+                "per sparse name";
     auto allStrings = [](ArrayAttr list) {
       return !list || llvm::all_of(list, llvm::IsaPred<StringAttr>);
     };
@@ -210,6 +219,23 @@ LogicalResult DTFDialect::verifyOperationAttribute(Operation *op,
   }
   if (attr.getName() == getGradientsAttrName())
     return verifyGradientsAttr(op, attr.getValue());
+  if (attr.getName() == getPartitionerAttrName()) {
+    auto variable = dyn_cast<VariableOp>(op);
+    auto partitioner = dyn_cast<PartitionerAttr>(attr.getValue());
+    if (!variable || !partitioner)
+      return op->emitError("'") << getPartitionerAttrName()
+                                << "' must be a #dtf.partitioner on a "
+                                   "dtf.variable";
+    RankedTensorType type = variable.getValueType();
+    if (type.getRank() < 1 || !type.hasStaticShape() ||
+        type.getDimSize(0) < partitioner.getShards())
+      return op->emitError("'")
+             << getPartitionerAttrName() << "' splits variable '"
+             << variable.getName() << "' of type " << type << " into "
+             << partitioner.getShards()
+             << " shards, but it has fewer rows along dimension 0";
+    return success();
+  }
   if (attr.getName() == getAucAttrName()) {
     auto function = dyn_cast<FunctionOpInterface>(op);
     auto indices = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
@@ -242,7 +268,8 @@ LogicalResult DTFDialect::verifyOperationAttribute(Operation *op,
     if (!isa<FunctionOpInterface>(op))
       return op->emitError("'")
              << getOptimizerAttrName() << "' is only valid on a function";
-    if (!isa<SGDAttr, MomentumAttr, AdamAttr, AdagradAttr>(attr.getValue()))
+    if (!isa<SGDAttr, MomentumAttr, AdamAttr, AdagradAttr, FtrlAttr>(
+            attr.getValue()))
       return op->emitError("'") << getOptimizerAttrName()
                                 << "' must be a dtf optimizer attribute";
     return success();

@@ -55,6 +55,11 @@ def DTF_Dialect : Dialect {
     /// Name of the function attribute `[predictions, labels]`: the results
     /// (probabilities in [0, 1] and 0/1 labels of one shape) whose streaming
     /// AUC and log loss validation reports, as tf.metrics.auc.
+    /// Name of the variable attribute (a #dtf.partitioner) that splits a
+    /// table into shards by rows.
+    static constexpr ::llvm::StringLiteral getPartitionerAttrName() {
+      return ::llvm::StringLiteral("dtf.partitioner");
+    }
     static constexpr ::llvm::StringLiteral getAucAttrName() {
       return ::llvm::StringLiteral("dtf.auc");
     }

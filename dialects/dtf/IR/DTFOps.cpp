@@ -816,6 +816,26 @@ LogicalResult EmbeddingLookupOp::inferReturnTypes(
                          adaptor.getIds().getType(), inferred);
 }
 
+/// Checks that a variable of `valueType` is the shard `shard` says, when
+/// it says one.
+static LogicalResult verifyShardRows(Operation *op, RowShardAttr shard,
+                                     RankedTensorType valueType) {
+  if (!shard || valueType.getRank() < 1)
+    return success();
+  if (valueType.getDimSize(0) != shard.getShardRows())
+    return op->emitOpError("variable of ")
+           << valueType.getDimSize(0) << " rows is not shard "
+           << shard.getShard() << " of " << shard.getNumShards() << " of "
+           << shard.getRows() << " rows, which holds " << shard.getShardRows();
+  return success();
+}
+
+LogicalResult EmbeddingLookupOp::verify() {
+  return verifyShardRows(
+      *this, getShardAttr(),
+      cast<ResourceType>(getTable().getType()).getValueType());
+}
+
 LogicalResult GatherOp::inferReturnTypes(MLIRContext *,
                                          std::optional<Location> location,
                                          Adaptor adaptor,
@@ -898,9 +918,12 @@ LogicalResult UnsortedSegmentSumOp::inferReturnTypes(
 
 template <typename SparseApplyOp>
 static LogicalResult verifySparseApply(SparseApplyOp op) {
-  return verifySparseRows(
-      op, "update", cast<ResourceType>(op.getVar().getType()).getValueType(),
-      op.getIds().getType(), op.getRows().getType());
+  RankedTensorType valueType =
+      cast<ResourceType>(op.getVar().getType()).getValueType();
+  if (failed(verifySparseRows(op, "update", valueType, op.getIds().getType(),
+                              op.getRows().getType())))
+    return failure();
+  return verifyShardRows(op, op.getShardAttr(), valueType);
 }
 
 LogicalResult SparseApplyGradientDescentOp::verify() {
@@ -910,6 +933,7 @@ LogicalResult SparseApplyAdagradOp::verify() {
   return verifySparseApply(*this);
 }
 LogicalResult SparseApplyAdamOp::verify() { return verifySparseApply(*this); }
+LogicalResult SparseApplyFtrlOp::verify() { return verifySparseApply(*this); }
 
 //===----------------------------------------------------------------------===//
 // Gradient ops
@@ -1119,6 +1143,13 @@ LogicalResult PushGradientsOp::verify() {
     for (StringRef name : list.getAsValueRange<StringAttr>())
       if (!seen.insert(name).second)
         return emitOpError("pushes two gradients of '") << name << "'";
+  if (ArrayAttr shards = getSparseShardsAttr()) {
+    if (shards.size() != sparseNames.size())
+      return emitOpError("has ") << shards.size() << " sparse shards but "
+                                 << sparseNames.size() << " sparse names";
+    if (!llvm::all_of(shards, llvm::IsaPred<RowShardAttr, UnitAttr>))
+      return emitOpError("sparse_shards must list #dtf.row_shard or unit");
+  }
   for (auto [ids, rows] : llvm::zip(getSparseIds(), getSparseRows())) {
     auto rowsType = cast<RankedTensorType>(rows.getType());
     if (rowsType.getRank() < 2 ||

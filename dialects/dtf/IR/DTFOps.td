@@ -279,11 +279,13 @@ def DTF_EmbeddingLookupOp : DTF_Op<"embedding_lookup", [InferTypeOpAdaptor]> {
     ```
   }];
   let arguments = (ins DTF_ResourceArg<[MemRead]>:$table,
-                       RankedTensorOf<[I32, I64]>:$ids);
+                       RankedTensorOf<[I32, I64]>:$ids,
+                       OptionalAttr<DTF_RowShardAttr>:$shard);
   let results = (outs DTF_FloatTensor:$output);
   let assemblyFormat = [{
     $table `[` $ids `]` attr-dict `:` qualified(type($table)) `,` type($ids)
   }];
+  let hasVerifier = 1;
 }
 
 def DTF_EmbeddingCombineOp : DTF_Op<"embedding_combine",
@@ -796,6 +798,26 @@ def DTF_ApplyAdagradOp : DTF_Op<"apply_adagrad",
   }];
 }
 
+def DTF_ApplyFtrlOp : DTF_Op<"apply_ftrl",
+    [DTF_GradMatchesVariable<"var">, DTF_SlotMatchesVariable<"accum">,
+     DTF_SlotMatchesVariable<"linear">]> {
+  let summary = "one FTRL-Proximal step on var with its accum and linear slots";
+  let description = [{
+    TensorFlow's ApplyFtrlV2 (`#dtf.ftrl` says what its attributes are).
+  }];
+  let arguments = (ins DTF_ResourceArg<[MemRead, MemWrite]>:$var,
+                       DTF_ResourceArg<[MemRead, MemWrite]>:$accum,
+                       DTF_ResourceArg<[MemRead, MemWrite]>:$linear,
+                       DTF_FloatTensor:$grad, F64Attr:$learning_rate,
+                       F64Attr:$learning_rate_power, F64Attr:$l1, F64Attr:$l2,
+                       F64Attr:$l2_shrinkage);
+  let assemblyFormat = [{
+    $var `,` $accum `,` $linear `,` $grad `learning_rate` $learning_rate
+    `power` $learning_rate_power `l1` $l1 `l2` $l2 `l2_shrinkage` $l2_shrinkage
+    attr-dict `:` qualified(type($var))
+  }];
+}
+
 // The sparse updates take the rows `rows` of an IndexedSlices gradient at
 // the 1-D `ids` of `var`'s first dimension. As TensorFlow's
 // Optimizer._apply_sparse_duplicate_indices, the rows of equal ids are
@@ -812,7 +834,8 @@ def DTF_SparseApplyGradientDescentOp
   let summary = "var[ids] -= learning_rate * rows";
   let arguments = (ins DTF_ResourceArg<[MemRead, MemWrite]>:$var,
                        TensorRankOf<[I32, I64], [1]>:$ids,
-                       DTF_FloatTensor:$rows, F64Attr:$learning_rate);
+                       DTF_FloatTensor:$rows, F64Attr:$learning_rate,
+                       OptionalAttr<DTF_RowShardAttr>:$shard);
   let assemblyFormat = [{
     $var `[` $ids `]` `,` $rows `learning_rate` $learning_rate attr-dict `:`
     qualified(type($var)) `,` type($ids) `,` type($rows)
@@ -826,10 +849,32 @@ def DTF_SparseApplyAdagradOp
   let arguments = (ins DTF_ResourceArg<[MemRead, MemWrite]>:$var,
                        DTF_ResourceArg<[MemRead, MemWrite]>:$accum,
                        TensorRankOf<[I32, I64], [1]>:$ids,
-                       DTF_FloatTensor:$rows, F64Attr:$learning_rate);
+                       DTF_FloatTensor:$rows, F64Attr:$learning_rate,
+                       OptionalAttr<DTF_RowShardAttr>:$shard);
   let assemblyFormat = [{
     $var `,` $accum `[` $ids `]` `,` $rows `learning_rate` $learning_rate
     attr-dict `:` qualified(type($var)) `,` type($ids) `,` type($rows)
+  }];
+}
+
+def DTF_SparseApplyFtrlOp
+    : DTF_SparseApplyOp<"sparse_apply_ftrl",
+                        [DTF_SlotMatchesVariable<"accum">,
+                         DTF_SlotMatchesVariable<"linear">]> {
+  let summary = "FTRL-Proximal on the rows ids of var, accum and linear";
+  let arguments = (ins DTF_ResourceArg<[MemRead, MemWrite]>:$var,
+                       DTF_ResourceArg<[MemRead, MemWrite]>:$accum,
+                       DTF_ResourceArg<[MemRead, MemWrite]>:$linear,
+                       TensorRankOf<[I32, I64], [1]>:$ids,
+                       DTF_FloatTensor:$rows, F64Attr:$learning_rate,
+                       F64Attr:$learning_rate_power, F64Attr:$l1, F64Attr:$l2,
+                       F64Attr:$l2_shrinkage,
+                       OptionalAttr<DTF_RowShardAttr>:$shard);
+  let assemblyFormat = [{
+    $var `,` $accum `,` $linear `[` $ids `]` `,` $rows `learning_rate`
+    $learning_rate `power` $learning_rate_power `l1` $l1 `l2` $l2
+    `l2_shrinkage` $l2_shrinkage attr-dict `:` qualified(type($var)) `,`
+    type($ids) `,` type($rows)
   }];
 }
 
@@ -850,7 +895,8 @@ def DTF_SparseApplyAdamOp
                        DTF_ScalarFloatTensor:$beta2_power,
                        TensorRankOf<[I32, I64], [1]>:$ids,
                        DTF_FloatTensor:$rows, F64Attr:$learning_rate,
-                       F64Attr:$beta1, F64Attr:$beta2, F64Attr:$epsilon);
+                       F64Attr:$beta1, F64Attr:$beta2, F64Attr:$epsilon,
+                       OptionalAttr<DTF_RowShardAttr>:$shard);
   let assemblyFormat = [{
     $var `,` $m `,` $v `,` $beta1_power `,` $beta2_power `[` $ids `]` `,` $rows
     `learning_rate` $learning_rate `beta1` $beta1 `beta2` $beta2 `epsilon`
@@ -984,7 +1030,8 @@ def DTF_PullRowsOp : DTF_Op<"pull_rows",
     ```
   }];
   let arguments = (ins StrAttr:$name, DTF_DeviceAttr:$device,
-                       RankedTensorOf<[I32, I64]>:$ids);
+                       RankedTensorOf<[I32, I64]>:$ids,
+                       OptionalAttr<DTF_RowShardAttr>:$shard);
   let results = (outs DTF_FloatTensor:$rows);
   let assemblyFormat = [{
     $name `from` custom<DeviceName>($device) ` ` `[` $ids `]` attr-dict `:`
@@ -1012,7 +1059,10 @@ def DTF_PushGradientsOp : DTF_Op<"push_gradients",
     Sparse gradients (`sparse_names`, after the dense ones in the PS
     function's `dtf.sparse_gradients` order) go as their ids and rows; the
     runtime sends each distinct id once, with the sum of its rows, and drops
-    -1.
+    -1. The gradient of a shard of a partitioned table has its
+    `#dtf.row_shard` in `sparse_shards` (`unit` for a whole table): its ids
+    are ids of the whole table, and the runtime sends the shard only the
+    rows of its own ids, at their rows within the shard.
   }];
   let arguments = (ins DTF_DeviceAttr:$device,
                        0DTensorOf<[AnySignlessInteger]>:$step,
@@ -1020,7 +1070,8 @@ def DTF_PushGradientsOp : DTF_Op<"push_gradients",
                        Variadic<TensorRankOf<[I32, I64], [1]>>:$sparse_ids,
                        Variadic<DTF_FloatTensor>:$sparse_rows,
                        DefaultValuedAttr<StrArrayAttr, "{}">:$names,
-                       DefaultValuedAttr<StrArrayAttr, "{}">:$sparse_names);
+                       DefaultValuedAttr<StrArrayAttr, "{}">:$sparse_names,
+                       OptionalAttr<ArrayAttr>:$sparse_shards);
   let assemblyFormat = [{
     `to` custom<DeviceName>($device) `step` $step ` ` `(` $gradients `)`
     (`sparse` `(` $sparse_ids^ `:` type($sparse_ids) `)`

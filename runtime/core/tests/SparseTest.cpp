@@ -910,3 +910,37 @@ TEST(SparseApply, OutOfRangeIdChangesNothing) {
       [&] { apply_adagrad(var, accum, 0.1, Tensor(DType::F32, {2})); },
       {"apply_adagrad", "grad is f32[2]"});
 }
+
+namespace {
+
+TEST(SparseShardLocalIds, EachShardSeesItsOwnRowsOnly) {
+  // 10 rows over 3 shards: div holds [0,4), [4,7), [7,10); mod id % 3.
+  Tensor ids = i64({2, 3}, {0, 7, kPaddingId, 4, 9, 5});
+  RowPartition div{10, 3, PartitionStrategy::Div};
+  expectTensorEq<int64_t>(shard_local_ids(ids, div, 0),
+                          i64({2, 3}, {0, -1, -1, -1, -1, -1}));
+  expectTensorEq<int64_t>(shard_local_ids(ids, div, 1),
+                          i64({2, 3}, {-1, -1, -1, 0, -1, 1}));
+  expectTensorEq<int64_t>(shard_local_ids(ids, div, 2),
+                          i64({2, 3}, {-1, 0, -1, -1, 2, -1}));
+  RowPartition mod{10, 3, PartitionStrategy::Mod};
+  expectTensorEq<int64_t>(shard_local_ids(ids, mod, 0),
+                          i64({2, 3}, {0, -1, -1, -1, 3, -1}));
+  expectTensorEq<int64_t>(shard_local_ids(ids, mod, 1),
+                          i64({2, 3}, {-1, 2, -1, 1, -1, -1}));
+  expectTensorEq<int64_t>(shard_local_ids(i32({2}, {5, 8}), mod, 2),
+                          i64({2}, {1, 2}));
+}
+
+TEST(SparseShardLocalIds, AnIdOutsideTheTableNamesItsPosition) {
+  RowPartition mod{10, 3, PartitionStrategy::Mod};
+  expectOutOfRange(
+      [&] {
+        shard_local_ids(i64({2}, {3, 10}), mod, 0);
+      },
+      {"shard_local_ids", "id 10", "[1]", "[0, 10)"});
+  expectOutOfRange([&] { shard_local_ids(i64({1}, {3}), mod, 3); },
+                   {"shard 3 is outside [0, 3)"});
+}
+
+} // namespace

@@ -141,7 +141,10 @@ inline ReplicaLayout sgdLayout(int numPs) {
       pull.feedNames.push_back("^pull/global_step");
     }
     layout.pulls.push_back(pull);
-    layout.pushes.push_back({i, {"w" + std::to_string(i)}});
+    ReplicaLayout::PushGroup push;
+    push.psTask = i;
+    push.names = {"w" + std::to_string(i)};
+    layout.pushes.push_back(push);
   }
   return layout;
 }

@@ -145,3 +145,45 @@ module attributes {dtf.replication = #dtf.replication<mode = async, replicas_to_
 func.func @ps_0(%ids: tensor<?xi64>, %rows: tensor<?x8xf32>) attributes {dtf.sparse_gradients = ["a"]} {
   return
 }
+
+// -----
+
+func.func @partitioner_too_many_shards() {
+  // expected-error @+1 {{'dtf.partitioner' splits variable 'table' of type 'tensor<2x8xf32>' into 3 shards, but it has fewer rows along dimension 0}}
+  %table = dtf.variable "table" init(#dtf.zeros) {dtf.partitioner = #dtf.partitioner<shards = 3, strategy = mod>} : !dtf.resource<tensor<2x8xf32>>
+  return
+}
+
+// -----
+
+func.func @row_shard_of_no_shard(%ids: tensor<4xi64>) {
+  %table = dtf.variable "table" init(#dtf.zeros) : !dtf.resource<tensor<6x8xf32>>
+  // expected-error @+1 {{shard 2 of 2 shards is not a shard}}
+  %rows = dtf.embedding_lookup %table[%ids] {shard = #dtf.row_shard<strategy = mod, shard = 2, num_shards = 2, rows = 11>} : !dtf.resource<tensor<6x8xf32>>, tensor<4xi64>
+  return
+}
+
+// -----
+
+func.func @row_shard_rows(%ids: tensor<4xi64>) {
+  %table = dtf.variable "table" init(#dtf.zeros) : !dtf.resource<tensor<6x8xf32>>
+  // expected-error @+1 {{'dtf.embedding_lookup' op variable of 6 rows is not shard 1 of 2 of 11 rows, which holds 5}}
+  %rows = dtf.embedding_lookup %table[%ids] {shard = #dtf.row_shard<strategy = mod, shard = 1, num_shards = 2, rows = 11>} : !dtf.resource<tensor<6x8xf32>>, tensor<4xi64>
+  return
+}
+
+// -----
+
+func.func @ftrl_positive_power(%loss: tensor<f32>) {
+  // expected-error @+1 {{learning_rate_power must be at most 0, got 5.000000e-01}}
+  dtf.minimize %loss : tensor<f32>, #dtf.ftrl<learning_rate = 0.1, learning_rate_power = 0.5>
+  return
+}
+
+// -----
+
+func.func @ftrl_negative_l1(%loss: tensor<f32>) {
+  // expected-error @+1 {{l1 must be non-negative and finite, got -1}}
+  dtf.minimize %loss : tensor<f32>, #dtf.ftrl<learning_rate = 0.1, l1 = -1.0>
+  return
+}
