@@ -23,6 +23,7 @@
 using namespace dtf;
 using namespace dtf::kernels;
 using dtf::testing::expectInvalidArgument;
+using dtf::testing::expectOutOfRange;
 using dtf::testing::expectTensorEq;
 using dtf::testing::expectTensorNear;
 
@@ -65,20 +66,6 @@ void expectNearValues(const Tensor &actual, const std::vector<double> &expected,
     EXPECT_NEAR(a[i], expected[i],
                 tolerance * std::max(1.0, std::abs(expected[i])))
         << "at flat index " << i;
-}
-
-/// Runs `statement` expecting std::out_of_range whose message contains
-/// every string in `fragments`.
-template <typename Fn>
-void expectOutOfRange(Fn statement, const std::vector<std::string> &fragments) {
-  try {
-    statement();
-    ADD_FAILURE() << "expected std::out_of_range";
-  } catch (const std::out_of_range &e) {
-    for (const std::string &fragment : fragments)
-      EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos)
-          << "message \"" << e.what() << "\" lacks \"" << fragment << "\"";
-  }
 }
 
 double toleranceOf(DType dtype) { return dtype == DType::F64 ? 1e-12 : 2e-6; }

@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -55,19 +56,35 @@ inline Tensor randomTensor(DType dtype, const Shape &shape, uint64_t seed) {
   return t;
 }
 
+/// Runs `statement` expecting an exception of type `Exception` whose
+/// message contains every string in `fragments`.
+template <typename Exception, typename Fn>
+void expectThrowWith(Fn statement, const std::vector<std::string> &fragments,
+                     const char *expected) {
+  try {
+    statement();
+    ADD_FAILURE() << "expected " << expected;
+  } catch (const Exception &e) {
+    for (const std::string &fragment : fragments)
+      EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos)
+          << "message \"" << e.what() << "\" lacks \"" << fragment << "\"";
+  }
+}
+
 /// Runs `statement` expecting std::invalid_argument whose message contains
 /// every string in `fragments`.
 template <typename Fn>
 void expectInvalidArgument(Fn statement,
                            const std::vector<std::string> &fragments) {
-  try {
-    statement();
-    ADD_FAILURE() << "expected std::invalid_argument";
-  } catch (const std::invalid_argument &e) {
-    for (const std::string &fragment : fragments)
-      EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos)
-          << "message \"" << e.what() << "\" lacks \"" << fragment << "\"";
-  }
+  expectThrowWith<std::invalid_argument>(statement, fragments,
+                                         "std::invalid_argument");
+}
+
+/// The same for std::out_of_range (an id outside a table, as TensorFlow's
+/// InvalidArgument of a gather).
+template <typename Fn>
+void expectOutOfRange(Fn statement, const std::vector<std::string> &fragments) {
+  expectThrowWith<std::out_of_range>(statement, fragments, "std::out_of_range");
 }
 
 } // namespace dtf::testing
