@@ -636,7 +636,10 @@ func::FuncOp Replication::buildWorkerFunction(OpBuilder &builder) {
       auto pullRows = body.create<PullRowsOp>(
           lookup.getLoc(), lookup.getType(), table.getName(),
           getPSDevice(context, table.task), mapping.lookup(lookup.getIds()),
-          lookup.getShardAttr());
+          lookup.getShardAttr(),
+          body.getI64IntegerAttr(lookup.getShard()
+                                     ? lookup.getShardAttr().getRows()
+                                     : table.op.getValueType().getDimSize(0)));
       mapping.map(lookup.getOutput(), pullRows.getRows());
       continue;
     }

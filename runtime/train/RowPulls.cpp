@@ -48,6 +48,32 @@ DistinctIds distinctIds(const Tensor &ids) {
           kernels::reshape(std::move(index), ids.shape())};
 }
 
+/// Throws InvalidArgument for the first id of `ids` that is neither a row
+/// of a table of `rows` rows nor padding, naming the placeholder that fed
+/// the ids (when one did), the id's position in the batch and the table.
+void checkIdsInTable(ir::PullRowsOp pull, const Tensor &ids, int64_t rows) {
+  Tensor all = kernels::cast(ids, DType::I64);
+  const int64_t *values = all.data<int64_t>();
+  for (int64_t i = 0, n = all.numElements(); i < n; ++i) {
+    if (values[i] == kernels::kPaddingId ||
+        (values[i] >= 0 && values[i] < rows))
+      continue;
+    Shape position;
+    for (int64_t rest = i, d = ids.rank() - 1; d >= 0; --d) {
+      position.insert(position.begin(), rest % ids.dim(d));
+      rest /= ids.dim(d);
+    }
+    std::string source = "the ids";
+    if (auto feed = pull.getIds().getDefiningOp<ir::PlaceholderOp>())
+      source = "placeholder '" + feed.getName().str() + "'";
+    throw Error(ErrorCode::InvalidArgument,
+                source + ": id " + std::to_string(values[i]) + " at " +
+                    shapeToString(position) + " of the batch is outside the " +
+                    std::to_string(rows) + " rows of '" + pull.getName().str() +
+                    "'" + (values[i] < 0 ? " (the padding id is -1)" : ""));
+  }
+}
+
 } // namespace
 
 std::shared_ptr<exec::ExternalOpHandler>
@@ -62,10 +88,14 @@ makePullRowsHandler(std::vector<ps::PsConnection *> ps) {
                           "' from PS task " + std::to_string(task) +
                           ", but the cluster has " + std::to_string(ps.size()) +
                           " PS tasks");
+        // An id outside the table is the input's fault: say which
+        // placeholder fed it and where in the batch it is, before asking.
+        const Tensor *ids = call.operands[0];
+        if (std::optional<uint64_t> rows = pull.getTableRows())
+          checkIdsInTable(pull, *ids, static_cast<int64_t>(*rows));
         // A shard of a partitioned table holds some of the ids, at rows of
         // its own; the others read as padding here.
         Tensor shardIds;
-        const Tensor *ids = call.operands[0];
         if (ir::RowShardAttr shard = pull.getShardAttr()) {
           shardIds = exec::shardLocalIds(shard, *ids);
           ids = &shardIds;

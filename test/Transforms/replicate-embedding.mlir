@@ -34,7 +34,7 @@ module attributes {dtf.cluster = #dtf.cluster<ps = ["localhost:2222", "localhost
 // CHECK-NOT: dtf.pull "table"
 // CHECK: %[[STEP:.*]] = dtf.pull "global_step" from "/job:ps/task:0"
 // CHECK: %[[WIDS:.*]] = dtf.placeholder "ids"
-// CHECK: %[[PULLED:.*]] = dtf.pull_rows "table" from "/job:ps/task:1" [%[[WIDS]]] : tensor<4x3xi64> -> tensor<4x3x8xf32>
+// CHECK: %[[PULLED:.*]] = dtf.pull_rows "table" from "/job:ps/task:1" [%[[WIDS]]] {table_rows = 1000 : i64} : tensor<4x3xi64> -> tensor<4x3x8xf32>
 // CHECK: dtf.embedding_combine sum %[[PULLED]], %[[WIDS]]
 // CHECK: %[[FLAT:.*]] = dtf.reshape %[[WIDS]]
 // CHECK: %[[GROWS:.*]] = dtf.constant dense<1.000000e+00> : tensor<12x8xf32>

@@ -24,8 +24,8 @@ module attributes {dtf.cluster = #dtf.cluster<ps = ["localhost:2222", "localhost
 // CHECK: dtf.sparse_apply_gradient_descent %{{.*}}[%arg0], %arg1 learning_rate 5.000000e-01 : !dtf.resource<tensor<5x8xf32>>
 // CHECK-LABEL: func.func @worker
 // CHECK: %[[IDS:.*]] = dtf.placeholder "ids"
-// CHECK: dtf.pull_rows "table/part_0" from "/job:ps/task:0" [%[[IDS]]] {shard = #dtf.row_shard<strategy = mod, shard = 0, num_shards = 2, rows = 11>}
-// CHECK: dtf.pull_rows "table/part_1" from "/job:ps/task:1" [%[[IDS]]] {shard = #dtf.row_shard<strategy = mod, shard = 1, num_shards = 2, rows = 11>}
+// CHECK: dtf.pull_rows "table/part_0" from "/job:ps/task:0" [%[[IDS]]] {shard = #dtf.row_shard<strategy = mod, shard = 0, num_shards = 2, rows = 11>, table_rows = 11 : i64}
+// CHECK: dtf.pull_rows "table/part_1" from "/job:ps/task:1" [%[[IDS]]] {shard = #dtf.row_shard<strategy = mod, shard = 1, num_shards = 2, rows = 11>, table_rows = 11 : i64}
 // CHECK: dtf.push_gradients to "/job:ps/task:0" {{.*}}{sparse_names = ["table/part_0"], sparse_shards = [#dtf.row_shard<strategy = mod, shard = 0, num_shards = 2, rows = 11>]}
 // CHECK: dtf.push_gradients to "/job:ps/task:1" {{.*}}{sparse_names = ["table/part_1"], sparse_shards = [#dtf.row_shard<strategy = mod, shard = 1, num_shards = 2, rows = 11>]}
 

@@ -1022,7 +1022,9 @@ def DTF_PullRowsOp : DTF_Op<"pull_rows",
     followed by the variable's dimensions after the first. The runtime asks
     the task for each distinct id of the batch once (RPC `PullRows`) and
     never for the whole table; -1 gives a zero row. As `dtf.pull`, it reads
-    the values of the step's start.
+    the values of the step's start. `table_rows`, the rows of the whole
+    table, lets the worker refuse an id outside them before asking, naming
+    where in the batch it is.
 
     ```mlir
     %rows = dtf.pull_rows "emb" from "/job:ps/task:0" [%ids]
@@ -1031,7 +1033,8 @@ def DTF_PullRowsOp : DTF_Op<"pull_rows",
   }];
   let arguments = (ins StrAttr:$name, DTF_DeviceAttr:$device,
                        RankedTensorOf<[I32, I64]>:$ids,
-                       OptionalAttr<DTF_RowShardAttr>:$shard);
+                       OptionalAttr<DTF_RowShardAttr>:$shard,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$table_rows);
   let results = (outs DTF_FloatTensor:$rows);
   let assemblyFormat = [{
     $name `from` custom<DeviceName>($device) ` ` `[` $ids `]` attr-dict `:`

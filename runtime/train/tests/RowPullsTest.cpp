@@ -52,6 +52,11 @@ module attributes {dtf.cluster = #dtf.cluster<ps = ["localhost:2222"], worker = 
     %rows = dtf.pull_rows "table" from "/job:ps/task:0" [%ids] : tensor<2x3xi64> -> tensor<2x3x2xf32>
     return %rows : tensor<2x3x2xf32>
   }
+  func.func @checked() -> tensor<2x3x2xf32> {
+    %ids = dtf.placeholder "ids" : tensor<2x3xi64>
+    %rows = dtf.pull_rows "table" from "/job:ps/task:0" [%ids] {table_rows = 5} : tensor<2x3xi64> -> tensor<2x3x2xf32>
+    return %rows : tensor<2x3x2xf32>
+  }
 }
 )mlir";
 
@@ -68,12 +73,13 @@ protected:
     task.initialize();
   }
 
-  std::vector<Tensor> run(std::vector<int64_t> ids) {
+  std::vector<Tensor> run(std::vector<int64_t> ids,
+                          const char *function = "worker") {
     exec::ExecutorOptions options;
     options.runInCallerThread = true;
     options.externalOps["dtf.pull_rows"] = makePullRowsHandler({&connection});
     exec::VariableStore variables;
-    exec::Executor executor(module->lookupSymbol<mlir::func::FuncOp>("worker"),
+    exec::Executor executor(module->lookupSymbol<mlir::func::FuncOp>(function),
                             variables, options);
     FeedMap feeds;
     feeds.emplace("ids", Tensor::fromVector<int64_t>({2, 3}, ids));
@@ -115,6 +121,26 @@ TEST_F(RowPullsTest, AnIdOutsideTheTableNamesTheTableAndTheId) {
       << error.what();
   EXPECT_NE(std::string(error.what()).find("id 7"), std::string::npos)
       << error.what();
+}
+
+// With the table's rows known, the worker refuses the id itself, naming
+// the placeholder and the id's place in the batch, and asks nothing.
+TEST_F(RowPullsTest, AnIdOutsideAKnownTableNamesThePlaceholderAndThePosition) {
+  ASSERT_TRUE(module);
+  for (auto [id, why] : {std::pair<int64_t, const char *>{
+                             7, "placeholder 'ids': id 7 at [1,0] of the batch "
+                                "is outside the 5 rows of 'table'"},
+                         {-3, "id -3 at [1,0] of the batch is outside the 5 "
+                              "rows of 'table' (the padding id is -1)"}}) {
+    Error error = dtf::testing::expectError([&] {
+      run({0, 1, 4, id, 3, -1}, "checked");
+    });
+    EXPECT_EQ(error.code(), ErrorCode::InvalidArgument) << error.what();
+    EXPECT_NE(std::string(error.what()).find(why), std::string::npos)
+        << error.what();
+  }
+  EXPECT_EQ(connection.transferStats().pulls, 0u);
+  EXPECT_EQ(run({0, 1, 4, 2, 3, -1}, "checked")[0].toVector<float>()[4], 4.0f);
 }
 
 } // namespace
