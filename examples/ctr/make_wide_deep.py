@@ -28,7 +28,11 @@ each table's size) trains on it as well.
 import argparse
 import json
 import math
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import make_ctr_data  # noqa: E402  (the vocabulary split of the data)
 
 
 def emit(vocab, dense, slots, batch, dim, hidden, combiner, learning_rate, shards, strategy):
@@ -171,12 +175,8 @@ def main():
         dense = features["dense"]["values"]
         slots = max(feature["max_ids"] for feature in features["categorical"])
     else:
-        sys.path.insert(0, __file__.rsplit("/", 1)[0])
-        import make_ctr_data
         vocab, dense, slots = make_ctr_data.vocab_sizes(1000000, 8), 13, 5
     if args.total_rows:
-        sys.path.insert(0, __file__.rsplit("/", 1)[0])
-        import make_ctr_data
         vocab = make_ctr_data.vocab_sizes(args.total_rows, len(vocab))
     hidden = [int(units) for units in args.hidden.split(",") if units]
     sys.stdout.write(emit(vocab, dense, slots, args.batch, args.dim, hidden,

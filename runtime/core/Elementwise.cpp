@@ -278,4 +278,60 @@ Tensor cast(const Tensor &x, DType dtype) {
   });
 }
 
+//===----------------------------------------------------------------------===//
+// Logistic regression
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// 1 / (1 + e^-x) through e = exp(-|x|) <= 1, which cannot overflow.
+template <typename T> T stableSigmoid(T x) {
+  const T e = std::exp(-std::abs(x));
+  return (x >= 0 ? T(1) : e) / (T(1) + e);
+}
+} // namespace
+
+Tensor sigmoid(const Tensor &x) {
+  return floatUnary("sigmoid", x, [](auto v) { return stableSigmoid(v); });
+}
+
+Tensor sigmoid_grad(const Tensor &y, const Tensor &dy) {
+  const char *op = "sigmoid_grad";
+  requireSameType(op, y, "y", dy, "dy");
+  return dispatchFloat(op, y.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return zipSameShape<T>(dy, y, [](T g, T v) { return g * v * (T(1) - v); });
+  });
+}
+
+Tensor sigmoid_cross_entropy_with_logits(const Tensor &logits,
+                                         const Tensor &labels) {
+  const char *op = "sigmoid_cross_entropy_with_logits";
+  requireSameType(op, logits, "logits", labels, "labels");
+  return dispatchFloat(op, logits.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return zipSameShape<T>(logits, labels, [](T x, T z) {
+      return std::max(x, T(0)) - x * z + std::log1p(std::exp(-std::abs(x)));
+    });
+  });
+}
+
+Tensor sigmoid_cross_entropy_with_logits_grad(const Tensor &dloss,
+                                              const Tensor &logits,
+                                              const Tensor &labels) {
+  const char *op = "sigmoid_cross_entropy_with_logits_grad";
+  requireSameType(op, logits, "logits", labels, "labels");
+  requireSameType(op, dloss, "dloss", logits, "logits");
+  return dispatchFloat(op, logits.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    Tensor out = Tensor::uninitialized(logits.dtype(), logits.shape());
+    const T *pd = dloss.data<T>();
+    const T *px = logits.data<T>();
+    const T *pz = labels.data<T>();
+    T *po = out.data<T>();
+    for (int64_t i = 0, n = logits.numElements(); i < n; ++i)
+      po[i] = pd[i] * (stableSigmoid(px[i]) - pz[i]);
+    return out;
+  });
+}
+
 } // namespace dtf::kernels

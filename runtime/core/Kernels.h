@@ -71,6 +71,26 @@ Tensor clip_by_value_grad(const Tensor &dy, const Tensor &x, double clip_min,
 Tensor cast(const Tensor &x, DType dtype);
 
 //===----------------------------------------------------------------------===//
+// Logistic regression (float only)
+//===----------------------------------------------------------------------===//
+
+/// 1 / (1 + exp(-x)) elementwise, as exp(x) / (1 + exp(x)) for x < 0 so
+/// that neither side overflows or loses its small values.
+Tensor sigmoid(const Tensor &x);
+/// dy * y * (1 - y), y being sigmoid's output (TF SigmoidGrad(y, dy)); y and
+/// dy have the same type.
+Tensor sigmoid_grad(const Tensor &y, const Tensor &dy);
+/// tf.nn.sigmoid_cross_entropy_with_logits, elementwise on operands of one
+/// type: max(x, 0) - x * z + log1p(exp(-|x|)), finite for any finite x.
+Tensor sigmoid_cross_entropy_with_logits(const Tensor &logits,
+                                         const Tensor &labels);
+/// Its gradient w.r.t. the logits: dloss * (sigmoid(x) - z), all three of
+/// one type.
+Tensor sigmoid_cross_entropy_with_logits_grad(const Tensor &dloss,
+                                              const Tensor &logits,
+                                              const Tensor &labels);
+
+//===----------------------------------------------------------------------===//
 // Softmax and losses (float only)
 //===----------------------------------------------------------------------===//
 

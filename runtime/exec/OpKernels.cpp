@@ -238,12 +238,14 @@ kernels::Padding toPadding(ir::Padding padding) {
 
 double toDouble(FloatAttr attr) { return attr.getValue().convertToDouble(); }
 
-/// The ids of a lookup or sparse update of `op`, as rows of its shard when
-/// the op addresses one shard of a partitioned table.
-Tensor rowsOfShard(Operation *op, const Tensor &ids) {
-  if (Attribute shard = op->getAttr("shard"))
-    return shardLocalIds(shard, ids);
-  return ids.clone();
+/// The gradient rows of a sparse update `op` summed per distinct id, the
+/// ids as rows of the shard the op addresses when it has one.
+template <typename SparseApplyOp>
+kernels::SparseRows distinctRowsOf(SparseApplyOp op, const Tensor &ids,
+                                   const Tensor &rows) {
+  if (ir::RowShardAttr shard = op.getShardAttr())
+    return kernels::sum_duplicate_rows(shardLocalIds(shard, ids), rows);
+  return kernels::sum_duplicate_rows(ids, rows);
 }
 
 kernels::Combiner toCombiner(ir::Combiner combiner) {
@@ -334,8 +336,8 @@ KernelTable buildKernelTable() {
   // Embeddings.
   add<ir::EmbeddingLookupOp>(
       t, [](ir::EmbeddingLookupOp lookup, const KernelCall &c) {
-        if (lookup.getShard())
-          c.set(kernels::gather(c.variable(0), rowsOfShard(lookup, c.in(1))));
+        if (ir::RowShardAttr shard = lookup.getShardAttr())
+          c.set(kernels::gather(c.variable(0), shardLocalIds(shard, c.in(1))));
         else
           c.set(kernels::gather(c.variable(0), c.in(1)));
       });
@@ -482,24 +484,21 @@ KernelTable buildKernelTable() {
   // push already comes so, and then this pass only checks it.
   add<ir::SparseApplyGradientDescentOp>(
       t, [](ir::SparseApplyGradientDescentOp apply, const KernelCall &c) {
-        kernels::SparseRows g =
-            kernels::sum_duplicate_rows(rowsOfShard(apply, c.in(1)), c.in(2));
+        kernels::SparseRows g = distinctRowsOf(apply, c.in(1), c.in(2));
         kernels::sparse_apply_gradient_descent(
             c.variable(0), toDouble(apply.getLearningRateAttr()), g.ids,
             g.rows);
       });
   add<ir::SparseApplyAdagradOp>(
       t, [](ir::SparseApplyAdagradOp apply, const KernelCall &c) {
-        kernels::SparseRows g =
-            kernels::sum_duplicate_rows(rowsOfShard(apply, c.in(2)), c.in(3));
+        kernels::SparseRows g = distinctRowsOf(apply, c.in(2), c.in(3));
         kernels::sparse_apply_adagrad(c.variable(0), c.variable(1),
                                       toDouble(apply.getLearningRateAttr()),
                                       g.ids, g.rows);
       });
   add<ir::SparseApplyAdamOp>(t, [](ir::SparseApplyAdamOp apply,
                                    const KernelCall &c) {
-    kernels::SparseRows g =
-        kernels::sum_duplicate_rows(rowsOfShard(apply, c.in(5)), c.in(6));
+    kernels::SparseRows g = distinctRowsOf(apply, c.in(5), c.in(6));
     kernels::sparse_apply_adam(
         c.variable(0), c.variable(1), c.variable(2), c.in(3).scalarAsDouble(),
         c.in(4).scalarAsDouble(), toDouble(apply.getLearningRateAttr()),
@@ -515,8 +514,7 @@ KernelTable buildKernelTable() {
   });
   add<ir::SparseApplyFtrlOp>(
       t, [](ir::SparseApplyFtrlOp apply, const KernelCall &c) {
-        kernels::SparseRows g =
-            kernels::sum_duplicate_rows(rowsOfShard(apply, c.in(3)), c.in(4));
+        kernels::SparseRows g = distinctRowsOf(apply, c.in(3), c.in(4));
         kernels::sparse_apply_ftrl(
             c.variable(0), c.variable(1), c.variable(2), g.ids, g.rows,
             toDouble(apply.getLearningRateAttr()), toDouble(apply.getL1Attr()),

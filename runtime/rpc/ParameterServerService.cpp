@@ -135,13 +135,11 @@ grpc::Status ParameterServerService::pull(const grpc::ByteBuffer &request,
   }
   try {
     WireMessageBuilder message;
-    if (rowRequests.empty()) {
+    // The epoch is the values' when there are values, else the rows'.
+    if (!names.empty() || rowRequests.empty())
       addValues(names, PullResponse::kChunksFieldNumber,
                 PullResponse::kEpochFieldNumber, message);
-    } else {
-      if (!names.empty())
-        addValues(names, PullResponse::kChunksFieldNumber,
-                  PullResponse::kEpochFieldNumber, message);
+    if (!rowRequests.empty()) {
       int64_t epoch = 0;
       auto rows = std::make_shared<std::vector<Tensor>>(
           task_.readRows(rowRequests, &epoch));

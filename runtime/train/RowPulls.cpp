@@ -21,9 +21,8 @@ struct DistinctIds {
   Tensor positions;
 };
 
-DistinctIds distinctIds(const Tensor &ids) {
-  Tensor flat =
-      kernels::reshape(kernels::cast(ids, DType::I64), {ids.numElements()});
+/// `flat`: the lookup's ids as i64, flattened; `shape`: the lookup's.
+DistinctIds distinctIds(const Tensor &flat, const Shape &shape) {
   auto [unique, index] = kernels::unique(flat);
   const int64_t *values = unique.data<int64_t>();
   int64_t padding = -1;
@@ -31,7 +30,7 @@ DistinctIds distinctIds(const Tensor &ids) {
     if (values[i] == kernels::kPaddingId)
       padding = i;
   if (padding < 0)
-    return {std::move(unique), kernels::reshape(std::move(index), ids.shape())};
+    return {std::move(unique), kernels::reshape(std::move(index), shape)};
   // Take the padding id out of the request and out of the positions.
   Tensor requested =
       Tensor::uninitialized(DType::I64, {unique.numElements() - 1});
@@ -44,24 +43,25 @@ DistinctIds distinctIds(const Tensor &ids) {
     position[i] = position[i] == padding  ? kernels::kPaddingId
                   : position[i] > padding ? position[i] - 1
                                           : position[i];
-  return {std::move(requested),
-          kernels::reshape(std::move(index), ids.shape())};
+  return {std::move(requested), kernels::reshape(std::move(index), shape)};
 }
 
-/// Throws InvalidArgument for the first id of `ids` that is neither a row
-/// of a table of `rows` rows nor padding, naming the placeholder that fed
-/// the ids (when one did), the id's position in the batch and the table.
-void checkIdsInTable(ir::PullRowsOp pull, const Tensor &ids, int64_t rows) {
-  Tensor all = kernels::cast(ids, DType::I64);
-  const int64_t *values = all.data<int64_t>();
-  for (int64_t i = 0, n = all.numElements(); i < n; ++i) {
+/// Throws InvalidArgument for the first id of `flat` (the lookup's ids as
+/// i64, flattened from `shape`) that is neither a row of a table of `rows`
+/// rows nor padding, naming the placeholder that fed the ids (when one
+/// did), the id's position in the batch and the table.
+void checkIdsInTable(ir::PullRowsOp pull, const Tensor &flat,
+                     const Shape &shape, int64_t rows) {
+  const int64_t *values = flat.data<int64_t>();
+  for (int64_t i = 0, n = flat.numElements(); i < n; ++i) {
     if (values[i] == kernels::kPaddingId ||
         (values[i] >= 0 && values[i] < rows))
       continue;
-    Shape position;
-    for (int64_t rest = i, d = ids.rank() - 1; d >= 0; --d) {
-      position.insert(position.begin(), rest % ids.dim(d));
-      rest /= ids.dim(d);
+    Shape position(shape.size());
+    for (int64_t rest = i, d = static_cast<int64_t>(shape.size()) - 1; d >= 0;
+         --d) {
+      position[d] = rest % shape[d];
+      rest /= shape[d];
     }
     std::string source = "the ids";
     if (auto feed = pull.getIds().getDefiningOp<ir::PlaceholderOp>())
@@ -88,19 +88,18 @@ makePullRowsHandler(std::vector<ps::PsConnection *> ps) {
                           "' from PS task " + std::to_string(task) +
                           ", but the cluster has " + std::to_string(ps.size()) +
                           " PS tasks");
+        const Tensor &ids = *call.operands[0];
+        Tensor flat = kernels::reshape(kernels::cast(ids, DType::I64),
+                                       {ids.numElements()});
         // An id outside the table is the input's fault: say which
         // placeholder fed it and where in the batch it is, before asking.
-        const Tensor *ids = call.operands[0];
         if (std::optional<uint64_t> rows = pull.getTableRows())
-          checkIdsInTable(pull, *ids, static_cast<int64_t>(*rows));
+          checkIdsInTable(pull, flat, ids.shape(), static_cast<int64_t>(*rows));
         // A shard of a partitioned table holds some of the ids, at rows of
         // its own; the others read as padding here.
-        Tensor shardIds;
-        if (ir::RowShardAttr shard = pull.getShardAttr()) {
-          shardIds = exec::shardLocalIds(shard, *ids);
-          ids = &shardIds;
-        }
-        DistinctIds distinct = distinctIds(*ids);
+        if (ir::RowShardAttr shard = pull.getShardAttr())
+          flat = exec::shardLocalIds(shard, flat);
+        DistinctIds distinct = distinctIds(flat, ids.shape());
         std::vector<Tensor> results;
         if (distinct.ids.numElements() == 0) {
           // Padding only: zero rows, and nothing to ask the task.
