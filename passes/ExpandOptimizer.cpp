@@ -7,6 +7,11 @@
 // created as ordinary `dtf.variable`s, named as TensorFlow names them so that
 // checkpoints and placement see the same state TensorFlow would have.
 //
+// A variable may name an optimizer of its own (`dtf.optimizer` on its
+// `dtf.variable`), as DNNLinearCombinedClassifier trains its linear part
+// with FTRL and its DNN with Adagrad in one train op: such variables are
+// split off into an apply_gradients of their optimizer first.
+//
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
@@ -16,6 +21,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSet.h"
 
@@ -344,6 +350,55 @@ void OptimizerExpansion::expandAdam(AdamAttr adam) {
   scaleVariable(beta2Power, adam.getBeta2());
 }
 
+/// Splits `apply` into one apply_gradients per optimizer: the variables
+/// whose dtf.variable names an optimizer of its own go to an apply of that
+/// optimizer, the others stay with `apply`'s, in the order the variables
+/// come. The global step goes to the last apply alone, so that it is still
+/// incremented once, after every update of the step.
+static SmallVector<ApplyGradientsOp>
+splitByVariableOptimizer(ApplyGradientsOp apply) {
+  struct Group {
+    SmallVector<Value> variables, gradients, sparseVariables, sparseIds,
+        sparseRows;
+  };
+  auto optimizerOf = [&](Value variable) -> Attribute {
+    if (auto op = variable.getDefiningOp<VariableOp>())
+      if (Attribute own = op->getAttr(DTFDialect::getOptimizerAttrName()))
+        return own;
+    return apply.getOptimizer();
+  };
+  llvm::MapVector<Attribute, Group> groups;
+  for (auto [variable, gradient] :
+       llvm::zip(apply.getVariables(), apply.getGradients())) {
+    Group &group = groups[optimizerOf(variable)];
+    group.variables.push_back(variable);
+    group.gradients.push_back(gradient);
+  }
+  for (auto [variable, ids, rows] :
+       llvm::zip(apply.getSparseVariables(), apply.getSparseIds(),
+                 apply.getSparseRows())) {
+    Group &group = groups[optimizerOf(variable)];
+    group.sparseVariables.push_back(variable);
+    group.sparseIds.push_back(ids);
+    group.sparseRows.push_back(rows);
+  }
+  if (groups.size() <= 1 &&
+      (groups.empty() || groups.front().first == apply.getOptimizer()))
+    return {apply};
+  OpBuilder builder(apply);
+  SmallVector<ApplyGradientsOp> split;
+  for (auto [index, entry] : llvm::enumerate(groups)) {
+    auto &[optimizer, group] = entry;
+    Value globalStep =
+        index + 1 == groups.size() ? apply.getGlobalStep() : Value();
+    split.push_back(builder.create<ApplyGradientsOp>(
+        apply.getLoc(), optimizer, group.variables, group.gradients,
+        group.sparseVariables, group.sparseIds, group.sparseRows, globalStep));
+  }
+  apply.erase();
+  return split;
+}
+
 //===----------------------------------------------------------------------===//
 // ExpandOptimizerPass
 //===----------------------------------------------------------------------===//
@@ -361,8 +416,9 @@ struct ExpandOptimizerPass
         applies.push_back(apply);
     });
     for (ApplyGradientsOp apply : applies)
-      if (failed(OptimizerExpansion(apply, state).run()))
-        return signalPassFailure();
+      for (ApplyGradientsOp split : splitByVariableOptimizer(apply))
+        if (failed(OptimizerExpansion(split, state).run()))
+          return signalPassFailure();
   }
 };
 } // namespace

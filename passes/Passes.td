@@ -121,6 +121,11 @@ def ExpandOptimizerPass : Pass<"dtf-expand-optimizer", "func::FuncOp"> {
     variables, and the update ops, inherit the `dtf.device` of the variable
     they are colocated with. The
     global step, when given, is incremented by one after all updates.
+
+    A variable whose `dtf.variable` carries `dtf.optimizer` is updated by
+    that optimizer instead (DNNLinearCombinedClassifier's FTRL for the
+    linear part beside Adagrad for the DNN): the apply is first split into
+    one per optimizer, the global step incremented after the last.
   }];
   let dependentDialects = ["::dtf::ir::DTFDialect"];
 }

@@ -31,6 +31,7 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/MathExtras.h"
+#include <limits>
 
 namespace dtf::ir {
 #define GEN_PASS_DEF_PLACEVARIABLESPASS
@@ -288,9 +289,17 @@ LogicalResult PlaceVariablesPass::planShards(ColocationGroup &group,
              << "', but its dtf.partitioner spreads it over PS tasks";
     group.strategy = partitioner.getStrategy();
     if (partitioner.getShards() > 1)
-      group.shardRows = splitRows(type.getDimSize(0), partitioner.getShards());
+      group.shardRows =
+          type.isDynamicDim(0)
+              ? SmallVector<int64_t>(partitioner.getShards(),
+                                     ShapedType::kDynamic)
+              : splitRows(type.getDimSize(0), partitioner.getShards());
     return success();
   }
+  // A dynamic table has no size to shard by: only its partitioner splits
+  // it.
+  if (root.isDynamicTable())
+    return success();
   // A pinned group stays whole where the user put it.
   if (group.pinned)
     return success();
@@ -471,7 +480,10 @@ void PlaceVariablesPass::shardGroup(ColocationGroup &group) {
     if (isShardedMember(member))
       users.insert(member->user_begin(), member->user_end());
 
-  int64_t totalRows = offset;
+  // A dynamic table's shards split its id space, [0, 2^63 - 1).
+  int64_t totalRows = group.root.isDynamicTable()
+                          ? std::numeric_limits<int64_t>::max()
+                          : offset;
   auto rowShard = [&](int64_t shard) {
     return RowShardAttr::get(group.root.getContext(), group.strategy, shard,
                              numShards, totalRows);

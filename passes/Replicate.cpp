@@ -256,6 +256,21 @@ LogicalResult Replication::collectVariablesAndUpdates() {
                             "--dtf-autodiff and --dtf-expand-optimizer first");
     if (isa<PullOp, PushGradientsOp>(op))
       return op.emitOpError("is already the result of replication");
+    // A worker pulls a variable, or rows of a table, from the PS task that
+    // holds it: a handle that no dtf.variable makes is held by none.
+    if (isa<ReadOp, EmbeddingLookupOp>(op)) {
+      bool isRead = isa<ReadOp>(op);
+      Value handle = isRead ? cast<ReadOp>(op).getResource()
+                            : cast<EmbeddingLookupOp>(op).getTable();
+      // The function takes no arguments (checked above).
+      Operation *source = handle.getDefiningOp();
+      assert(source && "a handle of an argument");
+      if (!variableIndex.count(source))
+        return op.emitOpError(isRead ? "reads a variable" : "looks up a table")
+               << " made by '" << source->getName()
+               << "', not by a dtf.variable, so no PS task holds it; "
+               << (isRead ? "read" : "look up") << " the dtf.variable itself";
+    }
 
     if (isa<VariableOp, ReadOp, EmbeddingLookupOp>(op) ||
         isMemoryEffectFree(&op))
@@ -546,9 +561,10 @@ func::FuncOp Replication::buildPSFunction(OpBuilder &builder, int64_t task,
     gradients[variable->op] = gradient;
   }
   // The sparse gradients of the replicas of a sync update add up as
-  // IndexedSlices do, by concatenation, and are averaged over the replicas
-  // as SparseConditionalAccumulator averages them; the update sums the rows
-  // of equal ids.
+  // IndexedSlices do, by concatenation, and are averaged per id over the
+  // replicas that touched it, as SparseConditionalAccumulator averages them
+  // (element-wise, not over all N: a rare id is not shrunk by the replicas
+  // that never saw it); the update sums the rows of equal ids.
   DenseMap<Operation *, std::pair<Value, Value>> sparseGradients;
   for (auto [index, variable] : llvm::enumerate(ps.sparseGradientVariables)) {
     Location updateLoc = variable->gradientUpdate->getLoc();
@@ -564,8 +580,7 @@ func::FuncOp Replication::buildPSFunction(OpBuilder &builder, int64_t task,
     if (numGroups > 1) {
       allIds = body.create<ConcatOp>(updateLoc, ids, 0);
       allRows = body.create<ConcatOp>(updateLoc, rows, 0);
-      allRows =
-          body.create<MulOp>(updateLoc, allRows, averageScale(variable->op));
+      allRows = body.create<DivideByIdCountOp>(updateLoc, allRows, allIds);
     }
     sparseGradients[variable->op] = {allIds, allRows};
   }
@@ -637,9 +652,12 @@ func::FuncOp Replication::buildWorkerFunction(OpBuilder &builder) {
           lookup.getLoc(), lookup.getType(), table.getName(),
           getPSDevice(context, table.task), mapping.lookup(lookup.getIds()),
           lookup.getShardAttr(),
-          body.getI64IntegerAttr(lookup.getShard()
-                                     ? lookup.getShardAttr().getRows()
-                                     : table.op.getValueType().getDimSize(0)));
+          // A dynamic table takes any non-negative id.
+          table.op.isDynamicTable()
+              ? IntegerAttr()
+              : body.getI64IntegerAttr(
+                    lookup.getShard() ? lookup.getShardAttr().getRows()
+                                      : table.op.getValueType().getDimSize(0)));
       mapping.map(lookup.getOutput(), pullRows.getRows());
       continue;
     }

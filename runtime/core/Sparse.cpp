@@ -22,6 +22,7 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <unordered_map>
 #include <vector>
 
 namespace dtf::kernels {
@@ -759,6 +760,38 @@ Tensor unsorted_segment_sum(const Tensor &data, const Tensor &segment_ids,
         addRow(po + s * rowSize, pd + i * rowSize, rowSize);
       }
     });
+    return out;
+  });
+}
+
+Tensor divide_by_id_count(const Tensor &rows, const Tensor &ids) {
+  const char *op = "divide_by_id_count";
+  requireRank(op, ids, "ids", 1);
+  if (rows.rank() < 1 || rows.dim(0) != ids.dim(0))
+    throw std::invalid_argument(opError(op, "rows " + rows.typeString() +
+                                                " are not one row per id of " +
+                                                ids.typeString()));
+  const int64_t count = ids.dim(0);
+  const int64_t width = count ? rows.numElements() / count : 0;
+  std::vector<int64_t> idOf(static_cast<size_t>(count));
+  std::unordered_map<int64_t, int64_t> occurrences;
+  occurrences.reserve(static_cast<size_t>(count));
+  dispatchIds(op, ids, "ids", [&](auto idTag) {
+    using I = typename decltype(idTag)::type;
+    const I *p = ids.data<I>();
+    for (int64_t i = 0; i < count; ++i)
+      ++occurrences[idOf[i] = p[i]];
+  });
+  return dispatchFloat(op, rows.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    Tensor out = Tensor::uninitialized(rows.dtype(), rows.shape());
+    const T *in = rows.data<T>();
+    T *po = out.data<T>();
+    for (int64_t i = 0; i < count; ++i) {
+      const T divisor = static_cast<T>(occurrences[idOf[i]]);
+      for (int64_t d = 0; d < width; ++d)
+        po[i * width + d] = in[i * width + d] / divisor;
+    }
     return out;
   });
 }

@@ -133,6 +133,13 @@ Tensor embedding_lookup_sparse_grad(const Tensor &dy, const Tensor &ids,
 /// num_segments throws std::out_of_range. Empty segments are 0.
 Tensor unsorted_segment_sum(const Tensor &data, const Tensor &segment_ids,
                             int64_t num_segments);
+/// Each row of `rows` ([N, D...], f32/f64) divided by the number of entries
+/// of `ids` (i32/i64, [N]) equal to its id. Sync replication concatenates
+/// the sparse gradients of R replicas, each push's ids distinct: summing
+/// the rows of equal ids afterwards gives each id the mean over the
+/// replicas that touched it, TensorFlow's SparseConditionalAccumulator's
+/// element-wise average (not the sum over R).
+Tensor divide_by_id_count(const Tensor &rows, const Tensor &ids);
 /// TF Unique on a 1-D i32/i64 tensor x: {y, idx} with y the distinct values
 /// of x in order of first occurrence (x's dtype) and x[i] == y[idx[i]].
 /// idx is i64 here where TF's out_idx defaults to i32: an index into y is a

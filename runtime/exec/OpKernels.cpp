@@ -348,6 +348,9 @@ KernelTable buildKernelTable() {
         c.set(kernels::embedding_combine(c.in(0), c.in(1), weights,
                                          toCombiner(combine.getCombiner())));
       });
+  add<ir::DivideByIdCountOp>(t, [](ir::DivideByIdCountOp, const KernelCall &c) {
+    c.set(kernels::divide_by_id_count(c.in(0), c.in(1)));
+  });
   add<ir::UnsortedSegmentSumOp>(
       t, [](ir::UnsortedSegmentSumOp sum, const KernelCall &c) {
         c.set(kernels::unsorted_segment_sum(c.in(0), c.in(1),

@@ -7,6 +7,7 @@
 #include "runtime/core/Kernels.h"
 #include "runtime/core/Sparse.h"
 
+#include <limits>
 #include <string>
 
 namespace dtf::train {
@@ -48,7 +49,8 @@ DistinctIds distinctIds(const Tensor &flat, const Shape &shape) {
 
 /// Throws InvalidArgument for the first id of `flat` (the lookup's ids as
 /// i64, flattened from `shape`) that is neither a row of a table of `rows`
-/// rows nor padding, naming the placeholder that fed the ids (when one
+/// rows (any non-negative id for a dynamic table: rows = INT64_MAX) nor
+/// padding, naming the placeholder that fed the ids (when one
 /// did), the id's position in the batch and the table.
 void checkIdsInTable(ir::PullRowsOp pull, const Tensor &flat,
                      const Shape &shape, int64_t rows) {
@@ -66,11 +68,15 @@ void checkIdsInTable(ir::PullRowsOp pull, const Tensor &flat,
     std::string source = "the ids";
     if (auto feed = pull.getIds().getDefiningOp<ir::PlaceholderOp>())
       source = "placeholder '" + feed.getName().str() + "'";
+    std::string at = source + ": id " + std::to_string(values[i]) + " at " +
+                     shapeToString(position) + " of the batch";
+    if (values[i] < 0)
+      throw Error(ErrorCode::InvalidArgument,
+                  at + " is negative, but ids index the rows of '" +
+                      pull.getName().str() + "' (the padding id is -1)");
     throw Error(ErrorCode::InvalidArgument,
-                source + ": id " + std::to_string(values[i]) + " at " +
-                    shapeToString(position) + " of the batch is outside the " +
-                    std::to_string(rows) + " rows of '" + pull.getName().str() +
-                    "'" + (values[i] < 0 ? " (the padding id is -1)" : ""));
+                at + " is outside the " + std::to_string(rows) + " rows of '" +
+                    pull.getName().str() + "'");
   }
 }
 
@@ -93,8 +99,11 @@ makePullRowsHandler(std::vector<ps::PsConnection *> ps) {
                                        {ids.numElements()});
         // An id outside the table is the input's fault: say which
         // placeholder fed it and where in the batch it is, before asking.
-        if (std::optional<uint64_t> rows = pull.getTableRows())
-          checkIdsInTable(pull, flat, ids.shape(), static_cast<int64_t>(*rows));
+        // A dynamic table (no table_rows) takes every non-negative id.
+        std::optional<uint64_t> tableRows = pull.getTableRows();
+        checkIdsInTable(pull, flat, ids.shape(),
+                        tableRows ? static_cast<int64_t>(*tableRows)
+                                  : std::numeric_limits<int64_t>::max());
         // A shard of a partitioned table holds some of the ids, at rows of
         // its own; the others read as padding here.
         if (ir::RowShardAttr shard = pull.getShardAttr())

@@ -42,3 +42,25 @@ module attributes {dtf.cluster = #dtf.cluster<ps = ["localhost:2222", "localhost
 // CHECK: dtf.embedding_lookup {{.*}}shard = #dtf.row_shard<strategy = div, shard = 0, num_shards = 2, rows = 11>}
 // CHECK: dtf.embedding_lookup {{.*}}shard = #dtf.row_shard<strategy = div, shard = 1, num_shards = 2, rows = 11>}
 // CHECK: dtf.concat {{.*}} axis 0 {{.*}}: tensor<6x8xf32>, tensor<5x8xf32>
+
+// -----
+
+// A dynamic table's shards split its id space, [0, 2^63 - 1), by mod: each
+// holds whichever of its ids are met, so each shard's rows stay dynamic,
+// and its slots follow it.
+module attributes {dtf.cluster = #dtf.cluster<ps = ["localhost:2222", "localhost:2225"], worker = ["localhost:2223"]>} {
+  // CHECK-LABEL: func.func @dynamic_table
+  func.func @dynamic_table(%ids: tensor<4xi64>, %grad: tensor<4x8xf32>) -> tensor<4x8xf32> {
+    %table = dtf.variable "table" init(#dtf.zeros) {dtf.dynamic_table = #dtf.dynamic_table<min_count = 2>, dtf.partitioner = #dtf.partitioner<shards = 2, strategy = mod>} : !dtf.resource<tensor<?x8xf32>>
+    %accum = dtf.variable "table/Adagrad" init(#dtf.constant<0.1>) colocate_with("table") {trainable = false} : !dtf.resource<tensor<?x8xf32>>
+    %looked = dtf.embedding_lookup %table[%ids] : !dtf.resource<tensor<?x8xf32>>, tensor<4xi64>
+    dtf.sparse_apply_adagrad %table, %accum[%ids], %grad learning_rate 0.1 : !dtf.resource<tensor<?x8xf32>>, tensor<4xi64>, tensor<4x8xf32>
+    return %looked : tensor<4x8xf32>
+  }
+}
+// CHECK: dtf.variable "table/part_0" init(#dtf.zeros) {dtf.device = #dtf.device<"/job:ps/task:0">, dtf.dynamic_table = #dtf.dynamic_table<min_count = 2>} : !dtf.resource<tensor<?x8xf32>>
+// CHECK-NEXT: dtf.variable "table/part_1" init(#dtf.zeros) {dtf.device = #dtf.device<"/job:ps/task:1">, dtf.dynamic_table = #dtf.dynamic_table<min_count = 2>} : !dtf.resource<tensor<?x8xf32>>
+// CHECK-NEXT: dtf.variable "table/Adagrad/part_0" {{.*}}colocate_with("table/part_0") {{.*}}"/job:ps/task:0"{{.*}}tensor<?x8xf32>
+// CHECK-NEXT: dtf.variable "table/Adagrad/part_1" {{.*}}colocate_with("table/part_1") {{.*}}"/job:ps/task:1"{{.*}}tensor<?x8xf32>
+// CHECK-NEXT: dtf.embedding_lookup {{.*}}shard = #dtf.row_shard<strategy = mod, shard = 0, num_shards = 2, rows = 9223372036854775807>}
+// CHECK-NEXT: dtf.embedding_lookup {{.*}}shard = #dtf.row_shard<strategy = mod, shard = 1, num_shards = 2, rows = 9223372036854775807>}

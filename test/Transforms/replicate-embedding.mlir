@@ -3,7 +3,8 @@
 // A table looked up by rows stays on its PS task: the worker pulls the rows
 // of its ids (dtf.pull_rows) and pushes its sparse gradient as ids and rows;
 // the PS function takes them with a dynamic number of ids. In sync mode the
-// replicas' sparse gradients are concatenated and averaged.
+// replicas' sparse gradients are concatenated and averaged per id over the
+// replicas that touched it (SparseConditionalAccumulator).
 
 module attributes {dtf.cluster = #dtf.cluster<ps = ["localhost:2222", "localhost:2223"], worker = ["localhost:2224", "localhost:2225"]>} {
   func.func @main() -> (tensor<f32>, tensor<4x1xf32>, tensor<4x1xf32>) attributes {dtf.auc = array<i64: 1, 2>} {
@@ -59,6 +60,5 @@ module attributes {dtf.cluster = #dtf.cluster<ps = ["localhost:2222"], worker = 
 // SYNC: func.func @ps_0(%[[IDS0:[^:]*]]: tensor<?xi64>, %[[ROWS0:[^:]*]]: tensor<?x8xf32>, %[[IDS1:[^:]*]]: tensor<?xi64>, %[[ROWS1:[^:]*]]: tensor<?x8xf32>) {{.*}}dtf.sparse_gradients = ["sync_table"]
 // SYNC: %[[ALLIDS:.*]] = dtf.concat %[[IDS0]], %[[IDS1]] axis 0
 // SYNC: %[[ALLROWS:.*]] = dtf.concat %[[ROWS0]], %[[ROWS1]] axis 0
-// SYNC: %[[HALF:.*]] = dtf.constant dense<5.000000e-01> : tensor<f32>
-// SYNC: %[[MEAN:.*]] = dtf.mul %[[ALLROWS]], %[[HALF]]
+// SYNC: %[[MEAN:.*]] = dtf.divide_by_id_count %[[ALLROWS]], %[[ALLIDS]] : tensor<?x8xf32>, tensor<?xi64>
 // SYNC: dtf.sparse_apply_gradient_descent %{{.*}}[%[[ALLIDS]]], %[[MEAN]] learning_rate 1.000000e-01 : !dtf.resource<tensor<1000x8xf32>>, tensor<?xi64>, tensor<?x8xf32>

@@ -313,6 +313,14 @@ PartitionerAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
+LogicalResult
+DynamicTableAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                         int64_t minCount) {
+  if (minCount < 1)
+    return emitError() << "min_count must be at least 1, got " << minCount;
+  return success();
+}
+
 LogicalResult RowShardAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                    PartitionStrategy, int64_t shard,
                                    int64_t numShards, int64_t rows) {

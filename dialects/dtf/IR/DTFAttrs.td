@@ -122,6 +122,31 @@ def DTF_PartitionerAttr : DTF_Attr<"Partitioner", "partitioner"> {
   let genVerifyDecl = 1;
 }
 
+def DTF_DynamicTableAttr : DTF_Attr<"DynamicTable", "dynamic_table"> {
+  let summary = "a table whose rows are created for the ids training meets";
+  let description = [{
+    On a `dtf.variable` of type `!dtf.resource<tensor<?xDxT>>` as
+    `dtf.dynamic_table`: an embedding table keyed by arbitrary non-negative
+    int64 ids (hashed features and crosses, no vocabulary), as Monolith's
+    collisionless table or TensorFlow Recommenders-Addons' dynamic
+    embedding. Its PS task creates a row, with the variable's initializer,
+    for an id once `min_count` pushes have carried it; until then a lookup
+    of the id reads the row the initializer gives it and its gradients are
+    dropped. The table is only ever looked up and updated by rows; its
+    optimizer slots (`colocate_with` it) follow its rows. Its ids span
+    [0, 2^63 - 1): a `dtf.partitioner` splits that range.
+
+    ```mlir
+    %t = dtf.variable "x0/weights" init(#dtf.zeros)
+        {dtf.dynamic_table = #dtf.dynamic_table<min_count = 2>}
+        : !dtf.resource<tensor<?x1xf32>>
+    ```
+  }];
+  let parameters = (ins DefaultValuedParameter<"int64_t", "1">:$min_count);
+  let assemblyFormat = "(`<` struct(params)^ `>`)?";
+  let genVerifyDecl = 1;
+}
+
 def DTF_RowShardAttr : DTF_Attr<"RowShard", "row_shard"> {
   let summary = "which rows of a partitioned table one of its shards holds";
   let description = [{

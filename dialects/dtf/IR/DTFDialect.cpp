@@ -45,9 +45,14 @@ Operation *DTFDialect::materializeConstant(OpBuilder &builder, Attribute value,
 LogicalResult
 ResourceType::verify(function_ref<InFlightDiagnostic()> emitError,
                      RankedTensorType valueType) {
-  if (!valueType.hasStaticShape())
+  // A dynamic table (#dtf.dynamic_table, checked on its dtf.variable) has
+  // as many rows as ids were met: its first dimension alone is dynamic.
+  ArrayRef<int64_t> shape = valueType.getShape();
+  if (llvm::any_of(shape.drop_front(std::min<size_t>(shape.size(), 1)),
+                   ShapedType::isDynamic))
     return emitError() << "variable type " << valueType
-                       << " must have a static shape";
+                       << " must have a static shape, but for the first "
+                          "dimension of a dynamic table";
   return success();
 }
 
@@ -227,6 +232,10 @@ LogicalResult DTFDialect::verifyOperationAttribute(Operation *op,
                                 << "' must be a #dtf.partitioner on a "
                                    "dtf.variable";
     RankedTensorType type = variable.getValueType();
+    // A dynamic table's rows are its id space, which any number of shards
+    // can split.
+    if (type.getRank() >= 1 && type.isDynamicDim(0))
+      return success();
     if (type.getRank() < 1 || !type.hasStaticShape() ||
         type.getDimSize(0) < partitioner.getShards())
       return op->emitError("'")
@@ -234,6 +243,33 @@ LogicalResult DTFDialect::verifyOperationAttribute(Operation *op,
              << variable.getName() << "' of type " << type << " into "
              << partitioner.getShards()
              << " shards, but it has fewer rows along dimension 0";
+    return success();
+  }
+  if (attr.getName() == getDynamicTableAttrName()) {
+    auto variable = dyn_cast<VariableOp>(op);
+    if (!variable || !isa<DynamicTableAttr>(attr.getValue()))
+      return op->emitError("'") << getDynamicTableAttrName()
+                                << "' must be a #dtf.dynamic_table on a "
+                                   "dtf.variable";
+    RankedTensorType type = variable.getValueType();
+    if (type.getRank() < 2 || !type.isDynamicDim(0))
+      return op->emitError("'")
+             << getDynamicTableAttrName() << "' on variable '"
+             << variable.getName() << "' of type " << type
+             << ", but a dynamic table's type is tensor<?xDx...>";
+    if (!isa<FloatType>(type.getElementType()))
+      return op->emitError("'")
+             << getDynamicTableAttrName() << "' on variable '"
+             << variable.getName() << "' of type " << type
+             << ", but a dynamic table holds floats";
+    if (auto partitioner =
+            op->getAttrOfType<PartitionerAttr>(getPartitionerAttrName()))
+      if (partitioner.getStrategy() != PartitionStrategy::Mod)
+        return op->emitError("'")
+               << getDynamicTableAttrName() << "' on variable '"
+               << variable.getName()
+               << "' split with strategy div, but the ids of a dynamic "
+                  "table are hashes: split it with strategy mod";
     return success();
   }
   if (attr.getName() == getAucAttrName()) {
@@ -265,13 +301,20 @@ LogicalResult DTFDialect::verifyOperationAttribute(Operation *op,
     return success();
   }
   if (attr.getName() == getOptimizerAttrName()) {
-    if (!isa<FunctionOpInterface>(op))
-      return op->emitError("'")
-             << getOptimizerAttrName() << "' is only valid on a function";
+    auto variable = dyn_cast<VariableOp>(op);
+    if (!isa<FunctionOpInterface>(op) && !variable)
+      return op->emitError("'") << getOptimizerAttrName()
+                                << "' is only valid on a function or a "
+                                   "dtf.variable";
     if (!isa<SGDAttr, MomentumAttr, AdamAttr, AdagradAttr, FtrlAttr>(
             attr.getValue()))
       return op->emitError("'") << getOptimizerAttrName()
                                 << "' must be a dtf optimizer attribute";
+    if (variable && !variable.getTrainable())
+      return op->emitError("'")
+             << getOptimizerAttrName() << "' on variable '"
+             << variable.getName()
+             << "', which is not trainable, so no optimizer updates it";
     return success();
   }
   if (attr.getName() == kPulledFromAttrName) {

@@ -52,14 +52,19 @@ def DTF_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getSparseGradientsAttrName() {
       return ::llvm::StringLiteral("dtf.sparse_gradients");
     }
-    /// Name of the function attribute `[predictions, labels]`: the results
-    /// (probabilities in [0, 1] and 0/1 labels of one shape) whose streaming
-    /// AUC and log loss validation reports, as tf.metrics.auc.
     /// Name of the variable attribute (a #dtf.partitioner) that splits a
     /// table into shards by rows.
     static constexpr ::llvm::StringLiteral getPartitionerAttrName() {
       return ::llvm::StringLiteral("dtf.partitioner");
     }
+    /// Name of the variable attribute (a #dtf.dynamic_table) that makes a
+    /// table's rows appear as training meets their ids.
+    static constexpr ::llvm::StringLiteral getDynamicTableAttrName() {
+      return ::llvm::StringLiteral("dtf.dynamic_table");
+    }
+    /// Name of the function attribute `[predictions, labels]`: the results
+    /// (probabilities in [0, 1] and 0/1 labels of one shape) whose streaming
+    /// AUC and log loss validation reports, as tf.metrics.auc.
     static constexpr ::llvm::StringLiteral getAucAttrName() {
       return ::llvm::StringLiteral("dtf.auc");
     }
@@ -77,7 +82,10 @@ def DTF_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getGradientAttrName() {
       return ::llvm::StringLiteral("dtf.gradient");
     }
-    /// Function attribute: the optimizer to apply the gradient results with.
+    /// On a lifted device function: the optimizer to apply the gradient
+    /// results with. On a trainable dtf.variable: the optimizer that updates
+    /// this variable instead of its minimize's (DNNLinearCombinedClassifier's
+    /// linear_optimizer and dnn_optimizer).
     static constexpr ::llvm::StringLiteral getOptimizerAttrName() {
       return ::llvm::StringLiteral("dtf.optimizer");
     }

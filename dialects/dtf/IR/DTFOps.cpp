@@ -159,6 +159,27 @@ static LogicalResult verifyColocation(VariableOp variable) {
 LogicalResult VariableOp::verify() {
   if (failed(verifyColocation(*this)))
     return failure();
+  // Only a dynamic table, or a slot that follows one's rows, has a dynamic
+  // number of rows.
+  if (!getValueType().hasStaticShape() && !isDynamicTable()) {
+    VariableOp target = getColocationTarget();
+    if (!target || !target.isDynamicTable())
+      return emitOpError("variable '")
+             << getName() << "' of type " << getValueType()
+             << " has a dynamic number of rows, but is neither a "
+                "#dtf.dynamic_table nor colocated with one";
+  }
+  // Its rows exist only for the ids met so far, so there is no whole value
+  // to read, assign or push.
+  if (!getValueType().hasStaticShape())
+    for (Operation *user : getHandle().getUsers())
+      if (!isa<EmbeddingLookupOp, ApplyGradientsOp,
+               SparseApplyGradientDescentOp, SparseApplyAdagradOp,
+               SparseApplyFtrlOp, SparseApplyAdamOp>(user))
+        return user->emitOpError("uses dynamic table '")
+               << getName()
+               << "' whole, but a dynamic table is only looked up and "
+                  "updated by rows";
   Type elementType = getValueType().getElementType();
   if (isa<TruncatedNormalInitAttr, RandomNormalInitAttr>(getInitializer()) &&
       !isa<FloatType>(elementType))
@@ -816,11 +837,24 @@ LogicalResult EmbeddingLookupOp::inferReturnTypes(
                          adaptor.getIds().getType(), inferred);
 }
 
+LogicalResult DivideByIdCountOp::verify() {
+  RankedTensorType rows = getRows().getType();
+  int64_t numIds = getIds().getType().getDimSize(0);
+  if (rows.getRank() < 1)
+    return emitOpError("rows ") << rows << " have no rows to divide";
+  if (!ShapedType::isDynamic(numIds) && !rows.isDynamicDim(0) &&
+      rows.getDimSize(0) != numIds)
+    return emitOpError("has ")
+           << rows.getDimSize(0) << " rows but " << numIds << " ids";
+  return success();
+}
+
 /// Checks that a variable of `valueType` is the shard `shard` says, when
 /// it says one.
 static LogicalResult verifyShardRows(Operation *op, RowShardAttr shard,
                                      RankedTensorType valueType) {
-  if (!shard || valueType.getRank() < 1)
+  // A shard of a dynamic table holds whichever of its ids were met.
+  if (!shard || valueType.getRank() < 1 || valueType.isDynamicDim(0))
     return success();
   if (valueType.getDimSize(0) != shard.getShardRows())
     return op->emitOpError("variable of ")

@@ -92,6 +92,21 @@ def DTF_VariableOp : DTF_Op<"variable"> {
     %m = dtf.variable "hid_w/Adam" init(#dtf.zeros) colocate_with("hid_w")
         {trainable = false} : !dtf.resource<tensor<784x100xf32>>
     ```
+
+    A trainable variable may name the optimizer that updates it with
+    `dtf.optimizer`, overriding its `dtf.minimize`'s: TensorFlow's
+    DNNLinearCombinedClassifier trains the linear part's weights with FTRL
+    and the DNN's with Adagrad in one train op.
+
+    ```mlir
+    %w = dtf.variable "c0/weights" init(#dtf.zeros)
+        {dtf.optimizer = #dtf.ftrl<learning_rate = 0.2>}
+        : !dtf.resource<tensor<1000x1xf32>>
+    ```
+
+    A table of type `tensor<?xDxT>` with `dtf.dynamic_table` grows a row
+    for each id training meets (`#dtf.dynamic_table`); only it and the
+    slots colocated with it have a dynamic first dimension.
   }];
   let arguments = (ins StrAttr:$name, DTF_InitializerAttr:$initializer,
                        DefaultValuedAttr<BoolAttr, "true">:$trainable,
@@ -110,6 +125,12 @@ def DTF_VariableOp : DTF_Op<"variable"> {
     }
     /// The variable named by `colocate_with` in the same block, or null.
     VariableOp getColocationTarget();
+    /// The variable's #dtf.dynamic_table, or null for a fixed variable.
+    DynamicTableAttr getDynamicTable() {
+      return (*this)->getAttrOfType<DynamicTableAttr>(
+          DTFDialect::getDynamicTableAttrName());
+    }
+    bool isDynamicTable() { return static_cast<bool>(getDynamicTable()); }
   }];
 }
 
@@ -364,6 +385,30 @@ def DTF_UnsortedSegmentSumOp : DTF_Op<"unsorted_segment_sum",
     $data `,` $segment_ids `num_segments` $num_segments attr-dict `:`
     type($data) `,` type($segment_ids)
   }];
+}
+
+def DTF_DivideByIdCountOp : DTF_Op<"divide_by_id_count",
+    [Pure, AllTypesMatch<["rows", "output"]>]> {
+  let summary = "each row divided by the number of times its id occurs";
+  let description = [{
+    Row `i` of `rows` (`[N, D...]`) divided by the number of entries of
+    `ids` (`[N]`) equal to `ids[i]`. Sync replication concatenates the
+    sparse gradients of the aggregated replicas (each push's ids distinct):
+    the sparse update's sum of the rows of equal ids is then, per id, the
+    mean over the replicas whose batches held it, as TensorFlow's
+    `SparseConditionalAccumulator` averages element-wise.
+
+    ```mlir
+    %mean = dtf.divide_by_id_count %rows, %ids : tensor<?x8xf32>, tensor<?xi64>
+    ```
+  }];
+  let arguments = (ins DTF_FloatTensor:$rows,
+                       TensorRankOf<[I32, I64], [1]>:$ids);
+  let results = (outs DTF_FloatTensor:$output);
+  let assemblyFormat = [{
+    $rows `,` $ids attr-dict `:` type($rows) `,` type($ids)
+  }];
+  let hasVerifier = 1;
 }
 
 def DTF_SigmoidOp : DTF_UnaryOp<"sigmoid", "elementwise 1 / (1 + exp(-x))">;

@@ -409,6 +409,36 @@ TEST(SparseEmbeddingLookup, RejectsBadOperands) {
 // unsorted_segment_sum and unique
 //===----------------------------------------------------------------------===//
 
+// Three replicas' pushes concatenated: id 7 in all three, id 3 in two, id 5
+// in one. After dividing, the rows of each id sum to the mean over the
+// replicas that pushed it (SparseConditionalAccumulator), so the rare id 5
+// keeps its whole gradient.
+TEST(SparseDivideByIdCount, EachIdAveragesOverTheReplicasThatPushedIt) {
+  for (DType dtype : {DType::F64, DType::F32}) {
+    SCOPED_TRACE(dtypeName(dtype));
+    const std::vector<int64_t> ids = {7, 3, 7, 5, 3, 7};
+    Tensor rows = uniformTensor(dtype, {6, 2}, 10);
+    std::vector<double> x = doublesOf(rows);
+    std::vector<double> expected(x);
+    const std::vector<double> occurrences = {3, 2, 3, 1, 2, 3};
+    for (size_t i = 0; i < ids.size(); ++i)
+      for (int64_t d = 0; d < 2; ++d)
+        expected[i * 2 + d] /= occurrences[i];
+    Tensor out = divide_by_id_count(rows, i64({6}, ids));
+    ASSERT_EQ(out.shape(), (Shape{6, 2}));
+    expectNearValues(out, expected, toleranceOf(dtype));
+    // i32 ids count the same way.
+    expectNearValues(divide_by_id_count(rows, i32({6}, {7, 3, 7, 5, 3, 7})),
+                     expected, toleranceOf(dtype));
+  }
+  dtf::testing::expectInvalidArgument(
+      [] {
+        divide_by_id_count(f64({3, 2}, std::vector<double>(6, 1.0)),
+                           i64({2}, {1, 2}));
+      },
+      {"divide_by_id_count", "one row per id"});
+}
+
 TEST(SparseUnsortedSegmentSum, AgainstReferenceDroppingNegativeIds) {
   for (DType dtype : {DType::F64, DType::F32}) {
     SCOPED_TRACE(dtypeName(dtype));

@@ -130,8 +130,9 @@ TEST_F(RowPullsTest, AnIdOutsideAKnownTableNamesThePlaceholderAndThePosition) {
   for (auto [id, why] : {std::pair<int64_t, const char *>{
                              7, "placeholder 'ids': id 7 at [1,0] of the batch "
                                 "is outside the 5 rows of 'table'"},
-                         {-3, "id -3 at [1,0] of the batch is outside the 5 "
-                              "rows of 'table' (the padding id is -1)"}}) {
+                         {-3, "id -3 at [1,0] of the batch is negative, but "
+                              "ids index the rows of 'table' (the padding id "
+                              "is -1)"}}) {
     Error error = dtf::testing::expectError([&] {
       run({0, 1, 4, id, 3, -1}, "checked");
     });
@@ -141,6 +142,20 @@ TEST_F(RowPullsTest, AnIdOutsideAKnownTableNamesThePlaceholderAndThePosition) {
   }
   EXPECT_EQ(connection.transferStats().pulls, 0u);
   EXPECT_EQ(run({0, 1, 4, 2, 3, -1}, "checked")[0].toVector<float>()[4], 4.0f);
+}
+
+// A pull without table_rows (a dynamic table's) takes any non-negative id,
+// but a negative one other than the padding is still the input's fault.
+TEST_F(RowPullsTest, ANegativeIdIsRefusedWhateverTheTable) {
+  ASSERT_TRUE(module);
+  Error error = dtf::testing::expectError([&] { run({0, 1, 4, -7, 3, -1}); });
+  EXPECT_EQ(error.code(), ErrorCode::InvalidArgument) << error.what();
+  EXPECT_NE(std::string(error.what())
+                .find("placeholder 'ids': id -7 at [1,0] of the batch is "
+                      "negative"),
+            std::string::npos)
+      << error.what();
+  EXPECT_EQ(connection.transferStats().pulls, 0u);
 }
 
 } // namespace

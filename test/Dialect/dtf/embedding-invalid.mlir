@@ -51,6 +51,14 @@ func.func @combine_grad_dy(%dy: tensor<4x7xf32>, %ids: tensor<4x3xi64>) {
 
 // -----
 
+func.func @divide_by_id_count_rows(%rows: tensor<5x2xf32>, %ids: tensor<4xi64>) {
+  // expected-error @+1 {{'dtf.divide_by_id_count' op has 5 rows but 4 ids}}
+  %m = dtf.divide_by_id_count %rows, %ids : tensor<5x2xf32>, tensor<4xi64>
+  return
+}
+
+// -----
+
 func.func @segment_sum_rows(%data: tensor<5x2xf32>, %ids: tensor<4xi64>) {
   // expected-error @+1 {{data 'tensor<5x2xf32>' needs one row per segment id of 'tensor<4xi64>'}}
   %s = dtf.unsorted_segment_sum %data, %ids num_segments 3 : tensor<5x2xf32>, tensor<4xi64>

@@ -20,6 +20,13 @@ func.func @lookups(%ids: tensor<4x3xi64>, %w: tensor<4x3xf32>, %ids32: tensor<6x
   return %mean, %weighted, %sums : tensor<4x8xf32>, tensor<4x8xf32>, tensor<6x8xf32>
 }
 
+// CHECK-LABEL: func.func @sync_sparse_mean
+func.func @sync_sparse_mean(%rows: tensor<?x8xf32>, %ids: tensor<?xi64>) -> tensor<?x8xf32> {
+  // CHECK: dtf.divide_by_id_count %arg0, %arg1 : tensor<?x8xf32>, tensor<?xi64>
+  %mean = dtf.divide_by_id_count %rows, %ids : tensor<?x8xf32>, tensor<?xi64>
+  return %mean : tensor<?x8xf32>
+}
+
 // CHECK-LABEL: func.func @logistic
 func.func @logistic(%logits: tensor<4x1xf32>, %labels: tensor<4x1xf32>) -> (tensor<4x1xf32>, tensor<4x1xf32>) {
   // CHECK: dtf.sigmoid %arg0 : tensor<4x1xf32>

@@ -238,9 +238,10 @@ func.func @adam_epsilon(%loss: tensor<f32>) {
 // Types
 //===----------------------------------------------------------------------===//
 
+// Only the rows of a dynamic table are dynamic (dynamic-table-invalid.mlir).
 func.func @resource_dynamic_shape() {
-  // expected-error @+1 {{variable type 'tensor<?x10xf32>' must have a static shape}}
-  %w = dtf.variable "w" init(#dtf.zeros) : !dtf.resource<tensor<?x10xf32>>
+  // expected-error @+1 {{variable type 'tensor<10x?xf32>' must have a static shape, but for the first dimension of a dynamic table}}
+  %w = dtf.variable "w" init(#dtf.zeros) : !dtf.resource<tensor<10x?xf32>>
   return
 }
 
