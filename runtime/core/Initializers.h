@@ -6,6 +6,15 @@
 // Box-Muller instead of std::normal_distribution (whose algorithm is
 // implementation-defined).
 //
+// The row forms fill the rows of a dynamic embedding table, created one id
+// at a time in whatever order the ids first arrive: row i's values depend
+// on the seed and ids[i] only (a counter-based generator keyed by both), so
+// an id gets the same row whenever and wherever it is created, and a row
+// pull of an id not created yet can answer with it. They are not the rows
+// a fixed table of the same seed has (that one is one mt19937_64 stream
+// over the whole tensor). zeros and constant need no row form: every row
+// of theirs is the same.
+//
 //===----------------------------------------------------------------------===//
 
 #pragma once
@@ -27,5 +36,14 @@ void random_normal(Tensor &tensor, double mean, double stddev, uint64_t seed);
 /// discarded and drawn again, as in TensorFlow's truncated_normal.
 void truncated_normal(Tensor &tensor, double mean, double stddev,
                       uint64_t seed);
+
+/// Row i of `rows` (f32/f64 [n, ...]) gets N(mean, stddev^2) samples keyed
+/// by `seed` and ids[i] (`ids` i64 [n]), whatever the other rows.
+void random_normal_rows(Tensor &rows, const Tensor &ids, double mean,
+                        double stddev, uint64_t seed);
+/// random_normal_rows, redrawing samples further than 2 stddev from the
+/// mean, as truncated_normal does.
+void truncated_normal_rows(Tensor &rows, const Tensor &ids, double mean,
+                           double stddev, uint64_t seed);
 
 } // namespace dtf::initializers

@@ -10,8 +10,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <stdexcept>
 #include <type_traits>
+#include <unordered_map>
 
 namespace dtf::ps {
 
@@ -35,6 +37,12 @@ std::vector<std::string> ProgramSignature::pushTensorNames() const {
     names.push_back(name);
   }
   return names;
+}
+
+Tensor UpdateProgram::initializeRows(const std::string &variable,
+                                     const Tensor &) const {
+  throw std::logic_error("the update program of '" + variable +
+                         "' declares no dynamic table");
 }
 
 void StalenessHistogram::add(int64_t staleness) {
@@ -84,6 +92,8 @@ ParameterServer::ParameterServer(std::unique_ptr<UpdateProgram> program,
         signature.sparseGradientNames.front() +
         "'): it would copy the whole table at each update");
   checkSignature();
+  checkDynamicTables();
+  dynamicTables = emptyDynamicTables();
 }
 
 void ParameterServer::checkSignature() {
@@ -114,12 +124,129 @@ void ParameterServer::checkSignature() {
             ", though both are gradients of '" + pushNames_[k] + "'");
 }
 
+void ParameterServer::checkDynamicTables() const {
+  for (const DynamicTableSignature &table : signature.dynamicTables) {
+    std::string prefix =
+        messagePrefix() + "dynamic table '" + table.name + "': ";
+    if (table.minCount < 1)
+      throw std::invalid_argument(prefix + "min_count must be >= 1, got " +
+                                  std::to_string(table.minCount));
+    std::vector<std::string> columns{table.name};
+    columns.insert(columns.end(), table.slots.begin(), table.slots.end());
+    for (const std::string &column : columns) {
+      auto it = signature.variables.find(column);
+      if (it == signature.variables.end())
+        throw std::invalid_argument(prefix + "'" + column +
+                                    "' is not a variable of the task");
+      if (it->second != table.type || table.type.shape.empty() ||
+          table.type.shape[0] != -1)
+        throw std::invalid_argument(
+            prefix + "'" + column + "' is " + it->second.str() +
+            "; a dynamic table and its slots are of the table's type " +
+            table.type.str() + ", whose first dimension is dynamic");
+    }
+    for (size_t j = 0; j < signature.sparseGradientNames.size(); ++j) {
+      if (signature.sparseGradientNames[j] != table.name)
+        continue;
+      const TensorType &ids =
+          signature.argumentTypes[signature.gradientNames.size() + 2 * j];
+      if (ids != TensorType{DType::I64, {-1}})
+        throw std::invalid_argument(prefix + "its ids are " + ids.str() +
+                                    "; a dynamic table's are i64[-1]");
+    }
+  }
+}
+
+ParameterServer::DynamicTables ParameterServer::emptyDynamicTables() const {
+  DynamicTables tables;
+  for (const DynamicTableSignature &table : signature.dynamicTables) {
+    DynamicColumn column{table.type.dtype, Shape(table.type.shape.begin() + 1,
+                                                 table.type.shape.end())};
+    std::vector<std::string> names{table.name};
+    names.insert(names.end(), table.slots.begin(), table.slots.end());
+    std::vector<DynamicColumn> columns(names.size(), column);
+    tables.emplace(table.name,
+                   DynamicState{&table, names,
+                                DynamicTable(std::move(columns), table.minCount,
+                                             options_.dynamicTableChunkRows)});
+  }
+  return tables;
+}
+
+ParameterServer::DynamicTables
+ParameterServer::takeDynamicTables(VariableStore &values,
+                                   const std::string &source) const {
+  DynamicTables tables = emptyDynamicTables();
+  for (auto &[name, state] : tables) {
+    std::string idsName = name + "/ids";
+    auto ids = values.find(idsName);
+    std::vector<Tensor> columnRows;
+    for (const std::string &column : state.columnNames) {
+      auto it = values.find(column);
+      if (it == values.end()) {
+        columnRows.clear();
+        break;
+      }
+      columnRows.push_back(std::move(it->second));
+      values.erase(it);
+    }
+    if (ids == values.end()) {
+      // Initial values: no rows yet.
+      for (const Tensor &rows : columnRows)
+        if (rows.numElements() != 0)
+          throw std::invalid_argument(
+              messagePrefix() + source + " holds rows of dynamic table '" +
+              name + "' but not their ids ('" + idsName + "')");
+      continue;
+    }
+    if (columnRows.empty())
+      throw std::invalid_argument(messagePrefix() + source +
+                                  " holds the ids of dynamic table '" + name +
+                                  "' but not the rows of it and its slots");
+    try {
+      state.table.assign(ids->second, columnRows);
+    } catch (const std::invalid_argument &error) {
+      throw std::invalid_argument(messagePrefix() + source +
+                                  ": dynamic table '" + name +
+                                  "': " + error.what());
+    }
+    values.erase(ids);
+  }
+  return tables;
+}
+
+void ParameterServer::resetDynamicEntriesLocked() {
+  for (const auto &[name, state] : dynamicTables)
+    for (size_t column = 0; column < state.columnNames.size(); ++column) {
+      const DynamicColumn &type = state.table.columns()[column];
+      Shape empty{0};
+      empty.insert(empty.end(), type.rowShape.begin(), type.rowShape.end());
+      variables.insert_or_assign(state.columnNames[column],
+                                 Tensor(type.dtype, empty));
+    }
+}
+
+const ParameterServer::DynamicState *
+ParameterServer::dynamicStateOf(const std::string &name, size_t *column) const {
+  for (const auto &[table, state] : dynamicTables)
+    for (size_t k = 0; k < state.columnNames.size(); ++k)
+      if (state.columnNames[k] == name) {
+        if (column)
+          *column = k;
+        return &state;
+      }
+  return nullptr;
+}
+
 void ParameterServer::checkVariablesFitInMemory() const {
   if (!options_.availableMemory)
     return;
   uint64_t total = 0, largestBytes = 0;
   const std::string *largest = nullptr;
   for (const auto &[name, type] : signature.variables) {
+    // A dynamic table's size is not known before it grows.
+    if (!type.shape.empty() && type.shape[0] == -1)
+      continue;
     uint64_t bytes = static_cast<uint64_t>(numElementsOf(type.shape)) *
                      dtypeSize(type.dtype);
     total += bytes;
@@ -157,6 +284,8 @@ bool ParameterServer::initialize() {
                 messagePrefix() +
                     "initializing the variables failed: " + error.what());
   }
+  // Preloaded tables keep their rows; initial ones start empty.
+  resetDynamicEntriesLocked();
   initialized = true;
   if (!preloaded)
     step = holdsGlobalStep ? readGlobalStepLocked() : 0;
@@ -176,7 +305,18 @@ int64_t ParameterServer::currentStep() const {
 
 UpdateStats ParameterServer::stats() const {
   std::lock_guard<std::mutex> lock(mutex);
-  return stats_;
+  return statsLocked();
+}
+
+UpdateStats ParameterServer::statsLocked() const {
+  UpdateStats stats = stats_;
+  for (const DynamicTableSignature &table : signature.dynamicTables) {
+    const DynamicState &state = dynamicTables.at(table.name);
+    stats.dynamicTables.push_back({table.name, state.table.size(),
+                                   state.createdRows, state.table.pendingIds(),
+                                   state.droppedIds, table.minCount});
+  }
+  return stats;
 }
 
 TaskStatus ParameterServer::status() const {
@@ -244,6 +384,11 @@ void ParameterServer::read(
       throw Error(ErrorCode::NotFound, messagePrefix() + "no variable '" +
                                            name + "' (" +
                                            describeHeldVariables() + ")");
+    if (dynamicStateOf(name))
+      throw Error(ErrorCode::InvalidArgument,
+                  messagePrefix() + "'" + name +
+                      "' is a dynamic table (or its slot): pull its rows by "
+                      "id");
     values.push_back(&it->second);
   }
   read(values, epoch);
@@ -268,7 +413,12 @@ ParameterServer::readRows(const std::vector<RowRequest> &requests,
                       "' asked for by ids " + request.ids.typeString() +
                       "; row ids are 1-D");
     try {
-      rows.push_back(kernels::gather(it->second, request.ids));
+      size_t column = 0;
+      if (const DynamicState *state = dynamicStateOf(request.name, &column))
+        rows.push_back(
+            readDynamicRowsLocked(request.name, *state, column, request.ids));
+      else
+        rows.push_back(kernels::gather(it->second, request.ids));
     } catch (const std::exception &error) {
       throw Error(ErrorCode::InvalidArgument, messagePrefix() + "rows of '" +
                                                   request.name +
@@ -280,6 +430,68 @@ ParameterServer::readRows(const std::vector<RowRequest> &requests,
   return rows;
 }
 
+Tensor ParameterServer::readDynamicRowsLocked(const std::string &name,
+                                              const DynamicState &state,
+                                              size_t column,
+                                              const Tensor &ids) const {
+  if (ids.dtype() != DType::I64 && ids.dtype() != DType::I32)
+    throw std::invalid_argument("ids are " + ids.typeString() +
+                                ", not i32 or i64");
+  std::vector<int64_t> idValues =
+      ids.dtype() == DType::I64
+          ? ids.toVector<int64_t>()
+          : std::vector<int64_t>(ids.data<int32_t>(),
+                                 ids.data<int32_t>() + ids.numElements());
+  // Rows of the created ids, then the initial rows of the others.
+  std::vector<int64_t> localRows;
+  std::vector<int64_t> missing;
+  std::unordered_map<int64_t, int64_t> missingIndex;
+  for (size_t i = 0; i < idValues.size(); ++i) {
+    int64_t id = idValues[i];
+    if (id == kernels::kPaddingId)
+      continue;
+    if (id < 0)
+      throw std::invalid_argument("id " + std::to_string(id) + " at position " +
+                                  std::to_string(i) +
+                                  " is negative; a dynamic table's ids are "
+                                  ">= 0 (-1 pads)");
+    int64_t row = state.table.find(id);
+    if (row >= 0)
+      localRows.push_back(row);
+    else if (missingIndex.emplace(id, missing.size()).second)
+      missing.push_back(id);
+  }
+  Tensor created = state.table.gather(column, localRows);
+  Tensor initial;
+  if (!missing.empty()) {
+    Tensor missingIds = Tensor::fromVector<int64_t>(
+        {static_cast<int64_t>(missing.size())}, missing);
+    initial = program->initializeRows(name, missingIds);
+  }
+  const DynamicColumn &type = state.table.columns()[column];
+  Shape shape{static_cast<int64_t>(idValues.size())};
+  shape.insert(shape.end(), type.rowShape.begin(), type.rowShape.end());
+  Tensor out(type.dtype, shape); // zero rows for -1
+  size_t rowBytes =
+      static_cast<size_t>(numElementsOf(type.rowShape)) * dtypeSize(type.dtype);
+  auto *target = static_cast<std::byte *>(out.rawData());
+  const auto *createdRows = static_cast<const std::byte *>(created.rawData());
+  const auto *initialRows = static_cast<const std::byte *>(initial.rawData());
+  size_t nextCreated = 0;
+  for (size_t i = 0; i < idValues.size(); ++i) {
+    int64_t id = idValues[i];
+    if (id == kernels::kPaddingId)
+      continue;
+    auto it = missingIndex.find(id);
+    const std::byte *source =
+        it == missingIndex.end()
+            ? createdRows + rowBytes * nextCreated++
+            : initialRows + rowBytes * static_cast<size_t>(it->second);
+    std::memcpy(target + rowBytes * i, source, rowBytes);
+  }
+  return out;
+}
+
 Snapshot ParameterServer::snapshot() const {
   std::lock_guard<std::mutex> lock(mutex);
   checkServingLocked(/*needInitialized=*/true);
@@ -288,7 +500,14 @@ Snapshot ParameterServer::snapshot() const {
   copy.epoch = epoch;
   copy.holdsGlobalStep = holdsGlobalStep;
   for (const auto &[name, value] : variables)
-    copy.tensors.push_back({name, value.clone()});
+    if (!dynamicStateOf(name))
+      copy.tensors.push_back({name, value.clone()});
+  for (const auto &[name, state] : dynamicTables) {
+    copy.tensors.push_back({name + "/ids", state.table.ids()});
+    for (size_t column = 0; column < state.columnNames.size(); ++column)
+      copy.tensors.push_back(
+          {state.columnNames[column], state.table.rows(column)});
+  }
   return copy;
 }
 
@@ -336,19 +555,32 @@ VariableStore ParameterServer::ownVariables(ModelState &state,
                                   " has no value of variable '" + name +
                                   "' (is it a checkpoint of this model?)");
     TensorType held{it->second.dtype(), it->second.shape()};
-    if (held != type)
+    bool dynamic = !type.shape.empty() && type.shape[0] == -1;
+    if (held != type && !(dynamic && type.accepts(held)))
       throw std::invalid_argument(
           messagePrefix() + source + " holds variable '" + name + "' as " +
           held.str() + " but the model declares it " + type.str());
     own.emplace(name, std::move(it->second));
   }
+  for (const DynamicTableSignature &table : signature.dynamicTables) {
+    std::string idsName = table.name + "/ids";
+    auto ids = state.values.find(idsName);
+    if (ids == state.values.end())
+      throw std::invalid_argument(messagePrefix() + source +
+                                  " has no ids of dynamic table '" +
+                                  table.name + "' ('" + idsName +
+                                  "'; is it a checkpoint of this model?)");
+    own.emplace(idsName, std::move(ids->second));
+  }
   return own;
 }
 
-void ParameterServer::installLocked(VariableStore values, int64_t stateStep,
-                                    int64_t restoredFromStep,
+void ParameterServer::installLocked(VariableStore values, DynamicTables tables,
+                                    int64_t stateStep, int64_t restoredFromStep,
                                     int64_t newEpoch) {
   variables = std::move(values);
+  dynamicTables = std::move(tables);
+  resetDynamicEntriesLocked();
   // A task without global_step counts aggregates: after a restore it
   // counts on from the restored global step, as the workers' step tags do.
   step = holdsGlobalStep ? readGlobalStepLocked() : stateStep;
@@ -361,13 +593,16 @@ void ParameterServer::installLocked(VariableStore values, int64_t stateStep,
 }
 
 void ParameterServer::preload(ModelState state, int64_t checkpointStep) {
-  VariableStore own = ownVariables(state, "the checkpoint of step " +
-                                              std::to_string(checkpointStep));
+  std::string source =
+      "the checkpoint of step " + std::to_string(checkpointStep);
+  VariableStore own = ownVariables(state, source);
+  DynamicTables tables = takeDynamicTables(own, source);
   std::lock_guard<std::mutex> lock(mutex);
   if (initialized)
     throw std::logic_error(messagePrefix() +
                            "preload() after the task started serving");
-  installLocked(std::move(own), state.step, checkpointStep, /*newEpoch=*/0);
+  installLocked(std::move(own), std::move(tables), state.step, checkpointStep,
+                /*newEpoch=*/0);
 }
 
 int64_t ParameterServer::restore(RestoreSource source, int64_t checkpointStep,
@@ -379,11 +614,13 @@ int64_t ParameterServer::restore(RestoreSource source, int64_t checkpointStep,
     throw Error(ErrorCode::InvalidArgument,
                 messagePrefix() + "a restore needs an epoch > 0");
   VariableStore values;
+  DynamicTables tables;
   int64_t stateStep = 0;
   int64_t from = -1;
   switch (source) {
   case RestoreSource::InitialValues:
     program->initialize(values);
+    tables = takeDynamicTables(values, "the initial values");
     break;
   case RestoreSource::Checkpoint: {
     std::string checkpoint =
@@ -399,6 +636,7 @@ int64_t ParameterServer::restore(RestoreSource source, int64_t checkpointStep,
     }
     try {
       values = ownVariables(state, checkpoint);
+      tables = takeDynamicTables(values, checkpoint);
     } catch (const std::invalid_argument &error) {
       throw Error(ErrorCode::FailedPrecondition, error.what());
     }
@@ -429,10 +667,12 @@ int64_t ParameterServer::restore(RestoreSource source, int64_t checkpointStep,
                ? "it restored none"
                : "it restored step " + std::to_string(restoredFrom)));
     values = std::move(variables);
+    tables = std::move(dynamicTables);
     stateStep = step;
     from = restoredFrom;
   }
-  installLocked(std::move(values), stateStep, from, newEpoch);
+  installLocked(std::move(values), std::move(tables), stateStep, from,
+                newEpoch);
   initialized = true;
   return step;
 }
@@ -530,6 +770,26 @@ PushResult ParameterServer::push(int64_t pushStep, int64_t pushEpoch,
                    " of the " + std::to_string(names.size()) +
                    " gradients the task takes; the gradient of '" +
                    names[gradients.size()] + "' is missing");
+  // A dynamic table's ids index no rows: only their sign can be wrong.
+  size_t numDense = signature.gradientNames.size();
+  for (size_t j = 0; j < signature.sparseGradientNames.size(); ++j) {
+    const std::string &name = signature.sparseGradientNames[j];
+    // The signature, not the tables, which a restore may be replacing.
+    if (std::none_of(signature.dynamicTables.begin(),
+                     signature.dynamicTables.end(),
+                     [&](const DynamicTableSignature &table) {
+                       return table.name == name;
+                     }))
+      continue;
+    const Tensor &ids = gradients[numDense + 2 * j];
+    const int64_t *data = ids.data<int64_t>();
+    for (int64_t i = 0; i < ids.numElements(); ++i)
+      if (data[i] < kernels::kPaddingId)
+        throw rejected("dynamic table '" + name + "': id " +
+                       std::to_string(data[i]) + " at position " +
+                       std::to_string(i) +
+                       " is negative; its ids are >= 0 (-1 pads)");
+  }
 
   std::lock_guard<std::mutex> lock(mutex);
   checkServingLocked(/*needInitialized=*/true);
@@ -568,7 +828,14 @@ void ParameterServer::applyLocked(std::vector<Tensor> arguments,
   int64_t before = step;
   auto begin = std::chrono::steady_clock::now();
   try {
-    program->apply(variables, std::move(arguments));
+    std::vector<DynamicWorkingSet> working = prepareDynamicLocked(arguments);
+    try {
+      program->apply(variables, std::move(arguments));
+    } catch (...) {
+      finishDynamicLocked(working);
+      throw;
+    }
+    finishDynamicLocked(working);
   } catch (const std::exception &error) {
     failure = messagePrefix() +
               "applying gradients failed, the variables "
@@ -597,7 +864,108 @@ void ParameterServer::applyLocked(std::vector<Tensor> arguments,
   }
   if (options_.onApplied)
     options_.onApplied(step, begin, std::chrono::steady_clock::now());
+  if (options_.onUpdateStats)
+    options_.onUpdateStats(step, statsLocked());
   stepChanged.notify_all();
+}
+
+std::vector<ParameterServer::DynamicWorkingSet>
+ParameterServer::prepareDynamicLocked(std::vector<Tensor> &arguments) {
+  std::vector<DynamicWorkingSet> working;
+  if (dynamicTables.empty())
+    return working;
+  size_t perGroup = pushNames_.size();
+  size_t groups = arguments.size() / perGroup;
+  size_t numDense = signature.gradientNames.size();
+  for (size_t j = 0; j < signature.sparseGradientNames.size(); ++j) {
+    auto found = dynamicTables.find(signature.sparseGradientNames[j]);
+    if (found == dynamicTables.end())
+      continue;
+    DynamicState &state = found->second;
+    const std::string &name = found->first;
+    // 1. Count each push's ids; create the rows that reached min_count.
+    for (size_t r = 0; r < groups; ++r) {
+      std::vector<int64_t> reached;
+      try {
+        reached = state.table.count(arguments[r * perGroup + numDense + 2 * j]);
+      } catch (const std::invalid_argument &error) {
+        throw std::invalid_argument("dynamic table '" + name +
+                                    "': " + error.what());
+      }
+      if (reached.empty())
+        continue;
+      Tensor ids = Tensor::fromVector<int64_t>(
+          {static_cast<int64_t>(reached.size())}, reached);
+      std::vector<Tensor> initialRows;
+      for (const std::string &column : state.columnNames)
+        initialRows.push_back(program->initializeRows(column, ids));
+      state.table.create(reached, initialRows);
+      state.createdRows += static_cast<int64_t>(reached.size());
+    }
+    // 2, 3. Keep the ids with a row, renumbered in order of first
+    // occurrence over the groups, with their gradient rows.
+    DynamicWorkingSet set{&state, {}};
+    std::unordered_map<int64_t, int64_t> workingRow;
+    for (size_t r = 0; r < groups; ++r) {
+      Tensor &ids = arguments[r * perGroup + numDense + 2 * j];
+      Tensor &rows = arguments[r * perGroup + numDense + 2 * j + 1];
+      int64_t count = ids.numElements();
+      size_t rowBytes =
+          count ? rows.byteSize() / static_cast<size_t>(count) : 0;
+      const int64_t *idData = ids.data<int64_t>();
+      const auto *rowData = static_cast<const std::byte *>(rows.rawData());
+      std::vector<int64_t> kept;
+      std::vector<int64_t> keptPositions;
+      for (int64_t i = 0; i < count; ++i) {
+        int64_t local = idData[i] < 0 ? -1 : state.table.find(idData[i]);
+        if (local < 0) {
+          state.droppedIds += idData[i] >= 0;
+          continue;
+        }
+        auto [it, inserted] = workingRow.emplace(
+            idData[i], static_cast<int64_t>(workingRow.size()));
+        if (inserted)
+          set.localRows.push_back(local);
+        kept.push_back(it->second);
+        keptPositions.push_back(i);
+      }
+      Shape rowsShape = rows.shape();
+      rowsShape[0] = static_cast<int64_t>(kept.size());
+      Tensor keptRows = Tensor::uninitialized(rows.dtype(), rowsShape);
+      auto *target = static_cast<std::byte *>(keptRows.rawData());
+      for (size_t k = 0; k < keptPositions.size(); ++k)
+        std::memcpy(target + k * rowBytes,
+                    rowData + static_cast<size_t>(keptPositions[k]) * rowBytes,
+                    rowBytes);
+      ids = Tensor::fromVector<int64_t>({static_cast<int64_t>(kept.size())},
+                                        kept);
+      rows = std::move(keptRows);
+    }
+    for (size_t column = 0; column < state.columnNames.size(); ++column)
+      variables.at(state.columnNames[column]) =
+          state.table.gather(column, set.localRows);
+    working.push_back(std::move(set));
+  }
+  return working;
+}
+
+void ParameterServer::finishDynamicLocked(
+    const std::vector<DynamicWorkingSet> &working) {
+  for (const DynamicWorkingSet &set : working) {
+    DynamicState &state = *set.state;
+    for (size_t column = 0; column < state.columnNames.size(); ++column) {
+      Tensor &rows = variables.at(state.columnNames[column]);
+      // A program that replaced the tensor with one of another shape
+      // broke the update; its rows are not written back.
+      Shape expected{static_cast<int64_t>(set.localRows.size())};
+      const Shape &rowShape = state.table.columns()[column].rowShape;
+      expected.insert(expected.end(), rowShape.begin(), rowShape.end());
+      if (rows.shape() == expected &&
+          rows.dtype() == state.table.columns()[column].dtype)
+        state.table.scatter(column, set.localRows, rows);
+    }
+  }
+  resetDynamicEntriesLocked();
 }
 
 bool ParameterServer::accumulateLocked(int64_t pushStep,

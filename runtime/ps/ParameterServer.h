@@ -25,11 +25,37 @@
 // the program runs, so that updates are serialized and a read never sees
 // half an update. Failures are dtf::Error with the code a client sees.
 //
+// Dynamic tables (ProgramSignature::dynamicTables, runtime/ps/DynamicTable.h)
+// have no vocabulary: the ids a push or a row pull carries are raw int64
+// feature ids (>= 0; -1 pads), also on a shard of a table split over PS
+// tasks. Their rows live in the task's DynamicTables, not in the
+// VariableStore, whose entries of a dynamic table and its slots are empty
+// ([0, ...]) between updates. Before each update (a push in async mode, an
+// aggregate in sync mode) the task:
+//  1. counts each push's ids (once per push) and creates, table and slots
+//     alike, each with its variable's initializer for that id
+//     (UpdateProgram::initializeRows), the rows of the ids whose count
+//     reaches the table's min_count;
+//  2. drops the ids still below min_count from the update, with their
+//     gradient rows;
+//  3. gathers the rows of the remaining ids, of the table and of each slot,
+//     into the store's entries ([m, ...], one row per distinct id) and
+//     renumbers the ids 0..m-1, so that the program updates them as the
+//     rows of a fixed table;
+// and afterwards writes the rows back. A row pull of an id with a row gets
+// it; of an id without one, the row its initializer gives that id, so the
+// forward pass is the same before and after its creation; nothing is
+// created by a read. A snapshot holds a dynamic table as "<name>" [n, ...],
+// its rows in creation order, "<name>/ids" i64 [n], and each slot's rows
+// in the same order; a restore takes them back (the min-count filter's
+// counts are not saved).
+//
 //===----------------------------------------------------------------------===//
 
 #pragma once
 
 #include "runtime/core/Tensor.h"
+#include "runtime/ps/DynamicTable.h"
 
 #include <array>
 #include <chrono>
@@ -61,6 +87,20 @@ struct TensorType {
   std::string str() const;
 };
 
+/// A dynamic table of the task (a dtf.variable with dtf.dynamic_table):
+/// rows created for arbitrary int64 ids as pushes bring them.
+struct DynamicTableSignature {
+  /// The table's variable.
+  std::string name;
+  /// Its optimizer slots (variables colocated with it, of its `?` type),
+  /// whose rows follow the table's: one row per created id.
+  std::vector<std::string> slots;
+  /// Pushes carrying an id before its row is created (>= 1).
+  int64_t minCount = 1;
+  /// The variable's type; its first dimension is -1.
+  TensorType type;
+};
+
 /// What an update program declares, read once when the task starts.
 struct ProgramSignature {
   /// The task's device name ("/job:ps/task:0"), for messages.
@@ -75,6 +115,9 @@ struct ProgramSignature {
   /// The program's arguments: `replicasToAggregate` groups of the tensors
   /// of one push (pushTensorNames()), group after group.
   std::vector<TensorType> argumentTypes;
+  /// The dynamic tables among `variables` (whose types, and their slots',
+  /// have a first dimension of -1).
+  std::vector<DynamicTableSignature> dynamicTables;
 
   /// The variable each tensor of a push belongs to, in order: the dense
   /// gradients, then each sparse one twice (its ids, its rows).
@@ -100,6 +143,14 @@ public:
   /// lays them out. Throws std::exception on failure (the values may then
   /// be partly updated).
   virtual void apply(VariableStore &values, std::vector<Tensor> arguments) = 0;
+  /// The initial rows of `ids` (i64 [n], each >= 0) of `variable`, a
+  /// dynamic table or one of its slots: [n, ...], row i a function of the
+  /// variable's initializer and ids[i] only (runtime/core/Initializers.h's
+  /// row forms), so that an id gets the same row whenever it is created.
+  /// Called only for the variables of signature().dynamicTables; a program
+  /// without any need not implement it.
+  virtual Tensor initializeRows(const std::string &variable,
+                                const Tensor &ids) const;
 };
 
 /// How a PS task applies gradients: the module's dtf.replication.
@@ -125,6 +176,8 @@ struct ModelState {
   int64_t step = 0;
   VariableStore values;
 };
+
+struct UpdateStats;
 
 struct Options {
   /// The variable whose value is the task's step when the task holds it.
@@ -162,6 +215,13 @@ struct Options {
   /// set, a task whose variables need more is refused at construction,
   /// before any of them is allocated. nullopt: not checked.
   std::optional<uint64_t> availableMemory;
+  /// Rows of a dynamic table (and of each slot) allocated at a time as it
+  /// grows (DynamicTable.h): at most this many rows per column unused.
+  int64_t dynamicTableChunkRows = 16384;
+  /// Called after each successful update, after onApplied, with the step
+  /// reached and the task's statistics, with the mutex held; must not call
+  /// back into the task.
+  std::function<void(int64_t step, const UpdateStats &stats)> onUpdateStats;
 };
 
 /// How stale the gradients a task applied were. A push's staleness is the
@@ -198,6 +258,22 @@ struct StalenessHistogram {
   std::string str() const;
 };
 
+/// The state of a dynamic table, for the task's statistics.
+struct DynamicTableStats {
+  std::string name;
+  /// Rows the table holds (restored or created).
+  int64_t rows = 0;
+  /// Rows created by pushes since the task started (restored ones are not
+  /// counted): its rate is the rows created per second.
+  int64_t createdRows = 0;
+  /// Ids counted by the min-count filter that have no row yet.
+  int64_t pendingIds = 0;
+  /// Ids dropped from updates because they had no row (below min_count),
+  /// one per push carrying one, since the task started.
+  int64_t droppedIds = 0;
+  int64_t minCount = 1;
+};
+
 /// What a PS task did with the pushes it received.
 struct UpdateStats {
   /// Runs of the program: one per push in async mode, one per aggregate
@@ -209,6 +285,8 @@ struct UpdateStats {
   int64_t stalePushes = 0;
   /// The staleness of the applied pushes (appliedPushes of them).
   StalenessHistogram staleness;
+  /// One per dynamic table, in the order of ProgramSignature::dynamicTables.
+  std::vector<DynamicTableStats> dynamicTables;
 };
 
 /// Where a PS task's values come from, as GetStep reports it.
@@ -310,7 +388,8 @@ public:
 
   /// Calls `read` with the named variables (in order) and the epoch, under
   /// the mutex: the values of one state between updates. Throws Error:
-  /// NotFound for a name the task does not hold, FailedPrecondition before
+  /// NotFound for a name the task does not hold, InvalidArgument for a
+  /// dynamic table or slot (read by rows only), FailedPrecondition before
   /// the task serves.
   void read(const std::vector<std::string> &names,
             const std::function<void(const std::vector<const Tensor *> &values,
@@ -319,13 +398,17 @@ public:
   /// The rows of each request's variable at its ids, read under the mutex
   /// (one state between updates), with the task's epoch in `epoch`: a
   /// worker's pull of the rows of an embedding table its batch looks up.
-  /// Throws Error: NotFound for a name the task does not hold,
-  /// InvalidArgument naming the variable and the id for an id outside its
-  /// rows, FailedPrecondition before the task serves.
+  /// A dynamic table's (or slot's) ids are raw ids: a created id's row, or
+  /// the row its initializer gives an id not created (nothing is created);
+  /// -1 gives a zero row. Throws Error: NotFound for a name the task does
+  /// not hold, InvalidArgument naming the variable and the id for an id
+  /// outside its rows (a negative one of a dynamic table),
+  /// FailedPrecondition before the task serves.
   std::vector<Tensor> readRows(const std::vector<RowRequest> &requests,
                                int64_t *epoch = nullptr) const;
 
-  /// A copy of every variable (for Snapshot and diagnostics).
+  /// A copy of every variable (for Snapshot and diagnostics); a dynamic
+  /// table as its rows, "<name>/ids" and its slots' rows (see above).
   Snapshot snapshot() const;
 
   /// Refuses a push early, before its gradients are received: throws the
@@ -357,6 +440,23 @@ public:
 private:
   /// One worker's gradients, in gradient order.
   using GradientGroup = std::vector<Tensor>;
+  /// A dynamic table's rows and what the task did with it.
+  struct DynamicState {
+    const DynamicTableSignature *signature;
+    /// The table, then signature->slots.
+    std::vector<std::string> columnNames;
+    DynamicTable table;
+    int64_t createdRows = 0;
+    int64_t droppedIds = 0;
+  };
+  using DynamicTables = std::map<std::string, DynamicState>;
+  /// The rows of a dynamic table one update works on: they sit in the
+  /// store's entries while the program runs.
+  struct DynamicWorkingSet {
+    DynamicState *state;
+    /// The local row in the table of the update's i-th row.
+    std::vector<int64_t> localRows;
+  };
   /// Sync: a push waiting in an aggregate, with the step it was computed
   /// at (for its staleness when the aggregate is applied).
   struct PendingPush {
@@ -365,6 +465,29 @@ private:
   };
 
   void checkSignature();
+  void checkDynamicTables() const;
+  /// Empty dynamic tables, one per ProgramSignature::dynamicTables.
+  DynamicTables emptyDynamicTables() const;
+  /// The dynamic tables that `values` holds in snapshot form (each table,
+  /// its "/ids" and its slots; absent or empty: no rows), taken out of it.
+  /// Throws std::invalid_argument naming `source` and the table.
+  DynamicTables takeDynamicTables(VariableStore &values,
+                                  const std::string &source) const;
+  /// Gives each dynamic table and slot its empty entry in `variables`.
+  void resetDynamicEntriesLocked();
+  /// Steps 1-3 of an update (above) on `arguments`; returns the rows the
+  /// store's entries now hold.
+  std::vector<DynamicWorkingSet>
+  prepareDynamicLocked(std::vector<Tensor> &arguments);
+  /// Writes the working sets' rows back and empties the store's entries.
+  void finishDynamicLocked(const std::vector<DynamicWorkingSet> &working);
+  Tensor readDynamicRowsLocked(const std::string &name,
+                               const DynamicState &state, size_t column,
+                               const Tensor &ids) const;
+  /// The dynamic table `name` is a column of, or null.
+  const DynamicState *dynamicStateOf(const std::string &name,
+                                     size_t *column = nullptr) const;
+  UpdateStats statsLocked() const;
   void checkVariablesFitInMemory() const;
   /// Throws the Error of a call that cannot proceed (shutting down, failed,
   /// not serving when `needInitialized`). Requires the mutex.
@@ -387,8 +510,8 @@ private:
   VariableStore ownVariables(ModelState &state,
                              const std::string &source) const;
   /// Installs restored values and serves them. Requires the mutex.
-  void installLocked(VariableStore values, int64_t stateStep,
-                     int64_t restoredFrom, int64_t newEpoch);
+  void installLocked(VariableStore values, DynamicTables tables,
+                     int64_t stateStep, int64_t restoredFrom, int64_t newEpoch);
   std::string describeHeldVariables() const;
 
   std::unique_ptr<UpdateProgram> program;
@@ -403,6 +526,8 @@ private:
   /// Signalled whenever the step advances, the task fails or shuts down.
   std::condition_variable stepChanged;
   VariableStore variables;
+  /// By table name.
+  DynamicTables dynamicTables;
   bool initialized = false;
   bool shuttingDown = false;
   /// Set by restore(); pushes and waits of another epoch are refused.

@@ -258,6 +258,7 @@ int runPsTask(mlir::ModuleOp program, const TaskOptions &options) {
     server.addService(*coordination);
   }
   server.start();
+  auto servingSince = std::chrono::steady_clock::now();
   std::cout << securityNotice << std::endl; // [reliability]
   // [reliability] a (re)started PS task other than 0 (which hosts the
   // coordinator) registers with the coordinator, retrying every second.
@@ -288,6 +289,22 @@ int runPsTask(mlir::ModuleOp program, const TaskOptions &options) {
   // On a line of its own, so that parsers of the line above keep working.
   std::cout << "PS task " << index << " staleness: " << stats.staleness.str()
             << std::endl;
+  double servedSeconds = std::chrono::duration<double>(
+                             std::chrono::steady_clock::now() - servingSince)
+                             .count();
+  for (const ps::DynamicTableStats &table : stats.dynamicTables) {
+    char rate[32];
+    std::snprintf(rate, sizeof rate, "%.1f",
+                  servedSeconds > 0
+                      ? static_cast<double>(table.createdRows) / servedSeconds
+                      : 0.0);
+    std::cout << "PS task " << index << " dynamic table '" << table.name
+              << "': " << table.rows << " rows, " << table.createdRows
+              << " created since start (" << rate << " rows/s), "
+              << table.pendingIds << " ids held back by min_count "
+              << table.minCount << ", " << table.droppedIds
+              << " ids dropped from updates" << std::endl;
+  }
   if (std::optional<double> perUpdate = servingCpu.secondsPerUpdate()) {
     char milliseconds[32];
     std::snprintf(milliseconds, sizeof milliseconds, "%.3f", *perUpdate * 1e3);

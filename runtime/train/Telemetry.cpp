@@ -323,6 +323,11 @@ void PsTelemetry::attach(ps::Options &task, exec::OpObserver &opObserver) {
       if (writer)
         window.add(staleness);
     };
+  if (writer)
+    task.onUpdateStats = [this](int64_t step, const ps::UpdateStats &stats) {
+      if (writer && saveSummariesSteps > 0 && step % saveSummariesSteps == 0)
+        writeDynamicTables(step, stats.dynamicTables);
+    };
   task.onApplied = [this](int64_t step, TaskTrace::Clock::time_point begin,
                           TaskTrace::Clock::time_point end) {
     lastStep = step;
@@ -358,6 +363,38 @@ void PsTelemetry::writeStaleness(int64_t step) {
     writer.reset();
   }
   window.clear();
+}
+
+void PsTelemetry::writeDynamicTables(
+    int64_t step, const std::vector<ps::DynamicTableStats> &tables) {
+  if (tables.empty())
+    return;
+  auto now = TaskTrace::Clock::now();
+  double seconds =
+      lastTableSummary
+          ? std::chrono::duration<double>(now - *lastTableSummary).count()
+          : 0.0;
+  std::vector<std::pair<std::string, double>> scalars;
+  for (const ps::DynamicTableStats &table : tables) {
+    std::string prefix = "dynamic_table/" + table.name + "/";
+    int64_t created = table.createdRows - createdAtLastSummary[table.name];
+    createdAtLastSummary[table.name] = table.createdRows;
+    scalars.push_back({prefix + "rows", static_cast<double>(table.rows)});
+    if (seconds > 0)
+      scalars.push_back({prefix + "rows_created_per_sec",
+                         static_cast<double>(created) / seconds});
+    scalars.push_back(
+        {prefix + "ids_held_back", static_cast<double>(table.pendingIds)});
+  }
+  lastTableSummary = now;
+  try {
+    writer->addScalars(step, scalars);
+    writer->flush();
+  } catch (const data::RecordError &error) {
+    std::cerr << "PS task " << index << ": --logdir: " << error.what()
+              << "; no more summaries" << std::endl;
+    writer.reset();
+  }
 }
 
 void PsTelemetry::finish() {

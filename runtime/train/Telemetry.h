@@ -34,9 +34,11 @@
 
 #include <atomic>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace dtf::train {
 
@@ -186,6 +188,11 @@ private:
   /// reports a failure on stderr and writes no more (it runs in a push's
   /// thread, which must not fail for it).
   void writeStaleness(int64_t step);
+  /// Writes each dynamic table's rows, rows created per second since the
+  /// last such summary and ids held back by its min-count filter, as
+  /// "dynamic_table/<name>/..."; reports a failure as writeStaleness does.
+  void writeDynamicTables(int64_t step,
+                          const std::vector<ps::DynamicTableStats> &tables);
 
   int index;
   int64_t updatesToTrace;
@@ -200,6 +207,10 @@ private:
   int64_t lastStep = -1;
   /// The staleness of the pushes applied since the last summary.
   ps::StalenessHistogram window;
+  /// Each dynamic table's createdRows at the last summary, by name.
+  std::map<std::string, int64_t> createdAtLastSummary;
+  /// When the last dynamic-table summary was written.
+  std::optional<TaskTrace::Clock::time_point> lastTableSummary;
 };
 
 /// --local with --trace=FILE: the directory of the tasks' own trace files,

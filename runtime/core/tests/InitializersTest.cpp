@@ -106,3 +106,61 @@ TEST(Initializers, RandomRejectsNonFloatAndNegativeStddev) {
   expectInvalidArgument([&] { truncated_normal(f, 0, -1, 0); },
                         {"truncated_normal", "stddev"});
 }
+
+TEST(Initializers, RowsPerIdAreTheSameWhateverTheOrderAndTheBatch) {
+  Tensor forward(DType::F32, {3, 4});
+  random_normal_rows(forward,
+                     Tensor::fromVector<int64_t>({3}, {7, 1LL << 62, 0}), 0.0,
+                     1.0, 5);
+  Tensor backward(DType::F32, {2, 4});
+  random_normal_rows(backward, Tensor::fromVector<int64_t>({2}, {0, 7}), 0.0,
+                     1.0, 5);
+  std::vector<float> f = forward.toVector<float>();
+  std::vector<float> b = backward.toVector<float>();
+  EXPECT_EQ(std::vector<float>(f.begin(), f.begin() + 4),
+            std::vector<float>(b.begin() + 4, b.end())); // id 7
+  EXPECT_EQ(std::vector<float>(f.begin() + 8, f.end()),
+            std::vector<float>(b.begin(), b.begin() + 4)); // id 0
+  // Other ids and other seeds give other rows.
+  EXPECT_NE(std::vector<float>(f.begin(), f.begin() + 4),
+            std::vector<float>(f.begin() + 8, f.end()));
+  Tensor otherSeed(DType::F32, {2, 4});
+  random_normal_rows(otherSeed, Tensor::fromVector<int64_t>({2}, {0, 7}), 0.0,
+                     1.0, 6);
+  EXPECT_NE(otherSeed.toVector<float>(), b);
+}
+
+TEST(Initializers, RowsPerIdHaveTheMomentsOfTheirDistribution) {
+  const int64_t numRows = 50000;
+  std::vector<int64_t> ids(numRows);
+  for (int64_t i = 0; i < numRows; ++i)
+    ids[i] = i * 7919; // neighbouring and strided ids alike
+  Tensor idTensor = Tensor::fromVector<int64_t>({numRows}, ids);
+  Tensor normal(DType::F64, {numRows, 4});
+  random_normal_rows(normal, idTensor, 2.0, 0.5, 11);
+  Moments m = moments(normal, 2.0);
+  EXPECT_NEAR(m.mean, 2.0, 0.01);
+  EXPECT_NEAR(m.stddev, 0.5, 0.01);
+  Tensor truncated(DType::F64, {numRows, 4});
+  truncated_normal_rows(truncated, idTensor, -1.0, 0.1, 3);
+  m = moments(truncated, -1.0);
+  EXPECT_LE(m.maxAbsDeviation, 0.2 + 1e-12);
+  EXPECT_NEAR(m.mean, -1.0, 0.002);
+  EXPECT_NEAR(m.stddev, 0.1 * 0.87962, 0.002);
+}
+
+TEST(Initializers, RowsPerIdRejectIdsThatDoNotFitTheRows) {
+  Tensor rows(DType::F32, {2, 3});
+  expectInvalidArgument(
+      [&] {
+        random_normal_rows(rows, Tensor::fromVector<int64_t>({3}, {1, 2, 3}), 0,
+                           1, 0);
+      },
+      {"random_normal", "i64 ids [n] and rows [n, ...]", "i64[3]", "f32[2,3]"});
+  expectInvalidArgument(
+      [&] {
+        truncated_normal_rows(rows, Tensor::fromVector<int32_t>({2}, {1, 2}), 0,
+                              1, 0);
+      },
+      {"truncated_normal", "i32[2]"});
+}

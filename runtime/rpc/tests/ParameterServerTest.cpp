@@ -13,6 +13,8 @@
 
 #include "runtime/rpc/Channel.h"
 
+#include "runtime/core/Initializers.h"
+
 #include <grpcpp/generic/generic_stub.h>
 
 #include <algorithm>
@@ -99,6 +101,15 @@ module {
     %table = dtf.variable "table" init(#dtf.constant<1.0>) : !dtf.resource<tensor<6x2xf32>>
     %accum = dtf.variable "table/Adagrad" init(#dtf.constant<1.0>) {trainable = false} : !dtf.resource<tensor<6x2xf32>>
     dtf.sparse_apply_adagrad %table, %accum[%ids], %rows learning_rate 1.0 : !dtf.resource<tensor<6x2xf32>>, tensor<?xi64>, tensor<?x2xf32>
+    return
+  }
+
+  func.func @ps_dynamic(%ids: tensor<?xi64>, %rows: tensor<?x2xf32>)
+      attributes {dtf.device = #dtf.device<"/job:ps/task:5">,
+                  dtf.gradients = [], dtf.sparse_gradients = ["emb"]} {
+    %emb = dtf.variable "emb" init(#dtf.truncated_normal<stddev = 0.5, seed = 3>) {dtf.dynamic_table = #dtf.dynamic_table<min_count = 2>} : !dtf.resource<tensor<?x2xf32>>
+    %accum = dtf.variable "emb/Adagrad" init(#dtf.constant<1.0>) colocate_with("emb") {trainable = false} : !dtf.resource<tensor<?x2xf32>>
+    dtf.sparse_apply_adagrad %emb, %accum[%ids], %rows learning_rate 1.0 : !dtf.resource<tensor<?x2xf32>>, tensor<?xi64>, tensor<?x2xf32>
     return
   }
 
@@ -609,6 +620,49 @@ TEST_P(ParameterServerTest, PullsRowsAndAppliesSparseGradients) {
   std::vector<float> accum = pullOne("table/Adagrad");
   EXPECT_FLOAT_EQ(accum[2], 10.0f);
   EXPECT_FLOAT_EQ(accum[10], 1.0f);
+}
+
+// A dynamic table (min_count 2): raw 63-bit ids, rows pulled before their
+// creation are their initializer's, the second push carrying an id creates
+// its row and Adagrad's accumulator row and updates both; a snapshot holds
+// the created rows with their ids.
+TEST_P(ParameterServerTest, DynamicTablesCreateRowsForRawIds) {
+  startPs("ps_dynamic", Replication::async());
+  client->initialize();
+  const int64_t bigId = (int64_t(1) << 62) + 5;
+  auto pullRowsOf = [&](const std::string &name) {
+    std::vector<ps::RowRequest> requests(1);
+    requests[0].name = name;
+    requests[0].ids = Tensor::fromVector<int64_t>({2}, {bigId, 7});
+    return client->pullRows(requests).at(0).toVector<float>();
+  };
+  Tensor initial(DType::F32, {2, 2});
+  initializers::truncated_normal_rows(
+      initial, Tensor::fromVector<int64_t>({2}, {bigId, 7}), 0.0, 0.5, 3);
+  EXPECT_EQ(pullRowsOf("emb"), initial.toVector<float>());
+
+  Tensor ids = Tensor::fromVector<int64_t>({1}, {bigId});
+  Tensor gradient = Tensor::fromVector<float>({1, 2}, {3, 3});
+  client->push(0, {{"emb", &ids}, {"emb", &gradient}});
+  EXPECT_EQ(pullRowsOf("emb"), initial.toVector<float>()) << "min_count 2";
+  client->push(0, {{"emb", &ids}, {"emb", &gradient}});
+  std::vector<float> rows = pullRowsOf("emb");
+  std::vector<float> expected = initial.toVector<float>();
+  for (int k = 0; k < 2; ++k) // accum = 1 + 3^2, row -= 3 / sqrt(10)
+    EXPECT_NEAR(rows[k], expected[k] - 3.0f / std::sqrt(10.0f), 1e-6);
+  EXPECT_EQ(std::vector<float>(rows.begin() + 2, rows.end()),
+            std::vector<float>(expected.begin() + 2, expected.end()));
+  EXPECT_EQ(pullRowsOf("emb/Adagrad"), (std::vector<float>{10, 10, 1, 1}));
+
+  ps::Snapshot snapshot = ps->task.snapshot();
+  std::map<std::string, std::vector<int64_t>> ids64;
+  for (const NamedTensor &tensor : snapshot.tensors)
+    if (tensor.name == "emb/ids")
+      ids64[tensor.name] = tensor.tensor.toVector<int64_t>();
+  EXPECT_EQ(ids64["emb/ids"], (std::vector<int64_t>{bigId}));
+  ps::DynamicTableStats stats = ps->task.stats().dynamicTables.at(0);
+  EXPECT_EQ(stats.rows, 1);
+  EXPECT_EQ(stats.droppedIds, 1);
 }
 
 TEST_P(ParameterServerTest, RowsOutsideATableAreAClearError) {
