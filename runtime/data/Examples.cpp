@@ -50,6 +50,25 @@ const char *kindName(tensorflow::Feature::KindCase kind) {
   }
 }
 
+/// Why `request` refuses one of the `count` ids at `ids`, or empty: a
+/// negative id (-1 too: it pads rows, and is no example's id), or one
+/// outside the fixed rows of the table the ids look up.
+std::string refusedId(const FeatureRequest &request, const int64_t *ids,
+                      int count) {
+  for (int k = 0; k < count; ++k) {
+    if (ids[k] < 0)
+      return "feature '" + request.name + "' has negative id " +
+             std::to_string(ids[k]) +
+             (request.table ? " for table '" + request.table->name + "'" : "") +
+             "; ids are at least 0, and -1 pads a row";
+    if (request.table && request.table->rows && ids[k] >= *request.table->rows)
+      return "feature '" + request.name + "' has id " + std::to_string(ids[k]) +
+             ", outside table '" + request.table->name + "' of " +
+             std::to_string(*request.table->rows) + " rows";
+  }
+  return {};
+}
+
 } // namespace
 
 std::vector<Array>
@@ -106,12 +125,9 @@ readExampleFeatures(const std::vector<std::string> &files,
                        std::to_string(count) + " values, more than the " +
                        std::to_string(request.rowLength) + " of a row" +
                        (request.rowOf.empty() ? "" : " of " + request.rowOf));
-          for (int k = 0; k < count; ++k)
-            if (ids[k] < 0)
-              throw fail("varlen feature '" + name + "' holds id " +
-                         std::to_string(ids[k]) + " (value " +
-                         std::to_string(k) +
-                         "); ids are at least 0, and -1 pads a row");
+          if (std::string refused = refusedId(request, ids, count);
+              !refused.empty())
+            throw fail(refused);
           std::vector<uint8_t> &out = arrays[i].bytes;
           size_t at = out.size();
           out.resize(at + counts[i] * sizeof(int64_t));
@@ -145,6 +161,13 @@ readExampleFeatures(const std::vector<std::string> &files,
           values = {ElementType::I64,
                     static_cast<size_t>(feature.int64_list().value_size()),
                     feature.int64_list().value().data()};
+          if (request.table) {
+            std::string refused =
+                refusedId(request, feature.int64_list().value().data(),
+                          feature.int64_list().value_size());
+            if (!refused.empty())
+              throw fail(refused);
+          }
           break;
         case tensorflow::Feature::kBytesList:
           if (feature.bytes_list().value_size() != 1)
@@ -198,7 +221,7 @@ readExampleFeatures(const std::vector<std::string> &files,
                     const std::vector<std::string> &features) {
   std::vector<FeatureRequest> requests;
   for (const std::string &name : features)
-    requests.push_back({name, false, 0, ""});
+    requests.push_back({name, false, 0, "", std::nullopt});
   return readExampleFeatures(files, requests);
 }
 

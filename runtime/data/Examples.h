@@ -15,7 +15,13 @@
 // A varlen feature (tf.io.VarLenFeature) is ragged instead: an int64_list
 // of any length up to the row's, its values followed by kVarLenPadding to
 // fill the row; an example without the feature, or whose feature holds no
-// kind of list, has an empty list. Every failure throws std::runtime_error
+// kind of list, has an empty list.
+//
+// Ids are checked as they are read, where the record that holds them is
+// still known: a varlen feature's ids, and those of any feature whose
+// request names the embedding table they look up, must be at least 0 (-1
+// pads a row, and no table has a negative row), and below the table's
+// rows when it has a fixed number. Every failure throws std::runtime_error
 // naming the file and the record.
 //
 //===----------------------------------------------------------------------===//
@@ -25,6 +31,7 @@
 #include "runtime/data/Array.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +40,14 @@ namespace dtf::data {
 /// What fills a varlen row after an example's values: the padding id, an
 /// empty slot to an embedding lookup.
 inline constexpr int64_t kVarLenPadding = -1;
+
+/// The embedding table a feature's ids look up.
+struct IdTable {
+  std::string name;
+  /// Its rows, the bound of its ids; unset for a dynamic (hashed) table,
+  /// whose ids are any int64 of at least 0.
+  std::optional<int64_t> rows;
+};
 
 /// One feature to read from every example.
 struct FeatureRequest {
@@ -43,6 +58,9 @@ struct FeatureRequest {
   /// What the row feeds, for the error of a list longer than the row
   /// ("placeholder 'cat_ids' (i64 [5] per example)").
   std::string rowOf;
+  /// The table the feature's ids look up, whose rows they must be; unset
+  /// when no lookup takes them (or none is known).
+  std::optional<IdTable> table;
 };
 
 /// The files matching the glob(3) pattern `pattern`, sorted; a pattern

@@ -25,9 +25,11 @@
 //               padded with -1 (the padding id, an empty slot to an
 //               embedding lookup); a list of more than L ids is an error
 //               naming the file, record and feature, and an example without
-//               the feature has an empty list. Padded rows rather than ids
-//               plus offsets keep the compiled program's shapes static
-//               (runtime/ABI.md, "Ragged features (varlen)").
+//               the feature has an empty list; a negative id, or one past
+//               the table the placeholder's ids look up, is an error naming
+//               the file, record, feature and table. Padded rows rather
+//               than ids plus offsets keep the compiled program's shapes
+//               static (runtime/ABI.md, "Ragged features (varlen)").
 //
 // An input file (--input_file) holds the same bindings one per line, as
 // `input NAME=SPEC` or `eval_input NAME=SPEC`, with # comments; its errors

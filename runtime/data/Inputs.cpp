@@ -24,8 +24,7 @@ bool isFloat(DType dtype) { return dtype == DType::F32 || dtype == DType::F64; }
 /// Element `index` of `array` as a double (integers of up to 53 bits are
 /// exact) or as an int64.
 double valueAt(const Array &array, int64_t index) {
-  const uint8_t *at =
-      array.bytes.data() + index * elementTypeSize(array.type);
+  const uint8_t *at = array.bytes.data() + index * elementTypeSize(array.type);
   switch (array.type) {
   case ElementType::U8:
   case ElementType::Bool:
@@ -189,7 +188,8 @@ int64_t varlenRowLength(const InputSpec &spec, const ExampleType &type) {
 /// Reads the arrays of `specs`, each file set once.
 std::vector<Array>
 readArrays(const std::vector<InputSpec> &specs,
-           const std::map<std::string, ExampleType> &placeholders) {
+           const std::map<std::string, ExampleType> &placeholders,
+           const std::map<std::string, IdTable> &tables) {
   std::vector<Array> arrays(specs.size());
   std::vector<bool> done(specs.size(), false);
   for (size_t i = 0; i < specs.size(); ++i) {
@@ -211,6 +211,9 @@ readArrays(const std::vector<InputSpec> &specs,
           group.push_back(j);
           FeatureRequest request;
           request.name = specs[j].member;
+          if (auto table = tables.find(specs[j].placeholder);
+              table != tables.end())
+            request.table = table->second;
           if (specs[j].varlen) {
             const ExampleType &type = placeholders.at(specs[j].placeholder);
             request.varlen = true;
@@ -237,7 +240,8 @@ readArrays(const std::vector<InputSpec> &specs,
 
 std::vector<std::pair<std::string, Tensor>>
 readColumns(const std::vector<InputSpec> &specs,
-            const std::map<std::string, ExampleType> &placeholders) {
+            const std::map<std::string, ExampleType> &placeholders,
+            const std::map<std::string, IdTable> &tables) {
   std::set<std::string> bound;
   for (const InputSpec &spec : specs) {
     if (!placeholders.count(spec.placeholder))
@@ -255,7 +259,7 @@ readColumns(const std::vector<InputSpec> &specs,
       varlenRowLength(spec, placeholders.at(spec.placeholder));
   std::vector<Array> arrays;
   try {
-    arrays = readArrays(specs, placeholders);
+    arrays = readArrays(specs, placeholders, tables);
   } catch (const std::runtime_error &error) {
     // A file's own error names the file (and the record at fault).
     throw std::invalid_argument(error.what());

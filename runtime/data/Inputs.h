@@ -18,11 +18,18 @@
 // Every mismatch is one std::invalid_argument naming the binding, the file
 // and the placeholder.
 //
+// A placeholder whose ids look up an embedding table may name the table:
+// a TFRecord feature feeding it is then refused at the first record with an
+// id outside the table (Examples.h), naming the file, record, feature and
+// table, where a lookup later could only name a position in a batch.
+//
+//
 //===----------------------------------------------------------------------===//
 
 #pragma once
 
 #include "runtime/core/Tensor.h"
+#include "runtime/data/Examples.h"
 #include "runtime/data/InputSpec.h"
 
 #include <map>
@@ -42,9 +49,11 @@ struct ExampleType {
 /// Reads the data of `specs` and converts each array to the example type of
 /// its placeholder in `placeholders`; all columns hold the same number of
 /// examples. A binding of a placeholder the model lacks, or of one
-/// placeholder twice, is an error.
+/// placeholder twice, is an error. `tables` names, by placeholder, the
+/// table whose rows the ids of a TFRecord feature must be (see above).
 std::vector<std::pair<std::string, Tensor>>
 readColumns(const std::vector<InputSpec> &specs,
-            const std::map<std::string, ExampleType> &placeholders);
+            const std::map<std::string, ExampleType> &placeholders,
+            const std::map<std::string, IdTable> &tables = {});
 
 } // namespace dtf::data

@@ -19,6 +19,7 @@ namespace {
 std::vector<std::pair<std::string, Tensor>>
 columnsFor(const std::vector<data::InputSpec> &specs,
            const std::map<std::string, data::ExampleType> &placeholders,
+           const std::map<std::string, data::IdTable> &tables,
            const char *flag) {
   for (const auto &[name, type] : placeholders) {
     bool bound = false;
@@ -31,7 +32,18 @@ columnsFor(const std::vector<data::InputSpec> &specs,
                                   " per example) has no input: bind it with " +
                                   flag + "=" + name + "=FORMAT:PATH");
   }
-  return data::readColumns(specs, placeholders);
+  return data::readColumns(specs, placeholders, tables);
+}
+
+/// The table that pull `pull` reads rows of: a shard's pull names the
+/// shard ("c0/embedding/part_1"), its ids those of the whole table.
+std::string tableName(ir::PullRowsOp pull) {
+  llvm::StringRef name = pull.getName();
+  if (ir::RowShardAttr shard = pull.getShardAttr()) {
+    std::string suffix = "/part_" + std::to_string(shard.getShard());
+    name.consume_back(suffix);
+  }
+  return name.str();
 }
 
 } // namespace
@@ -47,9 +59,8 @@ dataPlaceholders(mlir::Operation *scope) {
     try {
       example.dtype = exec::toDType(type.getElementType(), {});
     } catch (const std::exception &error) {
-      throw std::invalid_argument("placeholder '" +
-                                  placeholder.getName().str() +
-                                  "': " + error.what());
+      throw std::invalid_argument(
+          "placeholder '" + placeholder.getName().str() + "': " + error.what());
     }
     if (type.getRank() > 0)
       example.shape.assign(type.getShape().begin() + 1, type.getShape().end());
@@ -58,11 +69,31 @@ dataPlaceholders(mlir::Operation *scope) {
   return placeholders;
 }
 
+std::map<std::string, data::IdTable>
+lookedUpPlaceholders(mlir::Operation *scope) {
+  std::map<std::string, data::IdTable> tables;
+  scope->walk([&](ir::PullRowsOp pull) {
+    auto placeholder = pull.getIds().getDefiningOp<ir::PlaceholderOp>();
+    if (!placeholder)
+      return;
+    data::IdTable table{tableName(pull), std::nullopt};
+    if (std::optional<uint64_t> rows = pull.getTableRows())
+      table.rows = static_cast<int64_t>(*rows);
+    auto [known, inserted] = tables.emplace(placeholder.getName().str(), table);
+    // The tightest bound wins: any fixed table over a dynamic one, the
+    // smaller of two fixed ones.
+    if (!inserted && table.rows &&
+        (!known->second.rows || *table.rows < *known->second.rows))
+      known->second = table;
+  });
+  return tables;
+}
+
 DataShard betweenGraphDataShard(int workerIndex, int numWorkers) {
   if (numWorkers <= 0 || workerIndex < 0 || workerIndex >= numWorkers)
-    throw std::invalid_argument(
-        "worker " + std::to_string(workerIndex) + " of " +
-        std::to_string(numWorkers) + ": no such worker to read a shard");
+    throw std::invalid_argument("worker " + std::to_string(workerIndex) +
+                                " of " + std::to_string(numWorkers) +
+                                ": no such worker to read a shard");
   // Seeds apart per worker: with one seed, every worker would visit its
   // shard in the same permutation of positions.
   constexpr uint64_t kFirstWorkerSeed = 1000;
@@ -76,18 +107,19 @@ WorkerInputs openInputs(mlir::Operation *scope, const InputOptions &options,
                         const DataShard &reader) {
   std::map<std::string, data::ExampleType> placeholders =
       dataPlaceholders(scope);
+  std::map<std::string, data::IdTable> tables = lookedUpPlaceholders(scope);
   WorkerInputs inputs;
   std::unique_ptr<data::InputSource> train =
       std::make_unique<data::TensorSlices>(
-          columnsFor(options.train, placeholders, "--input"), reader.shard,
-          reader.shuffleSeed);
+          columnsFor(options.train, placeholders, tables, "--input"),
+          reader.shard, reader.shuffleSeed);
   if (options.prefetch > 0)
     train = std::make_unique<data::PrefetchedInput>(std::move(train),
                                                     options.prefetch);
   inputs.train = std::move(train);
   if (!options.eval.empty())
     inputs.validation = std::make_unique<data::TensorSlices>(
-        columnsFor(options.eval, placeholders, "--eval_input"));
+        columnsFor(options.eval, placeholders, tables, "--eval_input"));
   return inputs;
 }
 

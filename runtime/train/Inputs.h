@@ -4,7 +4,11 @@
 // the placeholders of the program say what each binding must become (its
 // dtype and the shape of one example), every placeholder the data feeds
 // must have a binding, and each worker reads its shard of the training
-// data, shuffled, with a reader thread preparing the next batches.
+// data, shuffled, with a reader thread preparing the next batches. Ids
+// read from TFRecord files are checked against the tables the program
+// looks them up in as they are read, so that a bad id is refused naming
+// its file and record rather than its place in a batch (RowPulls.h checks
+// the ids of other inputs).
 //
 //===----------------------------------------------------------------------===//
 
@@ -39,6 +43,14 @@ struct InputOptions {
 /// takes.
 std::map<std::string, data::ExampleType>
 dataPlaceholders(mlir::Operation *scope);
+
+/// The placeholders of `scope` whose ids a dtf.pull_rows looks up, by
+/// name, each with the table its ids must be rows of: of the tables it
+/// feeds, the one of fewest rows (`table_rows`), or a dynamic table (no
+/// `table_rows`, no upper bound) when it feeds no fixed one. A shard's
+/// pull names its whole table.
+std::map<std::string, data::IdTable>
+lookedUpPlaceholders(mlir::Operation *scope);
 
 /// What one reader of the training data reads of it, and in which order.
 struct DataShard {

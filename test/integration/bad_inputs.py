@@ -7,10 +7,14 @@ import os
 import re
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 
 import cluster
+
+sys.path.insert(0, os.path.join(cluster.ROOT, "examples"))
+from tfrecord_writer import example, int64_feature, write_records  # noqa: E402
 
 
 def run(argv, env=None):
@@ -92,6 +96,89 @@ def model_errors(dtf, directory):
                   "a variable too large: the cluster did not stop")
 
 
+# A CTR model of one multi-hot feature c0 (up to 3 ids per example) looked
+# up in two tables: the ids must be rows of the smaller, c0/weights. TABLE
+# is where a line may make %table, the handle of c0/embedding's lookup.
+CTR_MODEL = """
+module attributes {dtf.cluster = #dtf.cluster<ps = ["localhost:2222"], worker = ["localhost:2223"]>} {
+  func.func @main() -> tensor<f32> {
+    %global_step = dtf.variable "global_step" init(#dtf.zeros) {trainable = false} : !dtf.resource<tensor<i64>>
+    %label = dtf.placeholder "label" : tensor<4x1xf32>
+    %c0 = dtf.placeholder "c0" : tensor<4x3xi64>
+    %emb = dtf.variable "c0/embedding" init(#dtf.zeros) : !dtf.resource<tensor<10x1xf32>>
+TABLE    %rows = dtf.embedding_lookup %table[%c0] : !dtf.resource<tensor<10x1xf32>>, tensor<4x3xi64>
+    %deep = dtf.embedding_combine sum %rows, %c0 : tensor<4x3x1xf32>, tensor<4x3xi64>
+    %w = dtf.variable "c0/weights" init(#dtf.zeros) : !dtf.resource<tensor<7x1xf32>>
+    %wrows = dtf.embedding_lookup %w[%c0] : !dtf.resource<tensor<7x1xf32>>, tensor<4x3xi64>
+    %wide = dtf.embedding_combine sum %wrows, %c0 : tensor<4x3x1xf32>, tensor<4x3xi64>
+    %logit = dtf.add %deep, %wide : tensor<4x1xf32>, tensor<4x1xf32>
+    %xent = dtf.sigmoid_cross_entropy_with_logits %logit, %label : tensor<4x1xf32>
+    %loss = dtf.reduce_mean %xent : tensor<4x1xf32>
+    dtf.minimize %loss : tensor<f32>, #dtf.adagrad<learning_rate = 0.1> global_step %global_step : !dtf.resource<tensor<i64>>
+    return %loss : tensor<f32>
+  }
+}
+"""
+
+
+def ctr_errors(dtf, directory):
+    """Bad records of a CTR data set: each refused when it is read, naming
+    the file, the record and the feature; and a lookup of a table that no
+    PS task holds, refused by the compiler."""
+    model = os.path.join(directory, "ctr.mlir")
+    with open(model, "w") as f:
+        f.write(CTR_MODEL.replace("TABLE", "").replace("%table[", "%emb["))
+    # The lookup of a handle that no dtf.variable makes.
+    unplaced = os.path.join(directory, "unplaced_table.mlir")
+    with open(unplaced, "w") as f:
+        f.write(CTR_MODEL.replace(
+            "TABLE", "    %table = builtin.unrealized_conversion_cast %emb : "
+            "!dtf.resource<tensor<10x1xf32>> to !dtf.resource<tensor<10x1xf32>>\n"))
+
+    def record(ids, label=1, without=()):
+        features = [("label", int64_feature([label])), ("c0", int64_feature(ids))]
+        return example([(name, value) for name, value in features if name not in without])
+
+    def data(name, bad_record=None, at=5):
+        records = [record([i % 7, (3 * i) % 7]) for i in range(8)]
+        if bad_record is not None:
+            records[at] = bad_record
+        path = os.path.join(directory, name)
+        write_records(path, records)
+        return path
+
+    def train(path):
+        return [dtf, "--local", "--ps=1", "--workers=1", "--progress=false",
+                "--train_steps=2", "--input=label=tfrecord:" + path,
+                "--input=c0=tfrecord:%s,varlen" % path, model]
+
+    # The data is good, and trains: an example without c0 (varlen) has no
+    # ids, as with tf.io.VarLenFeature.
+    good = data("good.tfrecord", record([], without=("c0",)), at=2)
+    code, output = run(train(good))
+    cluster.check(code == 0, "good CTR data: exit %d:\n%s" % (code, output))
+
+    path = data("id_past_table.tfrecord", record([3, 7]))
+    expect_error("an id outside its table", train(path),
+                 "%s: record 5: feature 'c0' has id 7, outside table 'c0/weights' "
+                 "of 7 rows" % path)
+    path = data("negative_id.tfrecord", record([1, -5]), at=2)
+    expect_error("a negative id", train(path),
+                 "%s: record 2: feature 'c0' has negative id -5 for table 'c0/weights'; "
+                 "ids are at least 0, and -1 pads a row" % path)
+    path = data("long_list.tfrecord", record([1, 2, 3, 4]), at=4)
+    expect_error("more ids than a row holds", train(path),
+                 "%s: record 4: varlen feature 'c0' holds 4 values, more than the 3 "
+                 "of a row of placeholder 'c0' (i64 [3] per example)" % path)
+    path = data("no_label.tfrecord", record([1], without=("label",)), at=3)
+    expect_error("an example without a feature", train(path),
+                 "%s: record 3: the Example has no feature 'label' (it has: c0)" % path)
+    expect_error("a lookup of a table placed nowhere", train(good)[:-1] + [unplaced],
+                 "unplaced_table.mlir:9:13: error: 'dtf.embedding_lookup' op looks up "
+                 "a table made by 'builtin.unrealized_conversion_cast', not by a "
+                 "dtf.variable, so no PS task holds it; look up the dtf.variable itself")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--dtf-run", required=True)
@@ -139,6 +226,7 @@ def main():
                      [dtf] + base + [worker, "--job_name=ps", broken],
                      "broken.mlir:4:8: error: inner dimensions differ")
         model_errors(dtf, empty)
+        ctr_errors(dtf, empty)
         expect_error("missing model file",
                      [dtf] + base + [worker, "--job_name=ps",
                                      os.path.join(empty, "absent.mlir")],

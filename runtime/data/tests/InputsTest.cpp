@@ -431,8 +431,8 @@ TEST(InputsTest, VarlenErrorsNameTheFileRecordAndFeature) {
                                           "--input")},
                           kCtrModel);
             }),
-            dir + "/negative.tfrecord: record 0: varlen feature 'cat' holds "
-                  "id -1 (value 1); ids are at least 0, and -1 pads a row");
+            dir + "/negative.tfrecord: record 0: feature 'cat' has negative "
+                  "id -1; ids are at least 0, and -1 pads a row");
   // The placeholder must take rows of ids; that is checked before reading.
   EXPECT_EQ(errorOf([&] {
               readColumns({parseInputSpec("wide=tfrecord:" + dir +
@@ -461,6 +461,40 @@ TEST(InputsTest, VarlenErrorsNameTheFileRecordAndFeature) {
             }),
             dir + "/missing.tfrecord: record 1: the Example has no feature "
                   "'cat' (it has: dense, label)");
+}
+
+TEST(InputsTest, IdsOutsideTheirTableNameTheFileRecordFeatureAndTable) {
+  std::string dir = tempDir();
+  std::string file = dir + "/ids.tfrecord";
+  writeRagged(file, {std::vector<int64_t>{1, 9}, std::nullopt,
+                     std::vector<int64_t>{3, 10}});
+  auto read = [&](const std::string &binding,
+                  const std::map<std::string, IdTable> &tables) {
+    return errorOf([&] {
+      readColumns({parseInputSpec(binding, "--input")}, kCtrModel, tables);
+    });
+  };
+  std::string varlen = "cat_ids=tfrecord:" + file + ",feature=cat,varlen";
+  // Row 9 is the last of 10; 10 is past it, in the third record.
+  EXPECT_EQ(read(varlen, {{"cat_ids", {"cat/embedding", 10}}}),
+            file + ": record 2: feature 'cat' has id 10, outside table "
+                   "'cat/embedding' of 10 rows");
+  EXPECT_EQ(read(varlen, {{"cat_ids", {"cat/embedding", 11}}}), "(no error)");
+  // Ids of a table that is not the placeholder's are not checked.
+  EXPECT_EQ(read(varlen, {{"cat32", {"cat/embedding", 10}}}), "(no error)");
+  // A dynamic table takes any id of at least 0, and no negative one.
+  std::string hashed = dir + "/hashed.tfrecord";
+  writeRagged(hashed,
+              {std::vector<int64_t>{40000000000}, std::vector<int64_t>{7, -5}});
+  EXPECT_EQ(read("cat_ids=tfrecord:" + hashed + ",feature=cat,varlen",
+                 {{"cat_ids", {"hashed", std::nullopt}}}),
+            hashed + ": record 1: feature 'cat' has negative id -5 for table "
+                     "'hashed'; ids are at least 0, and -1 pads a row");
+  // A feature of one id per example (not varlen) is checked as well.
+  EXPECT_EQ(read("label=tfrecord:" + file, {{"label", {"classes", 2}}}),
+            file + ": record 2: feature 'label' has id 2, outside table "
+                   "'classes' of 2 rows");
+  EXPECT_EQ(read("label=tfrecord:" + file, {}), "(no error)");
 }
 
 } // namespace

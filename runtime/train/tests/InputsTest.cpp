@@ -9,6 +9,12 @@
 
 #include "runtime/train/Inputs.h"
 
+#include "passes/InitAll.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+
 #include <gtest/gtest.h>
 
 #include <map>
@@ -79,6 +85,40 @@ TEST(DataShardTest, RejectsAWorkerOutsideTheCluster) {
   EXPECT_THROW(betweenGraphDataShard(2, 2), std::invalid_argument);
   EXPECT_THROW(betweenGraphDataShard(-1, 2), std::invalid_argument);
   EXPECT_THROW(betweenGraphDataShard(0, 0), std::invalid_argument);
+}
+
+// "ids" feeds a table of 10 rows, a dynamic one and shard 1 of a table of
+// 7 rows; "hashed" a dynamic table only; "computed" is not a placeholder.
+constexpr const char *kLookups = R"mlir(
+module attributes {dtf.cluster = #dtf.cluster<ps = ["localhost:2222", "localhost:2224"], worker = ["localhost:2223"]>} {
+  func.func @worker() -> (tensor<2x3x2xf32>, tensor<2x3x2xf32>, tensor<2x3x2xf32>, tensor<2x3x2xf32>, tensor<2x3x2xf32>) {
+    %ids = dtf.placeholder "ids" : tensor<2x3xi64>
+    %a = dtf.pull_rows "wide" from "/job:ps/task:0" [%ids] {table_rows = 10} : tensor<2x3xi64> -> tensor<2x3x2xf32>
+    %b = dtf.pull_rows "crossed" from "/job:ps/task:0" [%ids] : tensor<2x3xi64> -> tensor<2x3x2xf32>
+    %c = dtf.pull_rows "deep/part_1" from "/job:ps/task:1" [%ids] {shard = #dtf.row_shard<strategy = div, shard = 1, num_shards = 2, rows = 7>, table_rows = 7} : tensor<2x3xi64> -> tensor<2x3x2xf32>
+    %hashed = dtf.placeholder "hashed" : tensor<2x3xi64>
+    %d = dtf.pull_rows "crossed" from "/job:ps/task:0" [%hashed] : tensor<2x3xi64> -> tensor<2x3x2xf32>
+    %computed = dtf.constant dense<1> : tensor<2x3xi64>
+    %e = dtf.pull_rows "wide" from "/job:ps/task:0" [%computed] {table_rows = 10} : tensor<2x3xi64> -> tensor<2x3x2xf32>
+    return %a, %b, %c, %d, %e : tensor<2x3x2xf32>, tensor<2x3x2xf32>, tensor<2x3x2xf32>, tensor<2x3x2xf32>, tensor<2x3x2xf32>
+  }
+}
+)mlir";
+
+TEST(LookedUpPlaceholdersTest, EachPlaceholderGetsItsSmallestTable) {
+  mlir::MLIRContext context;
+  mlir::DialectRegistry registry;
+  ir::registerAllDialects(registry);
+  context.appendDialectRegistry(registry);
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceString<mlir::ModuleOp>(kLookups, &context);
+  ASSERT_TRUE(module);
+  std::map<std::string, data::IdTable> tables = lookedUpPlaceholders(*module);
+  ASSERT_EQ(tables.size(), 2u);
+  EXPECT_EQ(tables.at("ids").name, "deep");
+  EXPECT_EQ(tables.at("ids").rows, std::optional<int64_t>(7));
+  EXPECT_EQ(tables.at("hashed").name, "crossed");
+  EXPECT_EQ(tables.at("hashed").rows, std::nullopt);
 }
 
 } // namespace
