@@ -33,7 +33,7 @@
 
 // RUN: not dtf-translate --import-graphdef %t/two-optimizers.pbtxt 2> %t/err
 // RUN: FileCheck %s --check-prefix=TWO < %t/err && count 1 < %t/err
-// TWO: error: node 'GradientDescent/update_w2/ResourceApplyGradientDescent' (ResourceApplyGradientDescent): updates with #dtf.sgd<learning_rate = 0.5> where 'GradientDescent/update_w/ResourceApplyGradientDescent' updates with #dtf.sgd<learning_rate = 0.25>; DTF minimizes one loss with one optimizer
+// TWO: error: node 'GradientDescent/update_w2/ResourceApplyGradientDescent' (ResourceApplyGradientDescent): updates 'w' with #dtf.sgd<learning_rate = 0.5> where 'GradientDescent/update_w/ResourceApplyGradientDescent' updates it with #dtf.sgd<learning_rate = 0.25>; DTF updates a variable with one optimizer
 
 // An inference graph needs --outputs; an output must name a node.
 // RUN: not dtf-translate --import-graphdef %t/string.pbtxt 2> %t/err

@@ -108,9 +108,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   // dtf-run (llvm::MemoryBuffer::getFile) has; libFuzzer's bytes have none.
   std::string text(reinterpret_cast<const char *>(data), size);
   llvm::StringRef source(text.c_str(), text.size());
+  dtf::translate::GraphDefImportOptions options;
+  options.outputs = {"accuracy"};
   for (const char *name : {"fuzz-input.pb", "fuzz-input.pbtxt"})
-    (void)dtf::translate::importGraphDef(source, name, &context,
-                                         {{"accuracy"}});
+    (void)dtf::translate::importGraphDef(source, name, &context, options);
   mlir::ParserConfig config(&context, /*verifyAfterParse=*/true);
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::parseSourceString<mlir::ModuleOp>(source, config, "fuzz-input");

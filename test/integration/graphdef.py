@@ -9,6 +9,16 @@
   0.85 in bench/results/accuracy.md, below 0.80 once under load), so a bound
   on it tested the machine's load rather than the importer. What is imported
   is the same either way; async training is tested on the dialect's model.
+- ctr: the small Wide & Deep GraphDef of
+  test/Translate/Inputs/make_embedding_graphs.py (embedding tables split by
+  fixed_size_partitioner, embedding_lookup_sparse on SparseTensor inputs,
+  FTRL for the wide part and Adagrad for the deep one) is imported with
+  --max-ids-per-example=5 and --auc and trained by
+  `dtf-run --local --ps=2 --workers=2` (async) for 300 steps on data of
+  examples/ctr/make_ctr_data.py (2 features, 20,000 rows, 10,000 training
+  examples, read as padded varlen features): every worker's validation AUC
+  must be above 0.6 (about 0.65 after 300 steps; the hidden model's is
+  about 0.79).
 - tf-compare: TensorFlow and the imported model compute the same logits and
   loss for the same batch and the same variable values (to 1e-5): the
   variables TensorFlow initialized are written to a .npz and fed
@@ -38,6 +48,33 @@ def train(args):
         args.dtf_run, ["--batch_size=100", "--train_steps=2000", "--sync"], model)
     print("imported GraphDef, 1 PS + 2 workers: test accuracy %.4f" % accuracy)
     cluster.check(accuracy >= 0.80, "test accuracy %.4f < 0.80" % accuracy)
+
+
+def ctr(args):
+    data = os.path.join(args.work, "data")
+    subprocess.run([sys.executable, os.path.join(cluster.ROOT, "examples", "ctr", "make_ctr_data.py"),
+                    "--out", data, "--categorical", "2", "--crosses", "0",
+                    "--total_rows", "20000", "--train_shards", "2",
+                    "--examples_per_shard", "5000", "--test_examples", "2000", "--jobs", "1"],
+                   check=True, capture_output=True)
+    model = os.path.join(args.work, "wide_deep.mlir")
+    subprocess.run([args.dtf_translate, "--import-graphdef",
+                    os.path.join(cluster.ROOT, "test", "Translate", "Inputs", "wide_deep.pbtxt"),
+                    "--max-ids-per-example=5", "--auc=probabilities,label", "-o", model],
+                   check=True)
+    argv = [args.dtf_run, "--local", "--ps=2", "--workers=2", "--progress=false",
+            "--batch_size=256", "--train_steps=300",
+            "--input_file=" + os.path.join(data, "inputs.txt"), model]
+    print("running: " + " ".join(argv))
+    result = subprocess.run(argv, capture_output=True, text=True, timeout=600)
+    cluster.check(result.returncode == 0,
+                  "the run failed (exit %d):\n%s\n%s" % (result.returncode, result.stdout[-3000:],
+                                                         result.stderr[-3000:]))
+    aucs = [float(match.group(1)) for match in cluster.AUC.finditer(result.stdout)]
+    cluster.check(len(aucs) == 2, "expected both workers' validation AUC:\n" + result.stdout[-3000:])
+    print("imported Wide & Deep GraphDef, 2 PS + 2 workers: validation AUC %s"
+          % ", ".join("%.4f" % auc for auc in aucs))
+    cluster.check(min(aucs) > 0.6, "validation AUC %.4f <= 0.6" % min(aucs))
 
 
 def tf_compare(args):
@@ -89,11 +126,12 @@ def main():
     parser.add_argument("--dtf-translate", required=True)
     parser.add_argument("--dtf-eval", default="")
     parser.add_argument("--tf-python", default="")
-    parser.add_argument("--case", required=True, choices=["train", "tf-compare"])
+    parser.add_argument("--case", required=True, choices=["train", "ctr", "tf-compare"])
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as work:
         args.work = work
-        cluster.run_test(lambda: {"train": train, "tf-compare": tf_compare}[args.case](args))
+        cluster.run_test(lambda: {"train": train, "ctr": ctr,
+                                  "tf-compare": tf_compare}[args.case](args))
 
 
 if __name__ == "__main__":

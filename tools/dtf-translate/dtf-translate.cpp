@@ -2,7 +2,8 @@
 //
 // An mlir-translate-style driver with one translation:
 //
-//   dtf-translate --import-graphdef model.pbtxt [--outputs=a,b] [-o out.mlir]
+//   dtf-translate --import-graphdef model.pbtxt [--outputs=a,b]
+//       [--auc=predictions,labels] [--max-ids-per-example=L] [-o out.mlir]
 //
 // Reads a TensorFlow GraphDef (binary, or text when named *.pbtxt) and
 // prints the dtf module. Errors are one line each, "file:line:col: error:
@@ -43,6 +44,17 @@ static cl::list<std::string> outputs(
     cl::desc("Nodes whose values the imported function returns after the "
              "loss, e.g. the batch accuracy (comma-separated)"),
     cl::CommaSeparated);
+static cl::list<std::string>
+    auc("auc",
+        cl::desc("The predictions and the 0/1 labels (two nodes, "
+                 "comma-separated) whose AUC validation reports: returned "
+                 "after --outputs and named by the function's dtf.auc"),
+        cl::CommaSeparated);
+static cl::opt<int64_t> maxIdsPerExample(
+    "max-ids-per-example",
+    cl::desc("L of the [batch, L] int64 placeholder, ids padded with -1, "
+             "that each SparseTensor input (tf.sparse_placeholder) becomes"),
+    cl::init(0));
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
@@ -67,6 +79,13 @@ int main(int argc, char **argv) {
   dtf::ir::OneLineDiagnostics diagnostics(&context);
   dtf::translate::GraphDefImportOptions options;
   options.outputs.assign(outputs.begin(), outputs.end());
+  options.maxIdsPerExample = maxIdsPerExample;
+  if (!auc.empty() && auc.size() != 2) {
+    llvm::errs() << "dtf-translate: --auc takes two nodes, the predictions "
+                    "and the labels\n";
+    return 1;
+  }
+  options.auc.assign(auc.begin(), auc.end());
   mlir::OwningOpRef<mlir::ModuleOp> module = dtf::translate::importGraphDef(
       input->getBuffer(), inputFilename, &context, options);
   if (!module)

@@ -137,7 +137,12 @@ OwningOpRef<ModuleOp> importGraph(ImportContext &import,
   SmallVector<std::pair<int, int>> roots;
   if (training->lossNode)
     roots.push_back({*training->lossNode, training->lossOutput});
-  for (const std::string &output : options.outputs) {
+  // The AUC's predictions and labels come last.
+  size_t aucFirst = roots.size() + options.outputs.size();
+  SmallVector<std::string> outputs(options.outputs.begin(),
+                                   options.outputs.end());
+  outputs.append(options.auc.begin(), options.auc.end());
+  for (const std::string &output : outputs) {
     InputRef ref = parseInput(output);
     std::optional<int> node = import.findNode(ref.node);
     if (!node) {
@@ -189,6 +194,10 @@ OwningOpRef<ModuleOp> importGraph(ImportContext &import,
                                returned.front(), training->optimizer, step);
   }
   builder.create<func::ReturnOp>(fileLoc, returned);
+  if (!options.auc.empty())
+    function->setAttr(DTFDialect::getAucAttrName(),
+                      builder.getDenseI64ArrayAttr(
+                          {int64_t(aucFirst), int64_t(aucFirst + 1)}));
   function.setFunctionType(
       builder.getFunctionType({}, ValueRange(returned).getTypes()));
   if (failed(verify(*module)))
@@ -251,6 +260,7 @@ OwningOpRef<ModuleOp> importGraphDef(StringRef bytes, StringRef filename,
     return failure();
   });
   ImportContext import(graph, filename, std::move(locations), context);
+  import.setMaxIdsPerExample(options.maxIdsPerExample);
   return importGraph(import, options);
 }
 

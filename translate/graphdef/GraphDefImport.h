@@ -8,13 +8,16 @@
 // What is imported is the forward graph from the placeholders and variables
 // to the loss and the requested outputs. The training part of the graph is
 // recognized, not translated: the optimizer's apply ops (ApplyAdam,
-// ApplyGradientDescent, ApplyMomentum and their Resource forms) name the
-// trainable variables and the optimizer's hyper-parameters, the
-// `gradients/` subgraph they read names the loss (the input of its Shape
-// node), and the AssignAdd beside them names the global step. The module
-// gets one `dtf.minimize` of that loss, so that DTF's own autodiff and
-// optimizer expansion take over; the gradient ops, the optimizer's slots and
-// the initializers' assignments are dropped.
+// ApplyGradientDescent, ApplyMomentum, ApplyAdagrad, ApplyFtrl, the sparse
+// updates of embedding tables and their Resource forms) name the trainable
+// variables and the optimizers' hyper-parameters, the `gradients/` subgraph
+// they read names the loss (the input of its Shape node), and the AssignAdd
+// beside them names the global step. The module gets one `dtf.minimize` of
+// that loss (variables of another optimizer carry it as `dtf.optimizer`),
+// so that DTF's own autodiff and optimizer expansion take over; the
+// gradient ops, the optimizer's slots and the initializers' assignments are
+// dropped. Embedding lookups on partitioned tables and SparseTensor inputs
+// are recognized as the ops a user writes by hand (EmbeddingLookups.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,6 +28,7 @@
 #include "mlir/IR/OwningOpRef.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -34,6 +38,13 @@ struct GraphDefImportOptions {
   /// Nodes (`name` or `name:K`) whose values the function returns after the
   /// loss, e.g. the batch accuracy; the loss alone when empty.
   std::vector<std::string> outputs;
+  /// Empty, or the nodes of the predictions and the 0/1 labels whose AUC
+  /// validation reports: returned after `outputs`, named by the function's
+  /// dtf.auc.
+  std::vector<std::string> auc;
+  /// L of the padded [batch, L] placeholder a SparseTensor input becomes
+  /// (runtime/ABI.md, "Ragged features"); 0 refuses SparseTensor inputs.
+  int64_t maxIdsPerExample = 0;
 };
 
 /// Imports the GraphDef in `bytes`, read from `filename`: text format when

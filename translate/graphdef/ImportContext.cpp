@@ -499,6 +499,18 @@ void ImportContext::recordVariable(int index, VariableOp variable) {
   results[index] = {variable.getHandle()};
 }
 
+void ImportContext::recordShard(int index, VariableOp table, int shard) {
+  shards[index] = {table, shard};
+}
+
+std::optional<std::pair<VariableOp, int>>
+ImportContext::shardOf(int index) const {
+  auto it = shards.find(index);
+  if (it == shards.end())
+    return std::nullopt;
+  return it->second;
+}
+
 FailureOr<SmallVector<Value>> ImportContext::translate(int index) {
   const std::string &op = node(index).op();
   OpTranslator translator = findOpTranslator(op);

@@ -155,6 +155,27 @@ public:
   /// The declaration of variable node `index`; null where it has none.
   ir::VariableOp variable(int index) const { return variables.lookup(index); }
 
+  /// Records variable node `index` as shard `shard` of the partitioned table
+  /// `table` (TensorFlow's "name/part_K"): it is not a variable of the module
+  /// itself, only the lookups that address all shards reach it.
+  void recordShard(int index, ir::VariableOp table, int shard);
+  /// The table variable node `index` is a shard of, and which one; none
+  /// where it is not a shard.
+  std::optional<std::pair<ir::VariableOp, int>> shardOf(int index) const;
+
+  /// The padded `[batch, L]` placeholder standing for the SparseTensor whose
+  /// values placeholder is node `values`; null before it is made.
+  mlir::Value sparseInput(int values) const {
+    return sparseInputs.lookup(values);
+  }
+  void recordSparseInput(int values, mlir::Value padded) {
+    sparseInputs[values] = padded;
+  }
+  /// L of the padded placeholders of SparseTensor inputs; 0 where none was
+  /// given.
+  int64_t maxIdsPerExample() const { return maxIds; }
+  void setMaxIdsPerExample(int64_t ids) { maxIds = ids; }
+
 private:
   /// Translates node `index` with its op's translator: one value per output
   /// of the node, null for the outputs DTF does not import.
@@ -170,6 +191,9 @@ private:
   /// The values of each translated node, by output.
   llvm::DenseMap<int, llvm::SmallVector<mlir::Value>> results;
   llvm::DenseMap<int, ir::VariableOp> variables;
+  llvm::DenseMap<int, std::pair<ir::VariableOp, int>> shards;
+  llvm::DenseMap<int, mlir::Value> sparseInputs;
+  int64_t maxIds = 0;
   /// The nodes on the path the import follows, to find cycles.
   std::set<int> path;
 };

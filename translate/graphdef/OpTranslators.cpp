@@ -20,6 +20,7 @@
 
 #include "translate/graphdef/OpTranslators.h"
 
+#include "translate/graphdef/EmbeddingLookups.h"
 #include "translate/graphdef/ImportContext.h"
 #include "translate/graphdef/ShapeFolding.h"
 
@@ -140,6 +141,16 @@ Results translateBinary(ImportContext &import, int index) {
 }
 
 Results translateVariable(ImportContext &import, int index) {
+  // A shard is no variable of the module: only the lookups of the whole
+  // table address it.
+  if (std::optional<std::pair<VariableOp, int>> shard = import.shardOf(index)) {
+    import.fail(index) << "is shard " << shard->second
+                       << " of the partitioned table '"
+                       << shard->first.getName()
+                       << "', which DTF imports only as looked up by "
+                          "tf.nn.embedding_lookup or embedding_lookup_sparse";
+    return failure();
+  }
   // Its value is the handle of its dtf.variable, which the importer declares
   // (declareVariable) before it translates any value: every variable a value
   // reaches through its inputs, control inputs aside.
@@ -255,6 +266,147 @@ Results translateCrossEntropy(ImportContext &import, int index) {
   // Output 1, the backprop TensorFlow computes with the loss, is left to
   // DTF's autodiff.
   return SmallVector<Value>{(*loss)->getResult(0), Value()};
+}
+
+/// tf.nn.sigmoid_cross_entropy_with_logits(labels=z, logits=x), which
+/// TensorFlow computes as Add(Sub(Select(x >= 0, x, 0), Mul(x, z)),
+/// Log1p(Exp(Select(x >= 0, -x, x)))); any other Add is an elementwise sum.
+Results translateAdd(ImportContext &import, int index) {
+  FailureOr<int> difference = import.throughIdentities(index, 0),
+                 softplus = import.throughIdentities(index, 1);
+  if (failed(difference) || failed(softplus))
+    return failure();
+  if (import.node(*difference).op() != "Sub" ||
+      import.node(*softplus).op() != "Log1p")
+    return translateBinary<AddOp>(import, index);
+  FailureOr<int> product = import.throughIdentities(*difference, 1),
+                 exponential = import.throughIdentities(*softplus, 0);
+  if (failed(product) || failed(exponential))
+    return failure();
+  if (import.node(*product).op() != "Mul" ||
+      import.node(*exponential).op() != "Exp") {
+    import.fail(index) << "adds a Log1p to a difference as "
+                          "tf.nn.sigmoid_cross_entropy_with_logits does, "
+                          "but not of Mul(logits, labels) and "
+                          "Log1p(Exp(...))";
+    return failure();
+  }
+  FailureOr<Value> logits = import.operand(*product, 0),
+                   labels = import.operand(*product, 1);
+  if (failed(logits) || failed(labels))
+    return failure();
+  return createPinned<SigmoidCrossEntropyWithLogitsOp>(import, index, *logits,
+                                                       *labels);
+}
+
+/// GatherV2 on axis 0 and ResourceGather: tf.nn.embedding_lookup (or
+/// tf.gather) of rows. Rows of a variable are a dtf.embedding_lookup, whose
+/// gradient stays sparse; rows of any other value a dtf.gather.
+Results translateGather(ImportContext &import, int index) {
+  if (import.node(index).op() == "GatherV2") {
+    FailureOr<SmallVector<int64_t>> axis = import.integers(index, 2);
+    if (failed(axis))
+      return failure();
+    const tensorflow::AttrValue *batchDims = import.attr(index, "batch_dims");
+    if (*axis != SmallVector<int64_t>{0} || (batchDims && batchDims->i())) {
+      import.fail(index) << "gathers on another axis than 0 or with "
+                            "batch_dims; DTF gathers rows";
+      return failure();
+    }
+  }
+  FailureOr<int> source = import.throughIdentities(index, 0);
+  FailureOr<Value> ids = import.operand(index, 1);
+  if (failed(source) || failed(ids))
+    return failure();
+  if (VariableOp table = import.variable(*source))
+    return createPinned<EmbeddingLookupOp>(import, index, table.getHandle(),
+                                           *ids, RowShardAttr());
+  FailureOr<Value> params = import.operand(index, 0);
+  if (failed(params))
+    return failure();
+  return createPinned<GatherOp>(import, index, *params, *ids);
+}
+
+/// The DynamicStitch of tf.nn.embedding_lookup on a partitioned table: one
+/// dtf.embedding_lookup of the whole table, at the ids before the lookup
+/// flattened them (the Reshape that follows gives the rows their shape
+/// again, which it then leaves as they are).
+Results translateDynamicStitch(ImportContext &import, int index) {
+  FailureOr<PartitionedLookup> lookup =
+      recognizePartitionedLookup(import, index);
+  if (failed(lookup))
+    return failure();
+  int ids = lookup->ids, output = lookup->idsOutput;
+  if (import.node(ids).op() == "Reshape") {
+    FailureOr<SmallVector<int64_t>> shape = import.integers(ids, 1);
+    if (failed(shape))
+      return failure();
+    if (*shape == SmallVector<int64_t>{-1}) {
+      FailureOr<InputRef> unflattened = import.dataInput(ids, 0);
+      if (failed(unflattened))
+        return failure();
+      FailureOr<int> node = import.lookup(ids, unflattened->node);
+      if (failed(node))
+        return failure();
+      ids = *node;
+      output = unflattened->output;
+    }
+  }
+  FailureOr<Value> idsValue = import.resolve(ids, output);
+  if (failed(idsValue))
+    return failure();
+  return createPinned<EmbeddingLookupOp>(
+      import, index, lookup->table.getHandle(), *idsValue, RowShardAttr());
+}
+
+/// The last op of tf.nn.embedding_lookup_sparse (SparseSegmentSum, Mean or
+/// SqrtN; SegmentSum or DivNoNan with weights): dtf.embedding_combine of the
+/// rows dtf.embedding_lookup reads at the padded ids.
+Results translateEmbeddingLookupSparse(ImportContext &import, int index) {
+  FailureOr<SparseLookup> lookup = recognizeSparseLookup(import, index);
+  if (failed(lookup))
+    return failure();
+  FailureOr<Value> ids = paddedSparseInput(import, lookup->ids);
+  if (failed(ids))
+    return failure();
+  Value weights;
+  if (lookup->weights) {
+    FailureOr<Value> padded = paddedSparseInput(import, *lookup->weights);
+    if (failed(padded))
+      return failure();
+    weights = *padded;
+  }
+  FailureOr<Operation *> rows = createChecked<EmbeddingLookupOp>(
+      import, index, lookup->table.getHandle(), *ids, RowShardAttr());
+  if (failed(rows))
+    return failure();
+  return createPinned<EmbeddingCombineOp>(
+      import, index, CombinerAttr::get(import.getContext(), lookup->combiner),
+      (*rows)->getResult(0), *ids, weights);
+}
+
+Results translateConcat(ImportContext &import, int index) {
+  int count = import.node(index).input_size();
+  const tensorflow::AttrValue *n = import.attr(index, "N");
+  if (n)
+    count = int(n->i());
+  FailureOr<SmallVector<int64_t>> axis = import.integers(index, count);
+  if (failed(axis))
+    return failure();
+  if (axis->size() != 1) {
+    import.fail(index) << "takes one axis";
+    return failure();
+  }
+  SmallVector<Value> inputs;
+  for (int input = 0; input < count; ++input) {
+    FailureOr<Value> value = import.operand(index, input);
+    if (failed(value))
+      return failure();
+    inputs.push_back(*value);
+  }
+  return createPinned<ConcatOp>(
+      import, index, ValueRange(inputs),
+      import.getBuilder().getI64IntegerAttr(axis->front()));
 }
 
 template <typename OpT>
@@ -396,8 +548,8 @@ OpTranslatorTable buildOpTranslatorTable() {
 
   // Math.
   add(t, "MatMul", translateMatMul);
-  add(t, "Add", translateBinary<AddOp>);
-  add(t, "AddV2", translateBinary<AddOp>);
+  add(t, "Add", translateAdd);
+  add(t, "AddV2", translateAdd);
   add(t, "Sub", translateBinary<SubOp>);
   add(t, "Mul", translateBinary<MulOp>);
   add(t, "RealDiv", translateBinary<DivOp>);
@@ -413,11 +565,24 @@ OpTranslatorTable buildOpTranslatorTable() {
       translateCrossEntropy<SoftmaxCrossEntropyWithLogitsOp>);
   add(t, "SparseSoftmaxCrossEntropyWithLogits",
       translateCrossEntropy<SparseSoftmaxCrossEntropyWithLogitsOp>);
+  add(t, "Sigmoid", translateUnary<SigmoidOp>);
+
+  // Embedding lookups.
+  add(t, "GatherV2", translateGather);
+  add(t, "ResourceGather", translateGather);
+  add(t, "DynamicStitch", translateDynamicStitch);
+  add(t, "ParallelDynamicStitch", translateDynamicStitch);
+  add(t, "SparseSegmentSum", translateEmbeddingLookupSparse);
+  add(t, "SparseSegmentMean", translateEmbeddingLookupSparse);
+  add(t, "SparseSegmentSqrtN", translateEmbeddingLookupSparse);
+  add(t, "SegmentSum", translateEmbeddingLookupSparse);
+  add(t, "DivNoNan", translateEmbeddingLookupSparse);
 
   // Reductions and shapes.
   add(t, "Sum", translateReduction<ReduceSumOp>);
   add(t, "Mean", translateReduction<ReduceMeanOp>);
   add(t, "Reshape", translateReshape);
+  add(t, "ConcatV2", translateConcat);
   add(t, "ArgMax", translateArgMax);
   add(t, "Cast", translateCast);
 

@@ -4,6 +4,8 @@
 
 #include "translate/graphdef/ImportContext.h"
 
+#include "dialects/dtf/IR/DTFDialect.h"
+
 #include <map>
 
 using namespace mlir;
@@ -21,46 +23,33 @@ std::optional<int> gradientInputOf(const std::string &op) {
       {"ApplyMomentum", 3},
       {"ResourceApplyMomentum", 3},
       {"ApplyAdam", 9},
-      {"ResourceApplyAdam", 9}};
+      {"ResourceApplyAdam", 9},
+      {"ApplyAdagrad", 3},
+      {"ResourceApplyAdagrad", 3},
+      {"SparseApplyAdagrad", 3},
+      {"ResourceSparseApplyAdagrad", 3},
+      {"ApplyFtrl", 3},
+      {"ResourceApplyFtrl", 3},
+      {"ApplyFtrlV2", 3},
+      {"ResourceApplyFtrlV2", 3},
+      {"SparseApplyFtrl", 3},
+      {"ResourceSparseApplyFtrl", 3},
+      {"SparseApplyFtrlV2", 3},
+      {"ResourceSparseApplyFtrlV2", 3}};
   auto it = applies.find(op);
   if (it == applies.end())
     return std::nullopt;
   return it->second;
 }
 
-/// The optimizer an apply op updates with, with its hyper-parameters.
-FailureOr<Attribute> optimizerOf(ImportContext &import, int index) {
-  MLIRContext *context = import.getContext();
-  const std::string &op = import.node(index).op();
-  if (op.find("Adam") != std::string::npos) {
-    FailureOr<double> lr = import.scalar(index, 5),
-                      beta1 = import.scalar(index, 6),
-                      beta2 = import.scalar(index, 7),
-                      epsilon = import.scalar(index, 8);
-    if (failed(lr) || failed(beta1) || failed(beta2) || failed(epsilon))
-      return failure();
-    const tensorflow::AttrValue *nesterov = import.attr(index, "use_nesterov");
-    if (nesterov && nesterov->b()) {
-      import.fail(index) << "Adam with use_nesterov (NAdam) is not one of "
-                            "DTF's optimizers";
-      return failure();
-    }
-    return Attribute(AdamAttr::get(context, APFloat(*lr), APFloat(*beta1),
-                                   APFloat(*beta2), APFloat(*epsilon)));
-  }
-  if (op.find("Momentum") != std::string::npos) {
-    FailureOr<double> lr = import.scalar(index, 2),
-                      momentum = import.scalar(index, 4);
-    if (failed(lr) || failed(momentum))
-      return failure();
-    const tensorflow::AttrValue *nesterov = import.attr(index, "use_nesterov");
-    return Attribute(MomentumAttr::get(
-        context, APFloat(*lr), APFloat(*momentum), nesterov && nesterov->b()));
-  }
-  FailureOr<double> lr = import.scalar(index, 1);
-  if (failed(lr))
-    return failure();
-  return Attribute(SGDAttr::get(context, APFloat(*lr)));
+/// The value of every element of a variable `initializer` initializes with
+/// one value; none for random samples.
+std::optional<double> uniformValue(Attribute initializer) {
+  if (isa<ZerosInitAttr>(initializer))
+    return 0.0;
+  if (auto constant = dyn_cast<ConstantInitAttr>(initializer))
+    return constant.getValue().convertToDouble();
+  return std::nullopt;
 }
 
 /// The initializer attribute of the initial value node `index` computes.
@@ -134,9 +123,26 @@ FailureOr<Attribute> initialValue(ImportContext &import, int index) {
       }
     }
   }
+  // One value times another: the optimizer slots' ones * initial value.
+  if (op == "Mul") {
+    FailureOr<int> lhs = import.throughIdentities(index, 0),
+                   rhs = import.throughIdentities(index, 1);
+    if (failed(lhs) || failed(rhs))
+      return failure();
+    FailureOr<Attribute> a = initialValue(import, *lhs),
+                         b = initialValue(import, *rhs);
+    if (failed(a) || failed(b))
+      return failure();
+    std::optional<double> x = uniformValue(*a), y = uniformValue(*b);
+    if (x && y) {
+      if (*x * *y == 0)
+        return Attribute(ZerosInitAttr::get(context));
+      return Attribute(ConstantInitAttr::get(context, APFloat(*x * *y)));
+    }
+  }
   import.fail(index) << "is not an initial value DTF recognizes (a Const, "
-                        "Fill, or tf.truncated_normal / tf.random_normal's "
-                        "Add(Mul(sample, stddev), mean))";
+                        "Fill, a product of those, or tf.truncated_normal / "
+                        "tf.random_normal's Add(Mul(sample, stddev), mean))";
   return failure();
 }
 
@@ -151,8 +157,9 @@ FailureOr<Attribute> initializerOf(ImportContext &import,
       continue;
     const std::string &name = import.node(index).name();
     // Not the optimizer's or the gradients' assignments.
-    if (!training.gradientScope.empty() &&
-        name.rfind(training.gradientScope + "/", 0) == 0)
+    if (llvm::any_of(training.gradientScopes, [&](const std::string &scope) {
+          return name.rfind(scope + "/", 0) == 0;
+        }))
       continue;
     if (import.node(index).input_size() < 2 ||
         parseInput(import.node(index).input(0)).node !=
@@ -168,61 +175,143 @@ FailureOr<Attribute> initializerOf(ImportContext &import,
   return failure();
 }
 
+/// The value every element of the slot at input `input` of apply op `index`
+/// starts at (Adagrad's and FTRL's initial_accumulator_value).
+FailureOr<double> slotInitialValue(ImportContext &import,
+                                   const TrainingGraph &training, int index,
+                                   int input) {
+  FailureOr<int> slot = import.throughIdentities(index, input);
+  if (failed(slot))
+    return failure();
+  FailureOr<Attribute> initializer = initializerOf(import, training, *slot);
+  if (failed(initializer))
+    return failure();
+  if (std::optional<double> value = uniformValue(*initializer))
+    return *value;
+  import.fail(*slot) << "the optimizer's slot must start at one value for "
+                        "all its elements";
+  return failure();
+}
+
+/// FtrlOptimizer's L2 strength at input `input` of apply op `index`: the
+/// optimizer passes l2 + beta / (2 * max(lr, 1e-36)), which is l2 where beta
+/// is 0, the only beta of DTF's FTRL.
+FailureOr<double> ftrlL2(ImportContext &import, int index, int input) {
+  FailureOr<int> sum = import.throughIdentities(index, input);
+  if (failed(sum))
+    return failure();
+  const std::string &op = import.node(*sum).op();
+  if (op != "Add" && op != "AddV2")
+    return import.scalar(index, input);
+  FailureOr<int> quotient = import.throughIdentities(*sum, 1);
+  if (failed(quotient))
+    return failure();
+  if (import.node(*quotient).op() != "RealDiv") {
+    import.fail(*sum) << "FTRL's L2 strength must be a Const or "
+                         "FtrlOptimizer's l2 + beta / (2 * lr)";
+    return failure();
+  }
+  FailureOr<double> beta = import.scalar(*quotient, 0);
+  if (failed(beta))
+    return failure();
+  if (*beta != 0) {
+    import.fail(index) << "FtrlOptimizer's beta (" << *beta
+                       << ") is not one of DTF's FTRL parameters";
+    return failure();
+  }
+  return import.scalar(*sum, 0);
+}
+
+/// The optimizer an apply op updates with, with its hyper-parameters.
+FailureOr<Attribute> optimizerOf(ImportContext &import,
+                                 const TrainingGraph &training, int index) {
+  MLIRContext *context = import.getContext();
+  const std::string &op = import.node(index).op();
+  // The sparse updates take the indices after the gradient.
+  bool sparse = op.find("SparseApply") != std::string::npos;
+  if (op.find("Adagrad") != std::string::npos) {
+    FailureOr<double> lr = import.scalar(index, 2);
+    FailureOr<double> accumulator =
+        slotInitialValue(import, training, index, 1);
+    if (failed(lr) || failed(accumulator))
+      return failure();
+    return Attribute(
+        AdagradAttr::get(context, APFloat(*lr), APFloat(*accumulator)));
+  }
+  if (op.find("Ftrl") != std::string::npos) {
+    const tensorflow::AttrValue *byLr =
+        import.attr(index, "multiply_linear_by_lr");
+    if (byLr && byLr->b()) {
+      import.fail(index) << "FTRL with multiply_linear_by_lr is not DTF's "
+                            "FTRL-Proximal";
+      return failure();
+    }
+    // var, accum, linear, grad, [indices,] lr, l1, l2, [l2_shrinkage,]
+    // lr_power.
+    int first = sparse ? 5 : 4;
+    bool v2 = StringRef(op).ends_with("V2");
+    FailureOr<double> lr = import.scalar(index, first),
+                      l1 = import.scalar(index, first + 1),
+                      l2 = ftrlL2(import, index, first + 2),
+                      shrinkage = v2 ? import.scalar(index, first + 3)
+                                     : FailureOr<double>(0.0),
+                      power = import.scalar(index, first + (v2 ? 4 : 3)),
+                      accumulator =
+                          slotInitialValue(import, training, index, 1);
+    if (failed(lr) || failed(l1) || failed(l2) || failed(shrinkage) ||
+        failed(power) || failed(accumulator))
+      return failure();
+    return Attribute(FtrlAttr::get(context, APFloat(*lr), APFloat(*power),
+                                   APFloat(*accumulator), APFloat(*l1),
+                                   APFloat(*l2), APFloat(*shrinkage)));
+  }
+  if (op.find("Adam") != std::string::npos) {
+    FailureOr<double> lr = import.scalar(index, 5),
+                      beta1 = import.scalar(index, 6),
+                      beta2 = import.scalar(index, 7),
+                      epsilon = import.scalar(index, 8);
+    if (failed(lr) || failed(beta1) || failed(beta2) || failed(epsilon))
+      return failure();
+    const tensorflow::AttrValue *nesterov = import.attr(index, "use_nesterov");
+    if (nesterov && nesterov->b()) {
+      import.fail(index) << "Adam with use_nesterov (NAdam) is not one of "
+                            "DTF's optimizers";
+      return failure();
+    }
+    return Attribute(AdamAttr::get(context, APFloat(*lr), APFloat(*beta1),
+                                   APFloat(*beta2), APFloat(*epsilon)));
+  }
+  if (op.find("Momentum") != std::string::npos) {
+    FailureOr<double> lr = import.scalar(index, 2),
+                      momentum = import.scalar(index, 4);
+    if (failed(lr) || failed(momentum))
+      return failure();
+    const tensorflow::AttrValue *nesterov = import.attr(index, "use_nesterov");
+    return Attribute(MomentumAttr::get(
+        context, APFloat(*lr), APFloat(*momentum), nesterov && nesterov->b()));
+  }
+  FailureOr<double> lr = import.scalar(index, 1);
+  if (failed(lr))
+    return failure();
+  return Attribute(SGDAttr::get(context, APFloat(*lr)));
+}
+
 } // namespace
 
 bool isVariableOp(const std::string &op) {
   return op == "VariableV2" || op == "Variable" || op == "VarHandleOp";
 }
 
-FailureOr<TrainingGraph> recognizeTraining(ImportContext &import) {
-  TrainingGraph training;
-  std::optional<int> first;
-  for (int index = 0; index < import.nodeCount(); ++index) {
-    std::optional<int> gradient = gradientInputOf(import.node(index).op());
-    if (!gradient)
-      continue;
-    // The optimizer's hyper-parameters, the same for every update.
-    FailureOr<Attribute> found = optimizerOf(import, index);
-    if (failed(found))
-      return failure();
-    if (training.optimizer && *found != training.optimizer) {
-      import.fail(index) << "updates with " << *found << " where '"
-                         << import.node(*first).name() << "' updates with "
-                         << training.optimizer
-                         << "; DTF minimizes one loss with one optimizer";
-      return failure();
-    }
-    training.optimizer = *found;
-    first = first.value_or(index);
-
-    FailureOr<int> variable = import.throughIdentities(index, 0);
-    if (failed(variable))
-      return failure();
-    training.trainable.insert(*variable);
-    FailureOr<InputRef> gradientRef = import.dataInput(index, *gradient);
-    if (failed(gradientRef))
-      return failure();
-    std::string scope =
-        gradientRef->node.substr(0, gradientRef->node.find('/'));
-    if (!training.gradientScope.empty() && scope != training.gradientScope) {
-      import.fail(index) << "reads its gradient from '" << gradientRef->node
-                         << "', outside '" << training.gradientScope
-                         << "/': DTF minimizes one loss";
-      return failure();
-    }
-    training.gradientScope = scope;
-  }
-  if (!first)
-    return training;
-
-  // tf.gradients(loss) starts from Fill(shape of the loss, 1), and the
-  // first gradient op that reads that seed is named after the loss's op:
-  // "gradients/<loss>_grad/...". (Older TensorFlow also took the shape with
-  // a Shape op of the loss.)
-  std::string prefix = training.gradientScope + "/";
+/// The output of the node whose gradients the ops under `scope/` compute:
+/// tf.gradients(loss) starts from Fill(shape of the loss, 1), and the first
+/// gradient op that reads that seed is named after the loss's op:
+/// "gradients/<loss>_grad/...". (Older TensorFlow also took the shape with a
+/// Shape op of the loss.)
+static FailureOr<std::pair<int, int>> findLoss(ImportContext &import,
+                                               const std::string &scope) {
+  std::string prefix = scope + "/";
   std::set<std::string> seeds = {prefix + "grad_ys_0", prefix + "Fill"};
-  for (int index = 0; index < import.nodeCount() && !training.lossNode;
-       ++index) {
+  for (int index = 0; index < import.nodeCount(); ++index) {
     const tensorflow::NodeDef &def = import.node(index);
     if (def.name().rfind(prefix, 0) != 0)
       continue;
@@ -233,9 +322,7 @@ FailureOr<TrainingGraph> recognizeTraining(ImportContext &import) {
       FailureOr<int> lossIndex = import.lookup(index, loss->node);
       if (failed(lossIndex))
         return failure();
-      training.lossNode = *lossIndex;
-      training.lossOutput = loss->output;
-      break;
+      return std::make_pair(*lossIndex, loss->output);
     }
     bool readsSeed = llvm::any_of(def.input(), [&](const std::string &input) {
       return seeds.count(parseInput(input).node) > 0;
@@ -247,22 +334,119 @@ FailureOr<TrainingGraph> recognizeTraining(ImportContext &import) {
     FailureOr<int> lossIndex = import.lookup(index, rest.substr(0, grad));
     if (failed(lossIndex))
       return failure();
-    training.lossNode = *lossIndex;
+    return std::make_pair(*lossIndex, 0);
   }
-  if (!training.lossNode) {
-    import.failAtFile() << "the optimizer's updates read gradients from '"
-                        << prefix << "', where no op reads the seed of the "
-                        << "backward pass (" << prefix << "grad_ys_0) under "
-                        << "the loss's name, as tf.gradients builds it";
-    return failure();
+  import.failAtFile() << "the optimizer's updates read gradients from '"
+                      << prefix << "', where no op reads the seed of the "
+                      << "backward pass (" << prefix << "grad_ys_0) under "
+                      << "the loss's name, as tf.gradients builds it";
+  return failure();
+}
+
+FailureOr<TrainingGraph> recognizeTraining(ImportContext &import) {
+  TrainingGraph training;
+  // The apply ops, in the graph's order.
+  std::vector<int> applies;
+  for (int index = 0; index < import.nodeCount(); ++index) {
+    std::optional<int> gradient = gradientInputOf(import.node(index).op());
+    if (!gradient)
+      continue;
+    applies.push_back(index);
+    FailureOr<int> gradientNode = import.inputNode(index, *gradient);
+    if (failed(gradientNode))
+      return failure();
+    // A sparse update reads the gradient's rows through the optimizer's
+    // deduplication of its indices (Unique, then UnsortedSegmentSum of the
+    // IndexedSlices' values), named after the update.
+    if (import.node(index).op().find("SparseApply") != std::string::npos &&
+        import.node(*gradientNode).op() == "UnsortedSegmentSum") {
+      gradientNode = import.inputNode(*gradientNode, 0);
+      if (failed(gradientNode))
+        return failure();
+    }
+    const std::string &gradientName = import.node(*gradientNode).name();
+    training.gradientScopes.insert(
+        gradientName.substr(0, gradientName.find('/')));
   }
+  if (applies.empty())
+    return training;
+
+  // Every optimizer minimizes the same loss.
+  std::optional<std::pair<int, int>> loss;
+  for (const std::string &scope : training.gradientScopes) {
+    FailureOr<std::pair<int, int>> found = findLoss(import, scope);
+    if (failed(found))
+      return failure();
+    if (loss && *found != *loss) {
+      import.failAtFile() << "the gradients under '" << scope << "/' are of '"
+                          << import.node(found->first).name()
+                          << "', those of another optimizer of '"
+                          << import.node(loss->first).name()
+                          << "': DTF minimizes one loss";
+      return failure();
+    }
+    loss = *found;
+  }
+  training.lossNode = loss->first;
+  training.lossOutput = loss->second;
+
+  // Each variable's optimizer, with its hyper-parameters, and how many of
+  // the graph's variables each optimizer updates.
+  llvm::DenseMap<Attribute, int> uses;
+  // The first update of each variable.
+  std::map<int, int> updatedBy;
+  std::vector<Attribute> order;
+  for (int index : applies) {
+    FailureOr<Attribute> optimizer = optimizerOf(import, training, index);
+    FailureOr<int> variable = import.throughIdentities(index, 0);
+    if (failed(optimizer) || failed(variable))
+      return failure();
+    auto [previous, inserted] = updatedBy.insert({*variable, index});
+    if (!inserted && training.optimizers[*variable] != *optimizer) {
+      import.fail(index) << "updates '" << import.node(*variable).name()
+                         << "' with " << *optimizer << " where '"
+                         << import.node(previous->second).name()
+                         << "' updates it with "
+                         << training.optimizers[*variable]
+                         << "; DTF updates a variable with one optimizer";
+      return failure();
+    }
+    training.optimizers[*variable] = *optimizer;
+    training.trainable.insert(*variable);
+    if (inserted && uses[*optimizer]++ == 0)
+      order.push_back(*optimizer);
+  }
+  for (Attribute optimizer : order)
+    if (!training.optimizer || uses[optimizer] > uses[training.optimizer])
+      training.optimizer = optimizer;
+
   // minimize(global_step=...) increments it with the optimizer's name, after
-  // the updates: AssignAdd(global_step, 1) named like the update scope.
-  const std::string &firstName = import.node(*first).name();
-  std::optional<int> increment =
-      import.findNode(firstName.substr(0, firstName.find('/')));
-  if (increment && (import.node(*increment).op() == "AssignAdd" ||
-                    import.node(*increment).op() == "AssignAddVariableOp")) {
+  // the updates: AssignAdd(global_step, 1) named like the update scope. A
+  // script that groups several optimizers' updates increments the variable
+  // tf.train.get_or_create_global_step names "global_step" itself.
+  std::optional<int> increment;
+  auto isIncrement = [&](int index) {
+    const std::string &op = import.node(index).op();
+    return op == "AssignAdd" || op == "AssignAddVariableOp";
+  };
+  for (int index : applies) {
+    const std::string &name = import.node(index).name();
+    std::optional<int> found = import.findNode(name.substr(0, name.find('/')));
+    if (found && isIncrement(*found)) {
+      increment = found;
+      break;
+    }
+  }
+  for (int index = 0; index < import.nodeCount() && !increment; ++index) {
+    if (!isIncrement(index) || import.node(index).input_size() < 1)
+      continue;
+    std::optional<int> variable =
+        import.findNode(parseInput(import.node(index).input(0)).node);
+    if (variable && import.node(*variable).name() == "global_step" &&
+        isVariableOp(import.node(*variable).op()))
+      increment = index;
+  }
+  if (increment) {
     FailureOr<int> step = import.throughIdentities(*increment, 0);
     if (failed(step))
       return failure();
@@ -279,8 +463,116 @@ FailureOr<TrainingGraph> recognizeTraining(ImportContext &import) {
   return training;
 }
 
+/// "name" and K where `name` is "name/part_K", a shard's name.
+static std::optional<std::pair<std::string, int>>
+shardName(const std::string &name) {
+  size_t slash = name.rfind("/part_");
+  unsigned shard = 0;
+  if (slash == std::string::npos ||
+      StringRef(name).substr(slash + 6).getAsInteger(10, shard))
+    return std::nullopt;
+  return std::make_pair(name.substr(0, slash), int(shard));
+}
+
+/// Gives `variable`, the declaration of variable node `index`, the optimizer
+/// that updates it where it is not dtf.minimize's.
+static void setOptimizer(const TrainingGraph &training, int index,
+                         VariableOp variable) {
+  auto own = training.optimizers.find(index);
+  if (own != training.optimizers.end() && own->second != training.optimizer)
+    variable->setAttr(DTFDialect::getOptimizerAttrName(), own->second);
+}
+
+/// Declares the table whose shard `index` is: every "name/part_K" of the
+/// graph, whose rows are fixed_size_partitioner's split of the table's.
+static LogicalResult declareTable(ImportContext &import,
+                                  const TrainingGraph &training, int index,
+                                  const std::string &table) {
+  SmallVector<int> shards;
+  while (std::optional<int> shard =
+             import.findNode(table + "/part_" + std::to_string(shards.size())))
+    shards.push_back(*shard);
+  if (!llvm::is_contained(shards, index)) {
+    import.fail(index) << "is named as a shard of the partitioned table '"
+                       << table << "', whose shards part_0 to part_"
+                       << shards.size() << " are not all in the graph";
+    return failure();
+  }
+  // The table's rows, and the rest of its shape from its first shard.
+  SmallVector<RankedTensorType> types;
+  int64_t rows = 0;
+  for (int shard : shards) {
+    FailureOr<RankedTensorType> type =
+        import.tensorType(shard, "dtype", "shape");
+    if (failed(type))
+      return failure();
+    RankedTensorType first = types.empty() ? *type : types.front();
+    if (!type->hasStaticShape() || type->getRank() == 0 ||
+        type->getElementType() != first.getElementType() ||
+        type->getShape().drop_front() != first.getShape().drop_front()) {
+      import.fail(shard) << "has the shape " << *type
+                         << ", not one of a shard of '" << table << "'";
+      return failure();
+    }
+    types.push_back(*type);
+    rows += type->getDimSize(0);
+  }
+  int64_t count = int64_t(shards.size());
+  for (auto [k, shard] : llvm::enumerate(shards)) {
+    int64_t expected = rows / count + (int64_t(k) < rows % count ? 1 : 0);
+    if (types[k].getDimSize(0) != expected) {
+      import.fail(shard) << "holds " << types[k].getDimSize(0) << " of the "
+                         << rows << " rows of '" << table << "', where "
+                         << "fixed_size_partitioner(" << count
+                         << ") gives shard " << k << " " << expected;
+      return failure();
+    }
+  }
+  FailureOr<Attribute> initializer =
+      initializerOf(import, training, shards.front());
+  if (failed(initializer))
+    return failure();
+  for (int shard : ArrayRef(shards).drop_front()) {
+    FailureOr<Attribute> own = initializerOf(import, training, shard);
+    if (failed(own))
+      return failure();
+    if (*own != *initializer) {
+      import.fail(shard) << "is initialized with " << *own << " where '"
+                         << import.node(shards.front()).name() << "' is with "
+                         << *initializer << "; DTF initializes a table alike";
+      return failure();
+    }
+  }
+  SmallVector<int64_t> shape(types.front().getShape());
+  shape.front() = rows;
+  OpBuilder &builder = import.getBuilder();
+  auto variable = builder.create<VariableOp>(
+      import.locationOf(shards.front()),
+      ResourceType::get(
+          import.getContext(),
+          RankedTensorType::get(shape, types.front().getElementType())),
+      builder.getStringAttr(table), *initializer,
+      training.trainable.count(shards.front()) > 0, StringAttr());
+  setOptimizer(training, shards.front(), variable);
+  // One shard is the table: its reads and lookups are the variable's.
+  if (shards.size() == 1) {
+    import.recordVariable(shards.front(), variable);
+    return import.pin(variable, shards.front());
+  }
+  // The shards' devices are placement's choice (--dtf-place-variables
+  // spreads them over the PS tasks), not the graph's.
+  for (auto [k, shard] : llvm::enumerate(shards))
+    import.recordShard(shard, variable, int(k));
+  return success();
+}
+
 LogicalResult declareVariable(ImportContext &import,
                               const TrainingGraph &training, int index) {
+  if (import.shardOf(index))
+    return success();
+  if (std::optional<std::pair<std::string, int>> shard =
+          shardName(import.node(index).name()))
+    return declareTable(import, training, index, shard->first);
   OpBuilder &builder = import.getBuilder();
   FailureOr<RankedTensorType> type = import.tensorType(index, "dtype", "shape");
   if (failed(type))
@@ -300,6 +592,7 @@ LogicalResult declareVariable(ImportContext &import,
       import.locationOf(index), ResourceType::get(import.getContext(), *type),
       builder.getStringAttr(import.node(index).name()), *initializer,
       isTrainable, StringAttr());
+  setOptimizer(training, index, variable);
   import.recordVariable(index, variable);
   return import.pin(variable, index);
 }

@@ -13,6 +13,7 @@
 #include "mlir/IR/Attributes.h"
 #include "mlir/Support/LLVM.h"
 
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -26,13 +27,20 @@ bool isVariableOp(const std::string &op);
 
 /// The training of the graph, as one dtf.minimize says it.
 struct TrainingGraph {
-  /// The name scope of the gradient ops ("gradients"); empty without an
+  /// The name scopes of the gradient ops ("gradients", and "gradients_1"
+  /// where a second optimizer minimizes the same loss); none without an
   /// optimizer.
-  std::string gradientScope;
-  /// The variables the optimizer updates.
+  std::set<std::string> gradientScopes;
+  /// The variables the optimizers update.
   std::set<int> trainable;
-  /// The optimizer, with its hyper-parameters; null without one.
+  /// The optimizer of dtf.minimize, with its hyper-parameters: the one that
+  /// updates the most variables (the first of those in the graph on a tie);
+  /// null without one.
   mlir::Attribute optimizer;
+  /// The optimizer that updates each trainable variable: where it is not
+  /// `optimizer`, the variable carries it as `dtf.optimizer` (a Wide & Deep
+  /// graph trains its linear part with FTRL, its DNN with Adagrad).
+  std::map<int, mlir::Attribute> optimizers;
   /// The output of the node the gradients are taken of; none without an
   /// optimizer.
   std::optional<int> lossNode;
@@ -46,7 +54,11 @@ struct TrainingGraph {
 mlir::FailureOr<TrainingGraph> recognizeTraining(ImportContext &import);
 
 /// Declares variable node `index` as a dtf.variable, with the initializer of
-/// its initial value assignment and whether `training` trains it.
+/// its initial value assignment, whether `training` trains it and with which
+/// optimizer. A shard of a partitioned table ("name/part_K", as
+/// tf.compat.v1.fixed_size_partitioner makes them) declares the whole table
+/// once, as one variable "name" of all the shards' rows; the lookups that
+/// address the shards give it its dtf.partitioner (EmbeddingLookups.h).
 mlir::LogicalResult declareVariable(ImportContext &import,
                                     const TrainingGraph &training, int index);
 
