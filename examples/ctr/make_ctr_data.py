@@ -12,22 +12,36 @@ per ad impression, with the features
           distinct ids of [0, vocab) drawn Zipf-like (a few ids are common,
           most rare), the popular ids scattered over [0, vocab); the
           vocabularies' sizes halve from c0 to cN and sum to --total_rows
+  x0..xM  int64_list: --crosses hashed crosses, xK = c(2K) x c(2K+1) (the
+          default 3 are the pairs the hidden model crosses: x0 = c0 x c1,
+          x1 = c2 x c3, x2 = c4 x c5): one id of [0, --cross_buckets) per
+          pair of an id of c(2K) and an id of c(2K+1) (with
+          --cross_buckets=0 a raw 63-bit hash, which only a dynamic table,
+          make_wide_deep.py --dynamic_wide, can hold), as TensorFlow's
+          crossed_column(hash_bucket_size=--cross_buckets) produces them
+          (in the pairs' order, collisions kept), hashed with mix() below
+          (not TensorFlow's FingerprintCat64: the ids differ from TF's, the
+          structure is the same)
 
 written to <out>/train-0000K-of-0000N.tfrecord[.gz] and
 <out>/test-00000-of-00001.tfrecord[.gz], with <out>/meta.json (the features,
 vocabulary sizes, L = --max_ids, counts, the bindings below) and
-<out>/inputs.txt (the same bindings for dtf-run --input_file). DTF reads
-them with
+<out>/inputs.txt (the same bindings for dtf-run --input_file). The crosses
+are precomputed in the data rather than computed in the graph
+(TensorFlow's SparseCrossHashed op behind crossed_column): both systems
+read the same cross ids from the files, neither spends step time on
+hashing, and neither needs a hash op of the other's. DTF reads them with
 
   dtf-run --batch_size=256 \\
     --input=label=tfrecord:<out>/train-* \\
     --input=dense=tfrecord:<out>/train-* \\
     --input=c0=tfrecord:<out>/train-*,varlen ... --input=c7=tfrecord:<out>/train-*,varlen \\
+    --input=x0=tfrecord:<out>/train-*,varlen ... --input=x2=tfrecord:<out>/train-*,varlen \\
     --eval_input=label=tfrecord:<out>/test-* ... model.mlir
 
-for placeholders label (f32 [B] or i64 [B]), dense (f32 [B, 13]) and c0..c7
-(i64 [B, 5], each example's ids padded with -1), and TensorFlow with
-tf.io.VarLenFeature(tf.int64) for c0..c7.
+for placeholders label (f32 [B] or i64 [B]), dense (f32 [B, 13]), c0..c7
+(i64 [B, 5], each example's ids padded with -1) and x0..x2 (i64 [B, 25]),
+and TensorFlow with tf.io.VarLenFeature(tf.int64) for c0..c7 and x0..x2.
 
 The label is drawn from a hidden logistic model, the same for every shard:
 every (feature, id) has a weight and a factor computed from a hash of
@@ -70,6 +84,11 @@ LOG_CAP = math.log(65536.0)
 # Ids of rank below this are looked up in a table, not hashed.
 CACHED_RANKS = 4096
 CALIBRATION_EXAMPLES = 20000
+# The key of the crosses' hash: a cross's ids depend on the ids crossed
+# only, not on --seed, as TensorFlow's crossed_column's do.
+CROSS_KEY = 0x43524F5353  # "CROSS"
+# Raw hashed ids (--cross_buckets=0) keep 63 bits: int64 ids >= 0.
+RAW_HASH_MASK = (1 << 63) - 1
 
 
 def mix(x):
@@ -86,6 +105,26 @@ def hash_parts(parts):
     for part in parts:
         h = mix(h ^ (part & MASK))
     return h
+
+
+def cross_pairs(crosses):
+    """The features xK crosses: (2K, 2K + 1) for K < crosses."""
+    return [(2 * k, 2 * k + 1) for k in range(crosses)]
+
+
+def cross_ids(cross, first, second, buckets):
+    """The ids of cross number `cross` of two features' ids: one per pair,
+    first's ids outermost, as TensorFlow's SparseCrossHashed orders them;
+    in [0, buckets), or raw 63-bit hashes with buckets 0 (for a dynamic
+    table, which needs no vocabulary)."""
+    ids = []
+    for a in first:
+        key = mix(mix(CROSS_KEY ^ cross) ^ a)
+        if buckets:
+            ids.extend(mix(key ^ b) % buckets for b in second)
+        else:
+            ids.extend(mix(key ^ b) & RAW_HASH_MASK for b in second)
+    return ids
 
 
 def unit(bits):
@@ -262,6 +301,9 @@ def write_shard(task):
     rng = random.Random("%d:%s:%d" % (params["seed"], split, shard))
     names = [("c%d" % f).encode() for f in range(len(model.vocab))]
     name_fields = [field(1, name) for name in names]
+    buckets = params["cross_buckets"]
+    crosses = [(k, i, j, field(1, ("x%d" % k).encode()))
+               for k, (i, j) in enumerate(cross_pairs(params["crosses"]))]
     label_entries = [field(1, field(1, b"label") + field(2, int64_feature([v]))) for v in (0, 1)]
     n_dense = params["dense_features"]
     # The dense entry's bytes before its values, whose length is fixed.
@@ -286,6 +328,11 @@ def write_shard(task):
                 stats["ids"] += len(entries)
                 ids = b"".join(entry[3] for entry in entries)
                 parts.append(field(1, name_field + field(2, field(3, field(1, ids)))))
+            for k, i, j, name_field in crosses:
+                ids = cross_ids(k, [entry[0] for entry in categorical[i]],
+                                [entry[0] for entry in categorical[j]], buckets)
+                packed = b"".join(varint(x) for x in ids)
+                parts.append(field(1, name_field + field(2, field(3, field(1, packed)))))
             yield field(1, b"".join(parts))
 
     start = time.time()
@@ -315,6 +362,11 @@ def main():
     parser.add_argument("--zipf", type=float, default=1.1,
                         help="exponent of the ids' power law (> 1)")
     parser.add_argument("--ctr", type=float, default=0.25, help="the base click rate")
+    parser.add_argument("--crosses", type=int, default=3,
+                        help="hashed crosses x0, x1, ...: xK = c(2K) x c(2K+1)")
+    parser.add_argument("--cross_buckets", type=int, default=100000,
+                        help="hash buckets of each cross (crossed_column's hash_bucket_size); "
+                             "0: raw 63-bit hashes, for a dynamic table")
     parser.add_argument("--compression", choices=["gzip", "none"], default="none")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
                         help="processes writing shards")
@@ -325,6 +377,13 @@ def main():
             sys.exit("--%s: must be at least 1" % name)
     if args.dense_features < 0:
         sys.exit("--dense_features: must be at least 0")
+    if args.crosses < 0:
+        sys.exit("--crosses: must be at least 0")
+    if args.cross_buckets < 0:
+        sys.exit("--cross_buckets: must be at least 0 (0: raw 63-bit hashes)")
+    if 2 * args.crosses > args.categorical:
+        sys.exit("--crosses=%d: crossing c(2K) x c(2K+1) needs --categorical of at least %d, not %d"
+                 % (args.crosses, 2 * args.crosses, args.categorical))
     if args.zipf <= 1.0:
         sys.exit("--zipf: must be above 1")
     if not 0.0 < args.ctr < 1.0:
@@ -337,11 +396,21 @@ def main():
     out = os.path.abspath(args.out)
     params = {"seed": args.seed, "vocab": vocab_sizes(args.total_rows, args.categorical),
               "max_ids": args.max_ids, "zipf": args.zipf, "ctr": args.ctr,
-              "dense_features": args.dense_features, "compress": args.compression == "gzip"}
+              "dense_features": args.dense_features, "compress": args.compression == "gzip",
+              "crosses": args.crosses, "cross_buckets": args.cross_buckets}
     names = ["c%d" % f for f in range(args.categorical)]
     for name, size in zip(names, params["vocab"]):
         print("%s: vocabulary of %d ids, 1 to %d per example"
               % (name, size, min(args.max_ids, size)))
+    crosses = [{"name": "x%d" % k, "pair": [names[i], names[j]],
+                "max_ids": min(args.max_ids, params["vocab"][i]) *
+                min(args.max_ids, params["vocab"][j])}
+               for k, (i, j) in enumerate(cross_pairs(args.crosses))]
+    for cross in crosses:
+        print("%s = %s x %s: %s, 1 to %d ids per example"
+              % (cross["name"], cross["pair"][0], cross["pair"][1],
+                 "%d hash buckets" % args.cross_buckets if args.cross_buckets
+                 else "raw 63-bit hashes", cross["max_ids"]))
 
     start = time.time()
     params["calibration"] = calibrate(params)
@@ -383,7 +452,8 @@ def main():
     for split, pattern in (("train", "train-*"), ("eval", "test-*")):
         files = os.path.join(out, pattern)
         bindings[split] = (["label=tfrecord:%s" % files, "dense=tfrecord:%s" % files] +
-                           ["%s=tfrecord:%s,varlen" % (name, files) for name in names])
+                           ["%s=tfrecord:%s,varlen" % (name, files)
+                            for name in names + [cross["name"] for cross in crosses]])
     meta = {
         "generator": "examples/ctr/make_ctr_data.py",
         "seed": args.seed,
@@ -397,6 +467,12 @@ def main():
                  "min_ids": 1, "max_ids": min(args.max_ids, size),
                  "placeholder": "i64 [B, %d]" % args.max_ids}
                 for name, size in zip(names, params["vocab"])],
+            "crosses": [
+                {"name": cross["name"], "pair": cross["pair"], "kind": "int64_list",
+                 "varlen": True, "buckets": args.cross_buckets, "min_ids": 1,
+                 "max_ids": cross["max_ids"], "hash": "mix() of make_ctr_data.py",
+                 "placeholder": "i64 [B, %d]" % cross["max_ids"]}
+                for cross in crosses],
         },
         "max_ids": args.max_ids,
         "padding_id": -1,

@@ -1,16 +1,18 @@
 """A click-through-rate model with embedding tables trains on a real cluster.
 
-examples/ctr/wide_deep.mlir (Wide & Deep: 16 embedding tables, 1M rows in
-all, Adagrad), whole or with --shards each table split by rows over the PS
-tasks (--strategy div or mod), on 2 PS tasks and 2 workers, on data that
-examples/ctr/make_ctr_data.py writes for the test (20,000 training
-examples of 8 multi-hot features, read as padded `varlen` features), in
-async or sync mode. The workers look the tables up by rows and push sparse
+examples/ctr/wide_deep.mlir (Wide & Deep: 16 embedding tables of 1M rows
+in all and the wide weights of 3 hashed crosses; the deep part trained by
+Adagrad, the wide part by FTRL), whole or with --shards each table split
+by rows over the PS tasks (--strategy div or mod), on 2 PS tasks and 2
+workers, on data that examples/ctr/make_ctr_data.py writes for the test
+(20,000 training examples of 8 multi-hot features and their crosses, read
+as padded `varlen` features), in async or sync mode. The workers look the tables up by rows and push sparse
 gradients; no table is ever pulled or pushed whole, which the traffic
 shows: a whole pull of the 1M x 16 floats would be 64 MB a step. Every
 worker's validation AUC must beat a trivial classifier's 0.5 by 0.1 (the
 hidden model's own AUC is about 0.78; 300 steps reach about 0.65), and the
-final checkpoint holds the tables and their Adagrad accumulators; the
+final checkpoint holds the tables and their optimizers' slots (Adagrad's
+accumulator, FTRL's accumulator and linear term); the
 validation AUC and log loss are TensorBoard scalars too.
 """
 
@@ -73,7 +75,8 @@ def main():
         parts = (["/part_%d" % shard for shard in range(args.shards)]
                  if args.shards > 1 else [""])
         for table in ["c0/embedding", "c0/embedding/Adagrad", "c7/weights",
-                      "c7/weights/Adagrad"]:
+                      "c7/weights/Ftrl", "c7/weights/Ftrl_1", "x2/weights",
+                      "x2/weights/Ftrl", "x2/weights/Ftrl_1"]:
             for part in parts:
                 cluster.check(table + part in tensors, "the checkpoint lacks %s: %s"
                               % (table + part, sorted(tensors)))
@@ -97,7 +100,7 @@ def main():
         print("%s: validation AUC %.4f, log loss %.4f after %d steps; pulled %d bytes "
               "in %d pulls" % (worker.name, auc, log_loss, step, pulled, pulls))
         cluster.check(auc > 0.6, "%s: AUC %.4f does not beat 0.5 by 0.1" % (worker.name, auc))
-        # The tables hold 68 MB: whole pulls would bring that every step.
+        # The tables hold 69 MB: whole pulls would bring that every step.
         # Rows of a batch's distinct ids are about 0.2 MB.
         local = LOCAL_STEPS.search(worker.output())
         cluster.check(local, "%s reported no local steps" % worker.name)
