@@ -31,6 +31,11 @@ using Clock = std::chrono::steady_clock;
 
 ExternalOpHandler::~ExternalOpHandler() = default;
 
+std::shared_ptr<void> ExternalOpHandler::beginStep(func::FuncOp,
+                                                   const FeedMap &) {
+  return nullptr;
+}
+
 namespace {
 class FunctionExternalOpHandler : public ExternalOpHandler {
 public:
@@ -147,6 +152,8 @@ struct Executor::Graph {
   int32_t returnNode = -1;
   /// Whether any node is a Send or a Recv.
   bool hasTransfers = false;
+  /// The handlers of the external nodes, each once, in node order.
+  std::vector<ExternalOpHandler *> handlers;
 
   std::shared_ptr<const Plan> fullPlan;
   std::mutex fetchPlansMutex;
@@ -281,6 +288,16 @@ public:
 
   /// Binds the function arguments; before run().
   void bindArguments(std::vector<Tensor> arguments);
+  /// Lets each handler of the step's external ops begin the step; before
+  /// run().
+  void beginHandlers(const FeedMap &feeds) {
+    for (ExternalOpHandler *handler : graph.handlers)
+      if (std::shared_ptr<void> state =
+              handler->beginStep(graph.function, feeds)) {
+        handlerStates[handler] = state.get();
+        ownedStates.push_back(std::move(state));
+      }
+  }
 
   /// Runs the step to its end and returns its results.
   std::vector<Tensor> run();
@@ -353,6 +370,9 @@ private:
   /// When each asynchronous node started, for the op observer; empty
   /// without one.
   std::unique_ptr<Clock::time_point[]> asyncStarts;
+  /// What each handler's beginStep returned, held for the step's length.
+  llvm::DenseMap<ExternalOpHandler *, void *> handlerStates;
+  std::vector<std::shared_ptr<void>> ownedStates;
   std::atomic<size_t> outstanding;
   std::vector<Tensor> results;
   KernelContext context;
@@ -734,8 +754,12 @@ void Executor::Step::startRecv(int32_t id) {
 
 void Executor::Step::startExternal(int32_t id) {
   const Node &node = graph.nodes[id];
-  ExternalOpCall call{node.op, {}, runOptions.stepId, &cancellation,
-                      runOptions.deadline};
+  ExternalOpCall call{node.op,
+                      {},
+                      runOptions.stepId,
+                      &cancellation,
+                      runOptions.deadline,
+                      handlerStates.lookup(node.handler)};
   for (ValueRef operand : node.operands)
     call.operands.push_back(operandTensor(operand));
   // `done` may be called once only; a handler calling it twice is ignored
@@ -817,6 +841,8 @@ Executor::Executor(func::FuncOp function, VariableStore &variables,
     if (handler != options_.externalOps.end()) {
       node.kind = NodeKind::External;
       node.handler = handler->second.get();
+      if (!llvm::is_contained(graph.handlers, node.handler))
+        graph.handlers.push_back(node.handler);
     } else if (auto send = dyn_cast<ir::SendOp>(op)) {
       node.kind = NodeKind::Send;
       node.rendezvousKey = send.getRendezvousKey();
@@ -941,6 +967,7 @@ std::vector<Tensor> Executor::execute(const Plan &plan, const FeedMap &feeds,
                                      options_.threadPool.get(), variables_, feeds,
                                      options);
   step->bindArguments(std::move(arguments));
+  step->beginHandlers(feeds);
   return step->run();
 }
 

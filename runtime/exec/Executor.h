@@ -60,6 +60,9 @@ struct ExternalOpCall {
   CancellationManager *cancellation;
   /// The step's deadline, for the RPCs the handler makes.
   std::optional<Deadline> deadline;
+  /// What the handler's beginStep returned for this step (null if nothing);
+  /// the step owns it until its end.
+  void *stepState = nullptr;
 };
 
 /// Reports the end of an external op: its results (one per op result, of
@@ -75,6 +78,15 @@ public:
   /// before returning. It runs on a pool thread: blocking there holds that
   /// thread, so a long wait should rather complete `done` from elsewhere.
   virtual void runAsync(const ExternalOpCall &call, ExternalOpDone done) = 0;
+  /// Called once at the start of each step that runs an op of this handler,
+  /// before any op runs, with the step's function and feeds: a handler that
+  /// can do the transfers of all its ops of the step at once (the row pulls
+  /// of a worker's step, one request per PS task) starts them here. What it
+  /// returns is handed to each call as ExternalOpCall::stepState and
+  /// released with the step. It must not throw: an error belongs to the op
+  /// that needs the transfer, which reports it when it runs.
+  virtual std::shared_ptr<void> beginStep(mlir::func::FuncOp function,
+                                          const FeedMap &feeds);
 };
 
 /// An ExternalOpHandler running `compute` on the pool thread; what it throws

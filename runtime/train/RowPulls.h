@@ -5,7 +5,11 @@
 // dtf.embedding_lookup) asks the table's task for the rows of the distinct
 // ids of the batch, once each and never for padding, and hands every
 // position of the ids its row. The bytes of a lookup follow the batch's
-// distinct ids, not the table's rows.
+// distinct ids, not the table's rows. The pulls of a step whose ids are
+// fed (placeholders) are asked for when the step begins, in one request
+// per PS task (ExternalOpHandler::beginStep), as TensorFlow reads a step's
+// values from a PS task in one RunGraph: a Wide & Deep step's 38 lookups
+// of 19 tables in 2 shards are 2 round trips, not 38.
 //
 //===----------------------------------------------------------------------===//
 

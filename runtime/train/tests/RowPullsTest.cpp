@@ -52,6 +52,14 @@ module attributes {dtf.cluster = #dtf.cluster<ps = ["localhost:2222"], worker = 
     %rows = dtf.pull_rows "table" from "/job:ps/task:0" [%ids] : tensor<2x3xi64> -> tensor<2x3x2xf32>
     return %rows : tensor<2x3x2xf32>
   }
+  func.func @two_tables() -> (tensor<2x3x2xf32>, tensor<2x3x2xf32>, tensor<2x3x2xf32>) {
+    %ids = dtf.placeholder "ids" : tensor<2x3xi64>
+    %rows = dtf.pull_rows "table" from "/job:ps/task:0" [%ids] {table_rows = 5} : tensor<2x3xi64> -> tensor<2x3x2xf32>
+    %again = dtf.pull_rows "table" from "/job:ps/task:0" [%ids] {table_rows = 5} : tensor<2x3xi64> -> tensor<2x3x2xf32>
+    %constant = dtf.constant dense<[[0, 2, 4], [0, -1, 2]]> : tensor<2x3xi64>
+    %computed = dtf.pull_rows "table" from "/job:ps/task:0" [%constant] {table_rows = 5} : tensor<2x3xi64> -> tensor<2x3x2xf32>
+    return %rows, %again, %computed : tensor<2x3x2xf32>, tensor<2x3x2xf32>, tensor<2x3x2xf32>
+  }
   func.func @checked() -> tensor<2x3x2xf32> {
     %ids = dtf.placeholder "ids" : tensor<2x3xi64>
     %rows = dtf.pull_rows "table" from "/job:ps/task:0" [%ids] {table_rows = 5} : tensor<2x3xi64> -> tensor<2x3x2xf32>
@@ -142,6 +150,24 @@ TEST_F(RowPullsTest, AnIdOutsideAKnownTableNamesThePlaceholderAndThePosition) {
   }
   EXPECT_EQ(connection.transferStats().pulls, 0u);
   EXPECT_EQ(run({0, 1, 4, 2, 3, -1}, "checked")[0].toVector<float>()[4], 4.0f);
+}
+
+// The pulls whose ids are fed go to their task in one request when the
+// step begins; a pull of other ids asks when it runs.
+TEST_F(RowPullsTest, FedPullsOfATaskAreOneRequestAtTheStepsStart) {
+  ASSERT_TRUE(module);
+  std::vector<Tensor> results = run({4, -1, 1, 3, 4, -1}, "two_tables");
+  ASSERT_EQ(results.size(), 3u);
+  std::vector<float> expected = {4, 40, 0, 0, 1, 10, 3, 30, 4, 40, 0, 0};
+  EXPECT_EQ(results[0].toVector<float>(), expected);
+  EXPECT_EQ(results[1].toVector<float>(), expected);
+  EXPECT_EQ(results[2].toVector<float>(),
+            (std::vector<float>{0, 0, 2, 20, 4, 40, 0, 0, 0, 0, 2, 20}));
+  // One request for both fed pulls (rows 4, 1, 3 twice), one for the
+  // pull of constant ids (rows 0, 2, 4).
+  ps::TransferStats stats = connection.transferStats();
+  EXPECT_EQ(stats.pulls, 2u);
+  EXPECT_EQ(stats.pulledBytes, (3u + 3u + 3u) * 2u * sizeof(float));
 }
 
 // A pull without table_rows (a dynamic table's) takes any non-negative id,
