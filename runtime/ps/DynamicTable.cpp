@@ -12,6 +12,13 @@
 
 namespace dtf::ps {
 
+void refuseNegativeId(int64_t id, int64_t position) {
+  throw std::invalid_argument("id " + std::to_string(id) + " at position " +
+                              std::to_string(position) +
+                              " is negative; a dynamic table's ids are >= 0 "
+                              "(-1 pads)");
+}
+
 namespace {
 
 constexpr uint32_t kEmptyBucket = std::numeric_limits<uint32_t>::max();
@@ -122,10 +129,7 @@ std::vector<int64_t> DynamicTable::count(const Tensor &ids) {
     if (id == -1)
       continue;
     if (id < 0)
-      throw std::invalid_argument("id " + std::to_string(id) + " at position " +
-                                  std::to_string(i) +
-                                  " is negative; a dynamic table's ids are "
-                                  ">= 0 (-1 pads)");
+      refuseNegativeId(id, i);
     if (find(id) >= 0 || !seen.insert(id).second)
       continue;
     if (minCount_ == 1) {

@@ -35,6 +35,10 @@
 
 namespace dtf::ps {
 
+/// Throws std::invalid_argument for `id`, a negative id other than the
+/// padding -1 at `position` of a request: a dynamic table's ids are >= 0.
+[[noreturn]] void refuseNegativeId(int64_t id, int64_t position);
+
 /// One column of a dynamic table: the table itself or one of its slots.
 struct DynamicColumn {
   DType dtype = DType::F32;

@@ -451,10 +451,7 @@ Tensor ParameterServer::readDynamicRowsLocked(const std::string &name,
     if (id == kernels::kPaddingId)
       continue;
     if (id < 0)
-      throw std::invalid_argument("id " + std::to_string(id) + " at position " +
-                                  std::to_string(i) +
-                                  " is negative; a dynamic table's ids are "
-                                  ">= 0 (-1 pads)");
+      refuseNegativeId(id, static_cast<int64_t>(i));
     int64_t row = state.table.find(id);
     if (row >= 0)
       localRows.push_back(row);

@@ -612,7 +612,11 @@ int main(int argc, char **argv) {
     dtf::ir::registerAllDialects(registry);
     dtf::ir::registerAllPasses();
     mlir::MLIRContext context(registry);
-    context.loadAllAvailableDialects();
+    // A PS task or a CPU worker needs the dialects of the model and of the
+    // passes it runs, which load as they are met; the GPU lowering builds
+    // ops of many more.
+    if (device.gpu)
+      context.loadAllAvailableDialects();
 
     if (FLAGS_local) {
       dtf::run::LocalClusterOptions options;
