@@ -147,8 +147,9 @@ def run_system(system, args, model, data):
 
 def import_tf_graph(args, data, scratch, meta):
     """TensorFlow's training graph of the model (bench/tf_wide_deep.py
-    --write_graphdef) imported by dtf-translate: every SparseTensor input a
-    [B, L] placeholder with L the most ids an example of any feature has."""
+    --write_graphdef) imported by dtf-translate: each SparseTensor input a
+    [B, L] placeholder with L the most ids an example of that feature has,
+    as DTF's varlen inputs pad it."""
     graph = os.path.join(scratch, "wide_deep.pbtxt")
     subprocess.run([args.python, os.path.join(HERE, "tf_wide_deep.py"),
                     "--meta=" + os.path.join(data, "meta.json"), "--write_graphdef=" + graph,
@@ -157,11 +158,11 @@ def import_tf_graph(args, data, scratch, meta):
                    check=True, capture_output=True,
                    env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"))
     features = meta["features"]
-    longest = max(feature["max_ids"]
-                  for feature in features["categorical"] + features.get("crosses", []))
+    lengths = ",".join("%s=%d" % (feature["name"], feature["max_ids"])
+                       for feature in features["categorical"] + features.get("crosses", []))
     imported = os.path.join(scratch, "imported.mlir")
     subprocess.run([args.dtf_translate, "--import-graphdef", graph,
-                    "--max-ids-per-example=%d" % longest, "--auc=probabilities,label",
+                    "--max-ids-per-example=" + lengths, "--auc=probabilities,label",
                     "-o", imported], check=True)
     return imported
 

@@ -1,5 +1,6 @@
 // The embedding patterns dtf-translate refuses, each one error line naming
-// the node: a SparseTensor input without --max-ids-per-example, a shard of a
+// the node: a SparseTensor input without --max-ids-per-example (and the
+// flag's own errors), a shard of a
 // partitioned table read other than by a lookup of the whole table, a
 // DynamicPartition by neither strategy, shards that are not
 // fixed_size_partitioner's split, a Gather on another axis, a
@@ -8,7 +9,19 @@
 // RUN: split-file %s %t
 // RUN: not dtf-translate --import-graphdef %S/Inputs/embedding_sparse.pbtxt 2> %t/err
 // RUN: FileCheck %s --check-prefix=LENGTH < %t/err && count 1 < %t/err
-// LENGTH: error: node 'ids/values' (Placeholder): is the values of a SparseTensor input, which DTF feeds padded to [batch, L]: give L with --max-ids-per-example
+// LENGTH: error: node 'ids/values' (Placeholder): is the values of a SparseTensor input, which DTF feeds padded to [batch, L]: give L with --max-ids-per-example (L for every input, or ids=L for this one)
+
+// An L for one input does not stand for the others; an L for an input the
+// graph lacks (a typo) is refused rather than ignored; L must be a number.
+// RUN: not dtf-translate --import-graphdef %S/Inputs/wide_deep.pbtxt --max-ids-per-example=c0=5 2> %t/err
+// RUN: FileCheck %s --check-prefix=OTHER < %t/err && count 1 < %t/err
+// OTHER: error: node 'c1/values' (Placeholder): is the values of a SparseTensor input, which DTF feeds padded to [batch, L]: give L with --max-ids-per-example (L for every input, or c1=L for this one)
+// RUN: not dtf-translate --import-graphdef %S/Inputs/wide_deep.pbtxt --max-ids-per-example=5,c9=3 --auc=probabilities,label 2> %t/err
+// RUN: FileCheck %s --check-prefix=UNKNOWN < %t/err && count 1 < %t/err
+// UNKNOWN: wide_deep.pbtxt: error: --max-ids-per-example names 'c9', which is no SparseTensor input of the graph
+// RUN: not dtf-translate --import-graphdef %S/Inputs/wide_deep.pbtxt --max-ids-per-example=c1=x 2> %t/err
+// RUN: FileCheck %s --check-prefix=NUMBER < %t/err && count 1 < %t/err
+// NUMBER: dtf-translate: --max-ids-per-example: 'c1=x' is not L or NAME=L with L >= 1
 
 // RUN: not dtf-translate --import-graphdef %t/shard-read.pbtxt --outputs=s 2> %t/err
 // RUN: FileCheck %s --check-prefix=SHARD < %t/err && count 1 < %t/err

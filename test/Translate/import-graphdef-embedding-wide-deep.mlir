@@ -11,6 +11,10 @@
 // table's rows pulled by the ids of the batch (dtf.pull_rows), their
 // gradients pushed as sparse segments, updated by sparse Adagrad and FTRL.
 // RUN: dtf-translate --import-graphdef %S/Inputs/wide_deep.pbtxt --max-ids-per-example=5 --auc=probabilities,label | FileCheck %s
+// One input may get its own L (NAME=L) beside the default:
+// RUN: dtf-translate --import-graphdef %S/Inputs/wide_deep.pbtxt --max-ids-per-example=5,c1=3 --auc=probabilities,label | FileCheck %s --check-prefix=OWN
+// OWN: dtf.placeholder "c0" : tensor<?x5xi64>
+// OWN: dtf.placeholder "c1" : tensor<?x3xi64>
 // RUN: dtf-translate --import-graphdef %S/Inputs/wide_deep.pbtxt --max-ids-per-example=5 --auc=probabilities,label \
 // RUN:   | dtf-opt --dtf-training-pipeline=batch-size=4 | FileCheck %s --check-prefix=PIPELINE
 

@@ -3,7 +3,8 @@
 // An mlir-translate-style driver with one translation:
 //
 //   dtf-translate --import-graphdef model.pbtxt [--outputs=a,b]
-//       [--auc=predictions,labels] [--max-ids-per-example=L] [-o out.mlir]
+//       [--auc=predictions,labels] [--max-ids-per-example=L,NAME=L,...]
+//       [-o out.mlir]
 //
 // Reads a TensorFlow GraphDef (binary, or text when named *.pbtxt) and
 // prints the dtf module. Errors are one line each, "file:line:col: error:
@@ -50,11 +51,12 @@ static cl::list<std::string>
                  "comma-separated) whose AUC validation reports: returned "
                  "after --outputs and named by the function's dtf.auc"),
         cl::CommaSeparated);
-static cl::opt<int64_t> maxIdsPerExample(
+static cl::list<std::string> maxIdsPerExample(
     "max-ids-per-example",
     cl::desc("L of the [batch, L] int64 placeholder, ids padded with -1, "
-             "that each SparseTensor input (tf.sparse_placeholder) becomes"),
-    cl::init(0));
+             "that each SparseTensor input (tf.sparse_placeholder) becomes; "
+             "NAME=L entries (comma-separated) give one input its own L"),
+    cl::CommaSeparated);
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
@@ -79,7 +81,21 @@ int main(int argc, char **argv) {
   dtf::ir::OneLineDiagnostics diagnostics(&context);
   dtf::translate::GraphDefImportOptions options;
   options.outputs.assign(outputs.begin(), outputs.end());
-  options.maxIdsPerExample = maxIdsPerExample;
+  for (llvm::StringRef entry : maxIdsPerExample) {
+    auto [name, value] = entry.rsplit('=');
+    if (value.empty())
+      std::swap(name, value);
+    int64_t ids = 0;
+    if (value.getAsInteger(10, ids) || ids < 1) {
+      llvm::errs() << "dtf-translate: --max-ids-per-example: '" << entry
+                   << "' is not L or NAME=L with L >= 1\n";
+      return 1;
+    }
+    if (name.empty())
+      options.maxIdsPerExample = ids;
+    else
+      options.maxIdsPerInput[name.str()] = ids;
+  }
   if (!auc.empty() && auc.size() != 2) {
     llvm::errs() << "dtf-translate: --auc takes two nodes, the predictions "
                     "and the labels\n";

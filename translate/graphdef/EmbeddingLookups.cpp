@@ -410,10 +410,14 @@ FailureOr<SparseLookup> recognizeSparseLookup(ImportContext &import,
 FailureOr<Value> paddedSparseInput(ImportContext &import, int values) {
   if (Value padded = import.sparseInput(values))
     return padded;
-  if (import.maxIdsPerExample() <= 0) {
+  const std::string &name = import.node(values).name();
+  std::string input = name.substr(0, name.rfind('/'));
+  int64_t maxIds = import.maxIdsOf(input);
+  if (maxIds <= 0) {
     import.fail(values) << "is the values of a SparseTensor input, which "
                            "DTF feeds padded to [batch, L]: give L with "
-                           "--max-ids-per-example";
+                           "--max-ids-per-example (L for every input, or "
+                        << input << "=L for this one)";
     return failure();
   }
   const tensorflow::AttrValue *dtype = import.attr(values, "dtype");
@@ -424,13 +428,11 @@ FailureOr<Value> paddedSparseInput(ImportContext &import, int values) {
   FailureOr<Type> element = import.elementType(values, dtype->type());
   if (failed(element))
     return failure();
-  const std::string &name = import.node(values).name();
   OpBuilder &builder = import.getBuilder();
   auto padded = builder.create<PlaceholderOp>(
       import.locationOf(values),
-      RankedTensorType::get({ShapedType::kDynamic, import.maxIdsPerExample()},
-                            *element),
-      builder.getStringAttr(name.substr(0, name.rfind('/'))));
+      RankedTensorType::get({ShapedType::kDynamic, maxIds}, *element),
+      builder.getStringAttr(input));
   if (failed(import.pin(padded, values)))
     return failure();
   import.recordSparseInput(values, padded);

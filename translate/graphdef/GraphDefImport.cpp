@@ -260,8 +260,19 @@ OwningOpRef<ModuleOp> importGraphDef(StringRef bytes, StringRef filename,
     return failure();
   });
   ImportContext import(graph, filename, std::move(locations), context);
-  import.setMaxIdsPerExample(options.maxIdsPerExample);
-  return importGraph(import, options);
+  import.setMaxIds(options.maxIdsPerExample, options.maxIdsPerInput);
+  OwningOpRef<ModuleOp> module = importGraph(import, options);
+  // An L given for an input the graph does not have is a typo, which would
+  // otherwise leave that input at the default.
+  if (module)
+    for (const auto &[input, ids] : options.maxIdsPerInput)
+      if (!import.isSparseInput(input)) {
+        import.failAtFile() << "--max-ids-per-example names '" << input
+                            << "', which is no SparseTensor input of the "
+                               "graph";
+        return nullptr;
+      }
+  return module;
 }
 
 } // namespace dtf::translate

@@ -29,6 +29,7 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,10 @@ struct GraphDefImportOptions {
   /// L of the padded [batch, L] placeholder a SparseTensor input becomes
   /// (runtime/ABI.md, "Ragged features"); 0 refuses SparseTensor inputs.
   int64_t maxIdsPerExample = 0;
+  /// L of the named SparseTensor inputs, instead of maxIdsPerExample (a
+  /// feature of up to 5 ids beside a cross of up to 25); each name must be
+  /// a SparseTensor input of the graph.
+  std::map<std::string, int64_t> maxIdsPerInput;
 };
 
 /// Imports the GraphDef in `bytes`, read from `filename`: text format when

@@ -30,7 +30,9 @@
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -171,10 +173,22 @@ public:
   void recordSparseInput(int values, mlir::Value padded) {
     sparseInputs[values] = padded;
   }
-  /// L of the padded placeholders of SparseTensor inputs; 0 where none was
-  /// given.
-  int64_t maxIdsPerExample() const { return maxIds; }
-  void setMaxIdsPerExample(int64_t ids) { maxIds = ids; }
+  /// L of the padded placeholder of SparseTensor input `input`: its own if
+  /// given, else the default; 0 where none was given. Records that `input`
+  /// was asked for.
+  int64_t maxIdsOf(llvm::StringRef input) {
+    sparseInputNames.insert(input);
+    auto own = maxIdsPerInput.find(input.str());
+    return own != maxIdsPerInput.end() ? own->second : maxIds;
+  }
+  void setMaxIds(int64_t ids, std::map<std::string, int64_t> perInput) {
+    maxIds = ids;
+    maxIdsPerInput = std::move(perInput);
+  }
+  /// Whether `input` is a SparseTensor input the import met.
+  bool isSparseInput(llvm::StringRef input) const {
+    return sparseInputNames.contains(input);
+  }
 
 private:
   /// Translates node `index` with its op's translator: one value per output
@@ -194,6 +208,8 @@ private:
   llvm::DenseMap<int, std::pair<ir::VariableOp, int>> shards;
   llvm::DenseMap<int, mlir::Value> sparseInputs;
   int64_t maxIds = 0;
+  std::map<std::string, int64_t> maxIdsPerInput;
+  llvm::StringSet<> sparseInputNames;
   /// The nodes on the path the import follows, to find cycles.
   std::set<int> path;
 };
