@@ -12,11 +12,14 @@
 
 namespace dtf::ps {
 
+std::string negativeIdMessage(int64_t id, int64_t position) {
+  return "id " + std::to_string(id) + " at position " +
+         std::to_string(position) +
+         " is negative; a dynamic table's ids are >= 0 (-1 pads)";
+}
+
 void refuseNegativeId(int64_t id, int64_t position) {
-  throw std::invalid_argument("id " + std::to_string(id) + " at position " +
-                              std::to_string(position) +
-                              " is negative; a dynamic table's ids are >= 0 "
-                              "(-1 pads)");
+  throw std::invalid_argument(negativeIdMessage(id, position));
 }
 
 namespace {

@@ -30,13 +30,16 @@
 #include "runtime/core/Tensor.h"
 
 #include <cstdint>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
 namespace dtf::ps {
 
-/// Throws std::invalid_argument for `id`, a negative id other than the
-/// padding -1 at `position` of a request: a dynamic table's ids are >= 0.
+/// Why `id`, a negative id other than the padding -1 at `position` of a
+/// request, is refused: a dynamic table's ids are >= 0.
+std::string negativeIdMessage(int64_t id, int64_t position);
+/// Throws std::invalid_argument with negativeIdMessage.
 [[noreturn]] void refuseNegativeId(int64_t id, int64_t position);
 
 /// One column of a dynamic table: the table itself or one of its slots.

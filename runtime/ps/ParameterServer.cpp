@@ -138,8 +138,7 @@ void ParameterServer::checkDynamicTables() const {
       if (it == signature.variables.end())
         throw std::invalid_argument(prefix + "'" + column +
                                     "' is not a variable of the task");
-      if (it->second != table.type || table.type.shape.empty() ||
-          table.type.shape[0] != -1)
+      if (it->second != table.type || !table.type.hasDynamicRows())
         throw std::invalid_argument(
             prefix + "'" + column + "' is " + it->second.str() +
             "; a dynamic table and its slots are of the table's type " +
@@ -245,7 +244,7 @@ void ParameterServer::checkVariablesFitInMemory() const {
   const std::string *largest = nullptr;
   for (const auto &[name, type] : signature.variables) {
     // A dynamic table's size is not known before it grows.
-    if (!type.shape.empty() && type.shape[0] == -1)
+    if (type.hasDynamicRows())
       continue;
     uint64_t bytes = static_cast<uint64_t>(numElementsOf(type.shape)) *
                      dtypeSize(type.dtype);
@@ -552,8 +551,7 @@ VariableStore ParameterServer::ownVariables(ModelState &state,
                                   " has no value of variable '" + name +
                                   "' (is it a checkpoint of this model?)");
     TensorType held{it->second.dtype(), it->second.shape()};
-    bool dynamic = !type.shape.empty() && type.shape[0] == -1;
-    if (held != type && !(dynamic && type.accepts(held)))
+    if (held != type && !(type.hasDynamicRows() && type.accepts(held)))
       throw std::invalid_argument(
           messagePrefix() + source + " holds variable '" + name + "' as " +
           held.str() + " but the model declares it " + type.str());
@@ -782,10 +780,8 @@ PushResult ParameterServer::push(int64_t pushStep, int64_t pushEpoch,
     const int64_t *data = ids.data<int64_t>();
     for (int64_t i = 0; i < ids.numElements(); ++i)
       if (data[i] < kernels::kPaddingId)
-        throw rejected("dynamic table '" + name + "': id " +
-                       std::to_string(data[i]) + " at position " +
-                       std::to_string(i) +
-                       " is negative; its ids are >= 0 (-1 pads)");
+        throw rejected("dynamic table '" + name +
+                       "': " + negativeIdMessage(data[i], i));
   }
 
   std::lock_guard<std::mutex> lock(mutex);

@@ -83,6 +83,8 @@ struct TensorType {
   /// Whether a tensor of type `tensor` fits this type, whose dimensions of
   /// -1 (dynamic: the number of ids of a sparse gradient) take any size.
   bool accepts(const TensorType &tensor) const;
+  /// Whether the first dimension is dynamic: a dynamic table's rows.
+  bool hasDynamicRows() const { return !shape.empty() && shape[0] == -1; }
   /// "f32[784,100]"
   std::string str() const;
 };

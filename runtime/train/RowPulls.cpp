@@ -102,28 +102,29 @@ int64_t taskOf(ir::PullRowsOp pull, size_t numTasks) {
   return task;
 }
 
-/// `ids` (the pull's operand) as i64, flattened, after the checks of the
-/// table's rows: an id outside the table is the input's fault, so the
-/// error names the placeholder that fed it and where in the batch it is,
-/// before anything is asked. A dynamic table (no table_rows) takes every
-/// non-negative id.
-Tensor checkedIds(ir::PullRowsOp pull, const Tensor &ids) {
-  Tensor flat =
-      kernels::reshape(kernels::cast(ids, DType::I64), {ids.numElements()});
+/// A lookup's ids (the pull's operand) as i64, flattened.
+Tensor flatIds(const Tensor &ids) {
+  return kernels::reshape(kernels::cast(ids, DType::I64), {ids.numElements()});
+}
+
+/// Checks the table's rows: an id outside the table is the input's fault,
+/// so the error names the placeholder that fed it and where in the batch
+/// it is, before anything is asked. A dynamic table (no table_rows) takes
+/// every non-negative id.
+void checkIds(ir::PullRowsOp pull, const Tensor &flat, const Shape &shape) {
   std::optional<uint64_t> tableRows = pull.getTableRows();
-  checkIdsInTable(pull, flat, ids.shape(),
+  checkIdsInTable(pull, flat, shape,
                   tableRows ? static_cast<int64_t>(*tableRows)
                             : std::numeric_limits<int64_t>::max());
-  return flat;
 }
 
 /// The distinct ids `pull` asks its task for: a shard of a partitioned
 /// table holds some of the ids, at rows of its own, and the others read as
 /// padding.
-DistinctIds distinctIdsOf(ir::PullRowsOp pull, Tensor flat,
+DistinctIds distinctIdsOf(ir::PullRowsOp pull, const Tensor &flat,
                           const Shape &shape) {
   if (ir::RowShardAttr shard = pull.getShardAttr())
-    flat = exec::shardLocalIds(shard, flat);
+    return distinctIds(exec::shardLocalIds(shard, flat), shape);
   return distinctIds(flat, shape);
 }
 
@@ -179,8 +180,10 @@ std::shared_ptr<void> PullRowsHandler::beginStep(mlir::func::FuncOp function,
   std::map<int64_t,
            std::vector<std::pair<mlir::Operation *, const DistinctIds *>>>
       pending;
-  // The distinct ids of a placeholder as one shard (or a whole table) is
-  // asked for them: the same for each table the feature looks up.
+  // A placeholder's ids as i64, and its distinct ids as one shard (or a
+  // whole table) is asked for them: the same for each table the feature
+  // looks up.
+  std::map<mlir::Operation *, Tensor> flatOf;
   std::map<std::pair<mlir::Operation *, const void *>, DistinctIds> shared;
   function.walk([&](ir::PullRowsOp pull) {
     auto placeholder = pull.getIds().getDefiningOp<ir::PlaceholderOp>();
@@ -191,13 +194,17 @@ std::shared_ptr<void> PullRowsHandler::beginStep(mlir::func::FuncOp function,
       return;
     try {
       int64_t task = taskOf(pull, ps.size());
-      Tensor flat = checkedIds(pull, fed->second);
+      auto flat = flatOf.find(placeholder.getOperation());
+      if (flat == flatOf.end())
+        flat = flatOf.emplace(placeholder.getOperation(), flatIds(fed->second))
+                   .first;
+      checkIds(pull, flat->second, fed->second.shape());
       auto key = std::make_pair(placeholder.getOperation(),
                                 pull.getShardAttr().getAsOpaquePointer());
       auto it = shared.find(key);
       if (it == shared.end())
         it = shared
-                 .emplace(key, distinctIdsOf(pull, std::move(flat),
+                 .emplace(key, distinctIdsOf(pull, flat->second,
                                              fed->second.shape()))
                  .first;
       const DistinctIds &distinct = it->second;
@@ -255,8 +262,9 @@ void PullRowsHandler::runAsync(const exec::ExternalOpCall &call,
 
 Tensor PullRowsHandler::pullAlone(ir::PullRowsOp pull, const Tensor &ids) {
   int64_t task = taskOf(pull, ps.size());
-  DistinctIds distinct =
-      distinctIdsOf(pull, checkedIds(pull, ids), ids.shape());
+  Tensor flat = flatIds(ids);
+  checkIds(pull, flat, ids.shape());
+  DistinctIds distinct = distinctIdsOf(pull, flat, ids.shape());
   if (distinct.ids.numElements() == 0)
     return rowsOf(pull, distinct, nullptr);
   std::vector<ps::RowRequest> request(1);
