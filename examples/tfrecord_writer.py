@@ -11,24 +11,46 @@ share (TensorFlow is not needed):
     length and data each followed by their masked CRC-32C (frame);
   - write_records writes a file under a hidden temporary name and renames
     it when complete, so an interrupted run leaves no half-written shard
-    for a glob of the shards to find.
+    for a glob of the shards to find; RecordFile does the same for a
+    caller that writes framed bytes itself (bench/make_stream_data.py).
 
-CRC-32C is computed four bytes at a time with two tables of 65536 entries
-(built on first use, about 0.05 s), about 20 MB/s in CPython (twice a
-table of bytes' speed), or by the C implementation of python3-crc32c when
-that is installed.
+A file is written plain, or compressed as a whole as TensorFlow's
+TFRecordOptions(compression_type=...) writes it:
+
+  - "gzip": one gzip stream over the whole file (".tfrecord.gz");
+  - "zlib": one zlib-wrapped deflate stream (RFC 1950: a 2-byte header,
+    the deflate data, an Adler-32) over the whole file (".tfrecord.zlib").
+
+The gzip header holds no file name and a modification time of 0, so the
+same records give the same bytes on every run.
+
+CRC-32C is computed by a C implementation when one is installed (the
+`crc32c` package, Debian's python3-crc32c, or `google-crc32c`), else four
+bytes at a time with two tables of 65536 entries (built on first use,
+about 0.05 s), about 20 MB/s in CPython (twice a table of bytes' speed).
 """
 
 import array
-import gzip
 import os
 import struct
 import sys
+import zlib
 
-try:  # A C implementation when one is installed (python3-crc32c).
+_fast_crc32c = None
+try:  # A C implementation when one is installed (python3-crc32c, pip crc32c).
     from crc32c import crc32c as _fast_crc32c
 except ImportError:
-    _fast_crc32c = None
+    try:  # pip google-crc32c
+        from google_crc32c import value as _fast_crc32c
+        from google_crc32c import implementation as _google_implementation
+        if _google_implementation != "c":  # its pure-Python fallback is slower than ours
+            _fast_crc32c = None
+    except ImportError:
+        pass
+
+# The file name's suffix of each compression.
+SUFFIXES = {"none": ".tfrecord", "gzip": ".tfrecord.gz", "zlib": ".tfrecord.zlib"}
+COMPRESSIONS = tuple(SUFFIXES)
 
 _POLY = 0x82F63B78  # CRC-32C (Castagnoli), reflected
 
@@ -64,6 +86,11 @@ def _word_tables():
         # lists of int objects (2.5 MiB each) would not.
         _WORD_TABLES = (array.array("I", after32), array.array("I", after16))
     return _WORD_TABLES
+
+
+def crc32c_implementation():
+    """Which CRC-32C crc32c() computes with: "c" or "python"."""
+    return "c" if _fast_crc32c is not None else "python"
 
 
 def crc32c(data):
@@ -145,16 +172,73 @@ def example(features):
     return field(1, entries)  # Example.features
 
 
-def write_records(path, records, compress=False, level=6):
-    """Writes the framed `records` (an iterable of bytes) to `path`, gzip
-    compressed when `compress`, under a temporary name (.NAME.tmp) renamed
-    when done. Returns the number of records."""
-    # A hidden name, which a reader's glob (train-*) does not match.
-    temporary = os.path.join(os.path.dirname(path), "." + os.path.basename(path) + ".tmp")
+def _compressor(compression, level):
+    """A zlib compression object of `compression`, or None for "none"."""
+    if compression in (None, "none"):
+        return None
+    if compression == "gzip":  # a gzip header and trailer (RFC 1952)
+        return zlib.compressobj(level, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    if compression == "zlib":  # a zlib header and trailer (RFC 1950)
+        return zlib.compressobj(level, zlib.DEFLATED, zlib.MAX_WBITS)
+    raise ValueError("compression %r: not one of %s" % (compression, ", ".join(COMPRESSIONS)))
+
+
+class RecordFile:
+    """A TFRecord file being written: write() takes framed bytes (frame()),
+    compressed as `compression` ("none", "gzip" or "zlib") at `level`. The
+    bytes go to a hidden temporary name (.NAME.tmp), renamed to `path` by
+    close() (or the end of a with block without an exception); an
+    exception removes the temporary file instead."""
+
+    def __init__(self, path, compression="none", level=6):
+        self.path = path
+        self.temporary = os.path.join(os.path.dirname(path), "." + os.path.basename(path) + ".tmp")
+        self.compressor = _compressor(compression, level)
+        self.file = open(self.temporary, "wb")
+        self.bytes_in = 0  # framed bytes given to write()
+
+    def write(self, data):
+        self.bytes_in += len(data)
+        if self.compressor is not None:
+            data = self.compressor.compress(data)
+        if data:
+            self.file.write(data)
+
+    def close(self):
+        if self.file is None:
+            return
+        if self.compressor is not None:
+            self.file.write(self.compressor.flush())
+        self.file.close()
+        self.file = None
+        os.replace(self.temporary, self.path)
+
+    def abandon(self):
+        if self.file is not None:
+            self.file.close()
+            self.file = None
+            os.unlink(self.temporary)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, value, traceback):
+        if kind is None:
+            self.close()
+        else:
+            self.abandon()
+        return False
+
+
+def write_records(path, records, compress=False, level=6, compression=None):
+    """Writes the framed `records` (an iterable of bytes) to `path`, plain or
+    compressed as `compression` ("none", "gzip" or "zlib"; `compress`=True
+    is "gzip", for older callers), under a temporary name (.NAME.tmp)
+    renamed when done. Returns the number of records."""
+    if compression is None:
+        compression = "gzip" if compress else "none"
     count = 0
-    opener = (lambda p: gzip.open(p, "wb", compresslevel=level)) if compress \
-        else (lambda p: open(p, "wb"))
-    with opener(temporary) as f:
+    with RecordFile(path, compression, level) as f:
         chunk = []
         for record in records:
             chunk.append(frame(record))
@@ -163,5 +247,4 @@ def write_records(path, records, compress=False, level=6):
                 f.write(b"".join(chunk))
                 chunk = []
         f.write(b"".join(chunk))
-    os.replace(temporary, path)
     return count

@@ -23,8 +23,10 @@ per ad impression, with the features
           (not TensorFlow's FingerprintCat64: the ids differ from TF's, the
           structure is the same)
 
-written to <out>/train-0000K-of-0000N.tfrecord[.gz] and
-<out>/test-00000-of-00001.tfrecord[.gz], with <out>/meta.json (the features,
+written to <out>/train-0000K-of-0000N.tfrecord[.gz|.zlib] and
+<out>/test-00000-of-00001.tfrecord[.gz|.zlib] (--compression: none, the
+default, gzip or zlib, each file compressed as a whole as TensorFlow's
+TFRecordOptions writes it), with <out>/meta.json (the features,
 vocabulary sizes, L = --max_ids, counts, the bindings below) and
 <out>/inputs.txt (the same bindings for dtf-run --input_file). The crosses
 are precomputed in the data rather than computed in the graph
@@ -71,8 +73,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from tfrecord_writer import field, float_feature, int64_feature, varint, \
-    write_records  # noqa: E402
+from tfrecord_writer import COMPRESSIONS, SUFFIXES, field, float_feature, \
+    int64_feature, varint, write_records  # noqa: E402
 
 MASK = 0xFFFFFFFFFFFFFFFF
 # The logit's scale: for a normal score, sigmoid(b + 1.25 z) with a base
@@ -336,7 +338,7 @@ def write_shard(task):
             yield field(1, b"".join(parts))
 
     start = time.time()
-    write_records(path, examples(), compress=params["compress"])
+    write_records(path, examples(), compression=params["compression"])
     stats["seconds"] = time.time() - start
     stats["path"] = path
     stats["split"] = split
@@ -367,7 +369,8 @@ def main():
     parser.add_argument("--cross_buckets", type=int, default=100000,
                         help="hash buckets of each cross (crossed_column's hash_bucket_size); "
                              "0: raw 63-bit hashes, for a dynamic table")
-    parser.add_argument("--compression", choices=["gzip", "none"], default="none")
+    parser.add_argument("--compression", choices=COMPRESSIONS, default="none",
+                        help="each file compressed as a whole (default none)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
                         help="processes writing shards")
     args = parser.parse_args()
@@ -396,7 +399,7 @@ def main():
     out = os.path.abspath(args.out)
     params = {"seed": args.seed, "vocab": vocab_sizes(args.total_rows, args.categorical),
               "max_ids": args.max_ids, "zipf": args.zipf, "ctr": args.ctr,
-              "dense_features": args.dense_features, "compress": args.compression == "gzip",
+              "dense_features": args.dense_features, "compression": args.compression,
               "crosses": args.crosses, "cross_buckets": args.cross_buckets}
     names = ["c%d" % f for f in range(args.categorical)]
     for name, size in zip(names, params["vocab"]):
@@ -417,7 +420,7 @@ def main():
     print("hidden model calibrated on %d examples in %.1f s (logit offset %.3f)"
           % (CALIBRATION_EXAMPLES, time.time() - start, params["calibration"][4]))
 
-    suffix = ".tfrecord.gz" if params["compress"] else ".tfrecord"
+    suffix = SUFFIXES[args.compression]
     tasks = [("train", k, args.train_shards, args.examples_per_shard,
               os.path.join(out, "train-%05d-of-%05d%s" % (k, args.train_shards, suffix)))
              for k in range(args.train_shards)]

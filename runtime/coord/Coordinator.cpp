@@ -24,7 +24,12 @@ std::string join(const std::vector<int> &indices) {
 } // namespace
 
 Coordinator::Coordinator(CoordinatorOptions options)
-    : options(std::move(options)) {
+    : options(std::move(options)),
+      data_(DataCoordinatorOptions{
+          this->options.numWorkers, this->options.maxWait, [this] {
+            std::lock_guard<std::mutex> lock(mutex);
+            return workerStatesLocked(Clock::now()).lost;
+          }}) {
   // A worker that never shows up is lost one heartbeat timeout after the
   // start.
   workers.resize(std::max(this->options.numWorkers, 0),
@@ -32,14 +37,21 @@ Coordinator::Coordinator(CoordinatorOptions options)
 }
 
 Registration Coordinator::registerTask(const std::string &job, int index) {
-  std::lock_guard<std::mutex> lock(mutex);
-  sawTaskLocked(job, index);
-  // Whatever a restarted worker reported before its restart no longer
-  // holds.
-  if (job == "worker")
-    workers[index].done = false;
-  changed.notify_all();
-  return {initialized, stopRequested_};
+  Registration registration;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    sawTaskLocked(job, index);
+    // Whatever a restarted worker reported before its restart no longer
+    // holds.
+    if (job == "worker")
+      workers[index].done = false;
+    changed.notify_all();
+    registration = {initialized, stopRequested_};
+  }
+  // The units it was reading stay its own: a worker also registers again
+  // when it recovers from a failed call, its readers intact. A restarted
+  // one gives them back when it defines the data set again (defineData).
+  return registration;
 }
 
 bool Coordinator::heartbeat(const std::string &job, int index) {
@@ -91,10 +103,13 @@ int64_t Coordinator::globalStep() const {
 }
 
 void Coordinator::workerDone(int index) {
-  std::lock_guard<std::mutex> lock(mutex);
-  sawTaskLocked("worker", index);
-  workers[index].done = true;
-  changed.notify_all();
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    sawTaskLocked("worker", index);
+    workers[index].done = true;
+    changed.notify_all();
+  }
+  data_.releaseWorker(index, ReleaseReason::Done);
 }
 
 WorkerStates Coordinator::waitWorkersDone(std::chrono::milliseconds timeout,
@@ -119,12 +134,54 @@ WorkerStates Coordinator::waitWorkersDone(std::chrono::milliseconds timeout,
 }
 
 void Coordinator::stop(const std::string &reason) {
-  std::lock_guard<std::mutex> lock(mutex);
-  if (!stopRequested_) {
-    stopRequested_ = true;
-    stopReason = reason.empty() ? "no reason given" : reason;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!stopRequested_) {
+      stopRequested_ = true;
+      stopReason = reason.empty() ? "no reason given" : reason;
+    }
+    changed.notify_all();
   }
+  data_.stop(reason);
+}
+
+void Coordinator::sawWorker(int worker) {
+  std::lock_guard<std::mutex> lock(mutex);
+  sawTaskLocked("worker", worker);
   changed.notify_all();
+}
+
+void Coordinator::defineData(int worker, const DataSetDefinition &definition) {
+  sawWorker(worker);
+  // A worker defines the data set once per process, when its readers
+  // start: whatever units it held before were a previous process's.
+  data_.releaseWorker(worker, ReleaseReason::Restarted);
+  data_.define(worker, definition);
+}
+
+std::optional<WorkUnit>
+Coordinator::acquireUnit(int worker, std::chrono::milliseconds timeout,
+                         const ClientLeft &clientLeft) {
+  sawWorker(worker);
+  std::optional<WorkUnit> unit = data_.acquire(worker, timeout, clientLeft);
+  // It was alive while it waited.
+  sawWorker(worker);
+  return unit;
+}
+
+void Coordinator::reportData(int worker, const DataReport &report) {
+  sawWorker(worker);
+  data_.report(worker, report);
+}
+
+DataStats Coordinator::dataStats() { return data_.stats(); }
+
+std::string Coordinator::saveDataState(int64_t globalStep) {
+  return data_.saveState(globalStep);
+}
+
+void Coordinator::restoreDataState(const std::string &state) {
+  data_.restoreState(state);
 }
 
 bool Coordinator::isInitialized() const {
@@ -143,9 +200,12 @@ WorkerStates Coordinator::workerStates() const {
 }
 
 void Coordinator::beginShutdown() {
-  std::lock_guard<std::mutex> lock(mutex);
-  shuttingDown = true;
-  changed.notify_all();
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    shuttingDown = true;
+    changed.notify_all();
+  }
+  data_.beginShutdown();
 }
 
 void Coordinator::sawTaskLocked(const std::string &job, int index) {

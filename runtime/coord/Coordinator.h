@@ -8,6 +8,12 @@
 // timeout: a killed worker must not keep the cluster up), then stops
 // training. runtime/rpc/README.md describes the whole protocol.
 //
+// It also owns the cluster's DataCoordinator (DataCoordinator.h), which
+// hands out the units of the data set: a worker defining the data set
+// again (a new process: its readers start) or done gives back the units it
+// held, and a lost worker's units go back at the
+// latest at the next call of any worker.
+//
 // No transport: rpc::CoordinationService serves a Coordinator over gRPC,
 // InProcessCoordinatorConnection calls one in the same process. Failures
 // are dtf::Error:
@@ -27,12 +33,14 @@
 #pragma once
 
 #include "runtime/coord/CoordinatorConnection.h"
+#include "runtime/coord/DataCoordinator.h"
 
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -63,8 +71,9 @@ public:
   Coordinator(const Coordinator &) = delete;
   Coordinator &operator=(const Coordinator &) = delete;
 
-  /// `job` is "worker" or "ps". A worker registering again has restarted:
-  /// it is no longer done.
+  /// `job` is "worker" or "ps". A worker registering again has restarted
+  /// or recovered: it is no longer done. (Its units of data go back when
+  /// it defines the data set again, which only a new process does.)
   Registration registerTask(const std::string &job, int index);
   /// Records that the task is alive; returns whether training is to stop.
   bool heartbeat(const std::string &job, int index);
@@ -74,6 +83,8 @@ public:
   void waitInitialized(std::chrono::milliseconds timeout,
                        const ClientLeft &clientLeft = {});
   int64_t globalStep() const;
+  /// The worker finished: it is done, and the units of data it held (not
+  /// done) go back.
   void workerDone(int index);
   /// Returns once every worker is done or lost (`running` is then empty).
   /// Blocks for at most min(`timeout`, maxWait).
@@ -82,6 +93,24 @@ public:
   /// Ends training: heartbeats and registrations answer stop from now on,
   /// and waits end with Aborted. The first reason is kept.
   void stop(const std::string &reason);
+
+  // The data set (DataCoordinator.h). A call naming a worker counts as
+  // hearing from it, and throws InvalidArgument for a worker outside the
+  // cluster.
+
+  void defineData(int worker, const DataSetDefinition &definition);
+  /// Blocks for at most min(`timeout`, maxWait) (DeadlineExceeded);
+  /// nullopt when the data is finished.
+  std::optional<WorkUnit> acquireUnit(int worker,
+                                      std::chrono::milliseconds timeout,
+                                      const ClientLeft &clientLeft = {});
+  void reportData(int worker, const DataReport &report);
+  DataStats dataStats();
+  /// The data state as of global step `globalStep`, to keep with the
+  /// checkpoint of that step.
+  std::string saveDataState(int64_t globalStep);
+  void restoreDataState(const std::string &state);
+  DataCoordinator &data() { return data_; }
 
   bool isInitialized() const;
   bool stopRequested() const;
@@ -102,6 +131,8 @@ private:
   /// Records that the task is alive; throws InvalidArgument unless it is a
   /// task of the cluster. Requires the mutex.
   void sawTaskLocked(const std::string &job, int index);
+  /// sawTaskLocked("worker", worker), taking the mutex.
+  void sawWorker(int worker);
   WorkerStates workerStatesLocked(Clock::time_point now) const;
   /// Blocks until `done` returns true, re-evaluating it at every change of
   /// state and often enough to notice a worker getting lost or the caller
@@ -123,6 +154,9 @@ private:
   bool stopRequested_ = false;
   std::string stopReason;
   bool shuttingDown = false;
+  /// Asks for lost workers with its own lock held: never called with
+  /// `mutex` held.
+  DataCoordinator data_;
 };
 
 } // namespace dtf::coord

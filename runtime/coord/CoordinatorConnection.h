@@ -2,8 +2,9 @@
 //
 // What a task asks of the coordination service (runtime/coord/Coordinator.h):
 // register, send heartbeats, wait for the chief's initialization, report
-// done, stop training. The training loop and the supervisor hold this
-// interface, not a transport: rpc::CoordinationClient implements it over
+// done, stop training; and the units of the data set its readers train on
+// (runtime/coord/DataCoordinator.h). The training loop and the supervisor hold
+// this interface, not a transport: rpc::CoordinationClient implements it over
 // gRPC, coord::InProcessCoordinatorConnection calls a Coordinator of the
 // same process (tests, the one-process mode). Failures are dtf::Error with
 // the code the coordinator or the transport gave.
@@ -12,8 +13,11 @@
 
 #pragma once
 
+#include "runtime/coord/DataTypes.h"
+
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -61,6 +65,29 @@ public:
   virtual WorkerStates waitWorkersDone(std::chrono::milliseconds timeout) = 0;
   /// Ends training: heartbeats answer stop from now on.
   virtual void stop(const std::string &reason) = 0;
+
+  // The data set (runtime/coord/DataCoordinator.h). `worker` is the
+  // calling worker's index.
+
+  /// Every worker defines the data set at its start; the first definition
+  /// wins, an identical one is accepted, another is InvalidArgument.
+  virtual void defineData(int worker, const DataSetDefinition &definition) = 0;
+  /// The next unit for the worker's readers; nullopt when the data is
+  /// finished. Blocks while none is pending but some may come back, for at
+  /// most `timeout` (then DeadlineExceeded: ask again); Aborted when
+  /// training was stopped.
+  virtual std::optional<WorkUnit>
+  acquireUnit(int worker, std::chrono::milliseconds timeout) = 0;
+  /// Units read to their end, records pushing and records trained (with
+  /// the global step they are in the model from): one call per step.
+  virtual void reportData(int worker, const DataReport &report) = 0;
+  /// The data state as of global step `globalStep`, as bytes to keep with
+  /// the checkpoint of that step.
+  virtual std::string dataState(int64_t globalStep) = 0;
+  /// Replaces the data state by one dataState() returned: every unit not
+  /// done is pending again (the model was restored to that checkpoint).
+  virtual void restoreDataState(const std::string &state) = 0;
+  virtual DataStats dataStats() = 0;
 };
 
 } // namespace dtf::coord

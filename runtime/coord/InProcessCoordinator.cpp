@@ -74,4 +74,35 @@ void InProcessCoordinatorConnection::stop(const std::string &reason) {
   coordinator.stop(reason);
 }
 
+void InProcessCoordinatorConnection::defineData(
+    int worker, const DataSetDefinition &definition) {
+  coordinator.defineData(worker, definition);
+}
+
+std::optional<WorkUnit>
+InProcessCoordinatorConnection::acquireUnit(int worker,
+                                            std::chrono::milliseconds timeout) {
+  return waitFor(timeout, [&](std::chrono::milliseconds slice) {
+    return coordinator.acquireUnit(worker, slice);
+  });
+}
+
+void InProcessCoordinatorConnection::reportData(int worker,
+                                                const DataReport &report) {
+  coordinator.reportData(worker, report);
+}
+
+std::string InProcessCoordinatorConnection::dataState(int64_t globalStep) {
+  return coordinator.saveDataState(globalStep);
+}
+
+void InProcessCoordinatorConnection::restoreDataState(
+    const std::string &state) {
+  coordinator.restoreDataState(state);
+}
+
+DataStats InProcessCoordinatorConnection::dataStats() {
+  return coordinator.dataStats();
+}
+
 } // namespace dtf::coord

@@ -35,6 +35,14 @@ public:
   WorkerStates waitWorkersDone(std::chrono::milliseconds timeout) override;
   void stop(const std::string &reason) override;
 
+  void defineData(int worker, const DataSetDefinition &definition) override;
+  std::optional<WorkUnit>
+  acquireUnit(int worker, std::chrono::milliseconds timeout) override;
+  void reportData(int worker, const DataReport &report) override;
+  std::string dataState(int64_t globalStep) override;
+  void restoreDataState(const std::string &state) override;
+  DataStats dataStats() override;
+
 private:
   Coordinator &coordinator;
   std::string peer_ = "coordinator in this process";

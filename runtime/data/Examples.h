@@ -1,7 +1,7 @@
 //===- Examples.h - tf.train.Example features from TFRecord files ---------===//
 //
 // The format TensorFlow users keep training data in: TFRecord files
-// (Records.h), plain or gzip-compressed, of serialized tf.train.Example
+// (Records.h), plain, GZIP- or ZLIB-compressed, of serialized tf.train.Example
 // protos (proto/example.proto, wire-compatible with TensorFlow's). A
 // feature becomes one array row per example:
 //
@@ -31,8 +31,10 @@
 #include "runtime/data/Array.h"
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace dtf::data {
@@ -61,12 +63,54 @@ struct FeatureRequest {
   /// The table the feature's ids look up, whose rows they must be; unset
   /// when no lookup takes them (or none is known).
   std::optional<IdTable> table;
+  /// The values every example's feature must hold (not varlen): what one
+  /// example of `rowOf` takes. Unset: as many as the first example's.
+  std::optional<int64_t> values;
+};
+
+/// Parses serialized tf.train.Examples into one array row per example and
+/// request: the work on each record of readExampleFeatures, which streaming
+/// input (Streaming.h) does on its records in chunks.
+class ExampleParser {
+public:
+  explicit ExampleParser(std::vector<FeatureRequest> features);
+  ~ExampleParser();
+  ExampleParser(ExampleParser &&) noexcept;
+  ExampleParser &operator=(ExampleParser &&) noexcept;
+
+  /// Appends a row to each array for the Example serialized in `record`,
+  /// the record numbered `index` of `file`. On an error appends nothing and
+  /// throws std::runtime_error "<file>: record <index>: <why>". Every
+  /// example's features must have the kind and number of values of the
+  /// first example this parser took (or `values`).
+  void add(std::string_view record, const std::string &file, int64_t index);
+  /// Examples added since the last take().
+  int64_t examples() const { return rows; }
+  /// One array per request of the examples added since the last take(),
+  /// dimension 0 indexing them (a varlen feature's is int64 [examples,
+  /// rowLength]); each array's source is "feature 'F' of <of>".
+  std::vector<Array> take(const std::string &of);
+
+private:
+  struct State;
+  std::vector<FeatureRequest> features;
+  std::unique_ptr<State> state;
+  std::vector<Array> arrays;
+  std::vector<size_t> counts;
+  int64_t rows = 0;
+  int64_t parsed = 0;
 };
 
 /// The files matching the glob(3) pattern `pattern`, sorted; a pattern
 /// without wildcards names one file, which must exist. Throws naming the
 /// pattern when nothing matches.
 std::vector<std::string> matchFiles(const std::string &pattern);
+
+/// The files matching any of the comma-separated glob(3) patterns in
+/// `patterns` (each as matchFiles takes it), sorted, each once. Throws
+/// std::runtime_error naming the pattern that matches nothing, or saying
+/// that the list (or one of its patterns) is empty.
+std::vector<std::string> matchFilePatterns(const std::string &patterns);
 
 /// Reads every record of `files`, in order, and returns one array per
 /// request, dimension 0 indexing the examples: a varlen feature's is int64

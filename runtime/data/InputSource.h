@@ -24,11 +24,37 @@ public:
 
   /// The placeholders each batch feeds.
   virtual const std::vector<std::string> &placeholders() const = 0;
-  /// Examples in one pass over the source (this shard of it).
+  /// Examples in one pass over the source (this shard of it); -1 when not
+  /// known before reading it all (streaming input).
   virtual int64_t size() const = 0;
   /// Sets `feeds[name]` for each placeholder to the next `batch` examples
-  /// (dimension 0), starting the next pass where one ends.
+  /// (dimension 0), starting the next pass where one ends. A source with a
+  /// last pass (--num_epochs) throws Error(OutOfRange) when no whole batch
+  /// is left, as tf.data's OutOfRangeError ends a TF1 training loop.
   virtual void nextBatch(int64_t batch, FeedMap &feeds) = 0;
+
+  // Accounting of what is trained on, for sources whose units of work a
+  // coordinator hands out (WorkUnits.h): each batch has an id; the trainer
+  // says what became of it. Other sources number no batch (id 0) and
+  // ignore the calls.
+
+  /// The id of the batch the last nextBatch() returned; 0 when the source
+  /// does not account.
+  virtual uint64_t lastBatchId() const { return 0; }
+  /// Batch `id` is being trained on: its gradients may be pushed from now
+  /// on. Does not wait; awaitAccounted() does.
+  virtual void batchPushing(uint64_t id) { (void)id; }
+  /// Returns once whatever keeps the account (a data coordinator) knows of
+  /// every batch said to be pushing: a push may then go.
+  virtual void awaitAccounted() {}
+  /// Batch `id` was trained on: part of the model from `globalStep` on.
+  virtual void batchTrained(uint64_t id, int64_t globalStep) {
+    (void)id;
+    (void)globalStep;
+  }
+  /// Batch `id` was not trained on (its step failed, or its push was
+  /// dropped as stale): a later nextBatch() serves its examples again.
+  virtual void batchLost(uint64_t id) { (void)id; }
 };
 
 } // namespace dtf::data

@@ -62,7 +62,8 @@ int64_t integerAt(const Array &array, int64_t index) {
   return static_cast<int64_t>(valueAt(array, index));
 }
 
-/// `array` as the column of placeholder `spec.placeholder` of `type`.
+} // namespace
+
 Tensor toColumn(const Array &array, const InputSpec &spec,
                 const ExampleType &type) {
   std::string where = spec.origin + ": input of placeholder '" +
@@ -81,7 +82,9 @@ Tensor toColumn(const Array &array, const InputSpec &spec,
 
   Shape shape = type.shape;
   shape.insert(shape.begin(), examples);
-  Tensor column(type.dtype, shape);
+  // Every element is written below, but for one-hot rows.
+  Tensor column = spec.oneHotClasses ? Tensor(type.dtype, shape)
+                                     : Tensor::uninitialized(type.dtype, shape);
   if (spec.oneHotClasses) {
     int64_t classes = *spec.oneHotClasses;
     if (!isInteger(array.type) || held != 1)
@@ -122,6 +125,20 @@ Tensor toColumn(const Array &array, const InputSpec &spec,
       std::memcpy(column.rawData(), array.bytes.data(), array.bytes.size());
       return column;
     }
+    if (array.type == ElementType::U8) {
+      // Pixels, the common case, without a switch per element.
+      const uint8_t *in = array.bytes.data();
+      if (type.dtype == DType::F32) {
+        float *out = column.data<float>();
+        for (int64_t i = 0; i < count; ++i)
+          out[i] = static_cast<float>(static_cast<double>(in[i]) * scale);
+      } else {
+        double *out = column.data<double>();
+        for (int64_t i = 0; i < count; ++i)
+          out[i] = static_cast<double>(in[i]) * scale;
+      }
+      return column;
+    }
     for (int64_t i = 0; i < count; ++i) {
       double value = valueAt(array, i) * scale;
       if (type.dtype == DType::F32)
@@ -147,6 +164,10 @@ Tensor toColumn(const Array &array, const InputSpec &spec,
     throw std::invalid_argument(where + holds +
                                 "; floats do not convert to an integer "
                                 "placeholder");
+  if (type.dtype == DType::I64 && array.type == ElementType::I64) {
+    std::memcpy(column.rawData(), array.bytes.data(), array.bytes.size());
+    return column;
+  }
   for (int64_t i = 0; i < count; ++i) {
     int64_t value = integerAt(array, i);
     if (type.dtype == DType::I64) {
@@ -162,6 +183,8 @@ Tensor toColumn(const Array &array, const InputSpec &spec,
   return column;
 }
 
+namespace {
+
 Array fromIdx(const std::string &path) {
   IdxArray idx = readIdxFile(path, kAnyRank);
   Array array;
@@ -172,8 +195,8 @@ Array fromIdx(const std::string &path) {
   return array;
 }
 
-/// The rows of the placeholder a varlen binding feeds: L of its [batch, L]
-/// i64 or i32. Throws naming the binding when the placeholder is not such.
+} // namespace
+
 int64_t varlenRowLength(const InputSpec &spec, const ExampleType &type) {
   if ((type.dtype != DType::I64 && type.dtype != DType::I32) ||
       type.shape.size() != 1)
@@ -184,6 +207,46 @@ int64_t varlenRowLength(const InputSpec &spec, const ExampleType &type) {
         "of shape [batch, L]");
   return type.shape[0];
 }
+
+FeatureRequest
+featureRequest(const InputSpec &spec,
+               const std::map<std::string, ExampleType> &placeholders,
+               const std::map<std::string, IdTable> &tables) {
+  FeatureRequest request;
+  request.name = spec.member;
+  if (auto table = tables.find(spec.placeholder); table != tables.end())
+    request.table = table->second;
+  if (spec.varlen) {
+    const ExampleType &type = placeholders.at(spec.placeholder);
+    request.varlen = true;
+    request.rowLength = varlenRowLength(spec, type);
+    request.rowOf = "placeholder '" + spec.placeholder + "' (" +
+                    dtypeName(type.dtype) + " " + shapeToString(type.shape) +
+                    " per example)";
+  }
+  return request;
+}
+
+void checkBindings(const std::vector<InputSpec> &specs,
+                   const std::map<std::string, ExampleType> &placeholders) {
+  std::set<std::string> bound;
+  for (const InputSpec &spec : specs) {
+    if (!placeholders.count(spec.placeholder))
+      throw std::invalid_argument(spec.origin +
+                                  ": the model has no "
+                                  "placeholder '" +
+                                  spec.placeholder + "'");
+    if (!bound.insert(spec.placeholder).second)
+      throw std::invalid_argument(spec.origin + ": placeholder '" +
+                                  spec.placeholder + "' is bound twice");
+  }
+  // A varlen binding's placeholder is checked before any file is read.
+  for (const InputSpec &spec : specs)
+    if (spec.varlen)
+      varlenRowLength(spec, placeholders.at(spec.placeholder));
+}
+
+namespace {
 
 /// Reads the arrays of `specs`, each file set once.
 std::vector<Array>
@@ -209,20 +272,7 @@ readArrays(const std::vector<InputSpec> &specs,
       for (size_t j = i; j < specs.size(); ++j)
         if (specs[j].format == "tfrecord" && specs[j].path == spec.path) {
           group.push_back(j);
-          FeatureRequest request;
-          request.name = specs[j].member;
-          if (auto table = tables.find(specs[j].placeholder);
-              table != tables.end())
-            request.table = table->second;
-          if (specs[j].varlen) {
-            const ExampleType &type = placeholders.at(specs[j].placeholder);
-            request.varlen = true;
-            request.rowLength = varlenRowLength(specs[j], type);
-            request.rowOf = "placeholder '" + specs[j].placeholder + "' (" +
-                            dtypeName(type.dtype) + " " +
-                            shapeToString(type.shape) + " per example)";
-          }
-          features.push_back(std::move(request));
+          features.push_back(featureRequest(specs[j], placeholders, tables));
         }
       std::vector<Array> read =
           readExampleFeatures(matchFiles(spec.path), features);
@@ -242,21 +292,7 @@ std::vector<std::pair<std::string, Tensor>>
 readColumns(const std::vector<InputSpec> &specs,
             const std::map<std::string, ExampleType> &placeholders,
             const std::map<std::string, IdTable> &tables) {
-  std::set<std::string> bound;
-  for (const InputSpec &spec : specs) {
-    if (!placeholders.count(spec.placeholder))
-      throw std::invalid_argument(spec.origin +
-                                  ": the model has no "
-                                  "placeholder '" +
-                                  spec.placeholder + "'");
-    if (!bound.insert(spec.placeholder).second)
-      throw std::invalid_argument(spec.origin + ": placeholder '" +
-                                  spec.placeholder + "' is bound twice");
-  }
-  // A varlen binding's placeholder is checked before any file is read.
-  for (const InputSpec &spec : specs)
-    if (spec.varlen)
-      varlenRowLength(spec, placeholders.at(spec.placeholder));
+  checkBindings(specs, placeholders);
   std::vector<Array> arrays;
   try {
     arrays = readArrays(specs, placeholders, tables);

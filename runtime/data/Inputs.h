@@ -51,6 +51,32 @@ struct ExampleType {
 /// examples. A binding of a placeholder the model lacks, or of one
 /// placeholder twice, is an error. `tables` names, by placeholder, the
 /// table whose rows the ids of a TFRecord feature must be (see above).
+// The steps of readColumns, which streaming input (Streaming.h) takes too.
+
+/// Checks that every binding names a placeholder of `placeholders`, each
+/// one once, and that a varlen binding's placeholder takes rows of ids.
+/// Throws std::invalid_argument naming the binding.
+void checkBindings(const std::vector<InputSpec> &specs,
+                   const std::map<std::string, ExampleType> &placeholders);
+
+/// L of the [batch, L] i64 or i32 placeholder a varlen binding feeds.
+/// Throws std::invalid_argument naming the binding when it is not such.
+int64_t varlenRowLength(const InputSpec &spec, const ExampleType &type);
+
+/// What to read from each Example for the tfrecord binding `spec` (its
+/// placeholder in `placeholders`; `tables` as readColumns takes it).
+FeatureRequest
+featureRequest(const InputSpec &spec,
+               const std::map<std::string, ExampleType> &placeholders,
+               const std::map<std::string, IdTable> &tables);
+
+/// `array` (dimension 0 indexing the examples) as the column of
+/// placeholder `spec.placeholder` of example type `type`, converted as
+/// above. Throws std::invalid_argument naming the binding, the array's
+/// source and the placeholder.
+Tensor toColumn(const Array &array, const InputSpec &spec,
+                const ExampleType &type);
+
 std::vector<std::pair<std::string, Tensor>>
 readColumns(const std::vector<InputSpec> &specs,
             const std::map<std::string, ExampleType> &placeholders,

@@ -25,10 +25,10 @@ TensorSlices::TensorSlices(std::vector<std::pair<std::string, Tensor>> input,
                                   "' are a scalar; dimension 0 must index "
                                   "them");
     if (examples >= 0 && tensor.dim(0) != examples)
-      throw std::invalid_argument(
-          "placeholder '" + name + "' has " + std::to_string(tensor.dim(0)) +
-          " examples where '" + names.front() + "' has " +
-          std::to_string(examples));
+      throw std::invalid_argument("placeholder '" + name + "' has " +
+                                  std::to_string(tensor.dim(0)) +
+                                  " examples where '" + names.front() +
+                                  "' has " + std::to_string(examples));
     examples = tensor.dim(0);
     names.push_back(name);
     rowBytes.push_back(examples == 0 ? 0 : tensor.byteSize() / examples);
@@ -41,8 +41,8 @@ TensorSlices::TensorSlices(std::vector<std::pair<std::string, Tensor>> input,
     order.push_back(example);
   if (order.empty())
     throw std::invalid_argument("shard " + std::to_string(shard.index) +
-                                " of " + std::to_string(shard.count) +
-                                " of " + std::to_string(examples) +
+                                " of " + std::to_string(shard.count) + " of " +
+                                std::to_string(examples) +
                                 " examples is empty");
   if (shuffleSeed) {
     random.emplace(*shuffleSeed);

@@ -39,9 +39,7 @@ public:
   const std::vector<std::string> &placeholders() const override {
     return names;
   }
-  int64_t size() const override {
-    return static_cast<int64_t>(order.size());
-  }
+  int64_t size() const override { return static_cast<int64_t>(order.size()); }
   void nextBatch(int64_t batch, FeedMap &feeds) override;
 
 private:

@@ -3,6 +3,9 @@
 #include "runtime/rpc/CoordinationClient.h"
 
 #include "runtime/rpc/Channel.h"
+#include "runtime/rpc/CoordinationWire.h"
+
+#include "runtime/core/Error.h"
 
 namespace dtf::rpc {
 
@@ -92,6 +95,67 @@ void CoordinationClient::stop(const std::string &reason) {
   StopTrainingRequest request;
   request.set_reason(reason);
   unaryCall(peer_, "Stop", options, *stub, &Coordination::Stub::Stop, request);
+}
+
+void CoordinationClient::defineData(
+    int worker, const coord::DataSetDefinition &definition) {
+  DefineDataRequest request;
+  request.set_worker(worker);
+  encodeDataSet(definition, request.mutable_data_set());
+  unaryCall(peer_, "DefineData", options, *stub,
+            &Coordination::Stub::DefineData, request);
+}
+
+std::optional<WorkUnit>
+CoordinationClient::acquireUnit(int worker, std::chrono::milliseconds timeout) {
+  AcquireUnitResponse response;
+  longPoll(peer_, "AcquireUnit", options, timeout,
+           [&](grpc::ClientContext &context, std::chrono::milliseconds slice) {
+             AcquireUnitRequest request;
+             request.set_worker(worker);
+             request.set_timeout_ms(slice.count());
+             return stub->AcquireUnit(&context, request, &response);
+           });
+  if (response.finished())
+    return std::nullopt;
+  try {
+    return decodeUnit(response.unit());
+  } catch (const Error &error) {
+    throw callFailed(peer_, "AcquireUnit", ErrorCode::DataLoss,
+                     std::string("malformed response: ") + error.what());
+  }
+}
+
+void CoordinationClient::reportData(int worker,
+                                    const coord::DataReport &report) {
+  ReportDataRequest request;
+  request.set_worker(worker);
+  encodeReport(report, &request);
+  unaryCall(peer_, "ReportData", options, *stub,
+            &Coordination::Stub::ReportData, request);
+}
+
+std::string CoordinationClient::dataState(int64_t globalStep) {
+  GetDataStateRequest request;
+  request.set_global_step(globalStep);
+  GetDataStateResponse response =
+      unaryCall(peer_, "GetDataState", options, *stub,
+                &Coordination::Stub::GetDataState, request);
+  return std::move(*response.mutable_state());
+}
+
+void CoordinationClient::restoreDataState(const std::string &state) {
+  RestoreDataStateRequest request;
+  request.set_state(state);
+  unaryCall(peer_, "RestoreDataState", options, *stub,
+            &Coordination::Stub::RestoreDataState, request);
+}
+
+coord::DataStats CoordinationClient::dataStats() {
+  GetDataStatsResponse response =
+      unaryCall(peer_, "GetDataStats", options, *stub,
+                &Coordination::Stub::GetDataStats, GetDataStatsRequest());
+  return decodeStats(response);
 }
 
 } // namespace dtf::rpc

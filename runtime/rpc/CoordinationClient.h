@@ -18,6 +18,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace dtf::rpc {
@@ -43,6 +44,16 @@ public:
   coord::WorkerStates
   waitWorkersDone(std::chrono::milliseconds timeout) override;
   void stop(const std::string &reason) override;
+
+  void defineData(int worker,
+                  const coord::DataSetDefinition &definition) override;
+  /// A long poll in slices of options.waitSlice, like waitInitialized.
+  std::optional<WorkUnit>
+  acquireUnit(int worker, std::chrono::milliseconds timeout) override;
+  void reportData(int worker, const coord::DataReport &report) override;
+  std::string dataState(int64_t globalStep) override;
+  void restoreDataState(const std::string &state) override;
+  coord::DataStats dataStats() override;
 
 private:
   std::string peer_;

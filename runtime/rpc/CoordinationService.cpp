@@ -3,10 +3,12 @@
 #include "runtime/rpc/CoordinationService.h"
 
 #include "runtime/rpc/Auth.h"
+#include "runtime/rpc/CoordinationWire.h"
 #include "runtime/rpc/StatusConversion.h"
 
 #include <chrono>
 #include <exception>
+#include <optional>
 
 namespace dtf::rpc {
 
@@ -105,6 +107,61 @@ grpc::Status CoordinationService::Stop(grpc::ServerContext *context,
                                        const StopTrainingRequest *request,
                                        StopTrainingResponse *) {
   return serve(*context, [&] { coordinator_.stop(request->reason()); });
+}
+
+grpc::Status CoordinationService::DefineData(grpc::ServerContext *context,
+                                             const DefineDataRequest *request,
+                                             DefineDataResponse *) {
+  return serve(*context, [&] {
+    coordinator_.defineData(request->worker(),
+                            decodeDataSet(request->data_set()));
+  });
+}
+
+grpc::Status CoordinationService::AcquireUnit(grpc::ServerContext *context,
+                                              const AcquireUnitRequest *request,
+                                              AcquireUnitResponse *response) {
+  return serve(*context, [&] {
+    std::optional<WorkUnit> unit = coordinator_.acquireUnit(
+        request->worker(), std::chrono::milliseconds(request->timeout_ms()),
+        clientLeft(context));
+    if (unit)
+      encodeUnit(*unit, response->mutable_unit());
+    else
+      response->set_finished(true);
+  });
+}
+
+grpc::Status CoordinationService::ReportData(grpc::ServerContext *context,
+                                             const ReportDataRequest *request,
+                                             ReportDataResponse *) {
+  return serve(*context, [&] {
+    coordinator_.reportData(request->worker(), decodeReport(*request));
+  });
+}
+
+grpc::Status
+CoordinationService::GetDataState(grpc::ServerContext *context,
+                                  const GetDataStateRequest *request,
+                                  GetDataStateResponse *response) {
+  return serve(*context, [&] {
+    response->set_state(coordinator_.saveDataState(request->global_step()));
+  });
+}
+
+grpc::Status
+CoordinationService::RestoreDataState(grpc::ServerContext *context,
+                                      const RestoreDataStateRequest *request,
+                                      RestoreDataStateResponse *) {
+  return serve(*context,
+               [&] { coordinator_.restoreDataState(request->state()); });
+}
+
+grpc::Status CoordinationService::GetDataStats(grpc::ServerContext *context,
+                                               const GetDataStatsRequest *,
+                                               GetDataStatsResponse *response) {
+  return serve(*context,
+               [&] { encodeStats(coordinator_.dataStats(), response); });
 }
 
 } // namespace dtf::rpc

@@ -61,6 +61,24 @@ public:
   grpc::Status Stop(grpc::ServerContext *context,
                     const StopTrainingRequest *request,
                     StopTrainingResponse *response) override;
+  grpc::Status DefineData(grpc::ServerContext *context,
+                          const DefineDataRequest *request,
+                          DefineDataResponse *response) override;
+  grpc::Status AcquireUnit(grpc::ServerContext *context,
+                           const AcquireUnitRequest *request,
+                           AcquireUnitResponse *response) override;
+  grpc::Status ReportData(grpc::ServerContext *context,
+                          const ReportDataRequest *request,
+                          ReportDataResponse *response) override;
+  grpc::Status GetDataState(grpc::ServerContext *context,
+                            const GetDataStateRequest *request,
+                            GetDataStateResponse *response) override;
+  grpc::Status RestoreDataState(grpc::ServerContext *context,
+                                const RestoreDataStateRequest *request,
+                                RestoreDataStateResponse *response) override;
+  grpc::Status GetDataStats(grpc::ServerContext *context,
+                            const GetDataStatsRequest *request,
+                            GetDataStatsResponse *response) override;
 
 private:
   /// The one path of every RPC: refuses a call without the cluster token

@@ -6,6 +6,7 @@
 #include "runtime/ps/ParameterServer.h"
 
 #include <chrono>
+#include <cstring>
 #include <iostream>
 #include <thread>
 
@@ -23,11 +24,37 @@ void configureCheckpointRestore(ps::Options &task,
   };
 }
 
-void restoreAtStart(ps::ParameterServer &task,
-                    const ReliabilityOptions &options,
-                    const std::string &taskLabel, std::ostream &log) {
+Tensor inputStateTensor(const std::string &state) {
+  auto words = static_cast<int64_t>((state.size() + 7) / 8);
+  Tensor tensor(DType::I64, {1 + words});
+  int64_t *data = tensor.data<int64_t>();
+  std::memset(data, 0, static_cast<size_t>(1 + words) * sizeof(int64_t));
+  data[0] = static_cast<int64_t>(state.size());
+  std::memcpy(data + 1, state.data(), state.size());
+  return tensor;
+}
+
+std::string inputStateOf(const Tensor &tensor) {
+  if (tensor.dtype() != DType::I64 || tensor.shape().size() != 1 ||
+      tensor.shape()[0] < 1)
+    throw std::invalid_argument(std::string(kInputStateTensor) +
+                                ": not an i64 vector");
+  const int64_t *data = tensor.data<int64_t>();
+  auto capacity = static_cast<uint64_t>(tensor.shape()[0] - 1) * 8;
+  if (data[0] < 0 || static_cast<uint64_t>(data[0]) > capacity)
+    throw std::invalid_argument(
+        std::string(kInputStateTensor) + ": holds " + std::to_string(data[0]) +
+        " bytes in a tensor of " + std::to_string(capacity));
+  return std::string(reinterpret_cast<const char *>(data + 1),
+                     static_cast<size_t>(data[0]));
+}
+
+std::optional<std::string> restoreAtStart(ps::ParameterServer &task,
+                                          const ReliabilityOptions &options,
+                                          const std::string &taskLabel,
+                                          std::ostream &log) {
   if (options.logdir.empty())
-    return;
+    return std::nullopt;
   checkpoint::CheckpointDirectory directory(options.logdir);
   auto loaded = directory.loadNewest([&](const std::string &warning) {
     log << taskLabel << ": warning: " << warning << std::endl;
@@ -35,7 +62,17 @@ void restoreAtStart(ps::ParameterServer &task,
   if (!loaded) {
     log << taskLabel << ": no valid checkpoint in " << options.logdir
         << "; the chief initializes the variables" << std::endl;
-    return;
+    return std::nullopt;
+  }
+  std::optional<std::string> inputState;
+  auto state = loaded->checkpoint.tensors.find(kInputStateTensor);
+  if (state != loaded->checkpoint.tensors.end()) {
+    try {
+      inputState = inputStateOf(state->second);
+    } catch (const std::invalid_argument &error) {
+      throw std::runtime_error(loaded->path + ": " + error.what());
+    }
+    loaded->checkpoint.tensors.erase(state);
   }
   size_t count = loaded->checkpoint.tensors.size();
   int64_t step = loaded->checkpoint.step;
@@ -47,6 +84,7 @@ void restoreAtStart(ps::ParameterServer &task,
   log << taskLabel << ": restored its variables from " << loaded->path
       << " (global step " << step << ", " << count
       << " tensors in the file)" << std::endl;
+  return inputState;
 }
 
 //===----------------------------------------------------------------------===//
@@ -122,6 +160,12 @@ std::optional<int64_t> CheckpointSaver::save(bool unlessSaved) {
     for (ps::Snapshot &snapshot : snapshots)
       for (NamedTensor &tensor : snapshot.tensors)
         state.tensors.emplace(tensor.name, std::move(tensor.tensor));
+    // Taken after the variables: what was trained on by the checkpoint's
+    // step, as the coordinator knows it (later records are left out).
+    if (dataCoordinator)
+      state.tensors.emplace(
+          kInputStateTensor,
+          inputStateTensor(dataCoordinator->dataState(state.step)));
     std::string path = directory.save(state, options.keepCheckpoints);
     std::cout << "Worker 0: saved checkpoint " << path << " (global step "
               << state.step << ")" << std::endl;

@@ -8,6 +8,7 @@
 #include "dialects/dtf/IR/DTFDialect.h"
 #include "dialects/dtf/IR/DTFOps.h"
 #include "runtime/core/CpuKernels.h"
+#include "runtime/data/LocalWorkSource.h"
 #include "runtime/exec/ExecutorWorker.h"
 #include "runtime/rpc/Server.h"
 #include "runtime/rpc/WorkerClient.h"
@@ -248,6 +249,11 @@ int runInGraphMaster(mlir::ModuleOp program, const std::string &function,
     throw std::invalid_argument("the compiled program has no partitions of @" +
                                 function + " and @" + function + "_eval");
   int64_t batch = checkInputs(program, inputs, options.batchSize);
+  // Streamed data: the master is the one reader, of every unit.
+  if (inputs.streamed)
+    inputs.streamed->work->bind(std::make_shared<data::LocalWorkSource>(
+        inputs.streamed->units, inputs.streamed->epochs,
+        inputs.streamed->seed));
   if (options.reliability.recoveryTimeoutMs > 0 &&
       options.reliability.logdir.empty())
     throw std::invalid_argument(

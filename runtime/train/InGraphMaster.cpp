@@ -274,7 +274,14 @@ InGraphTrainer::train(int64_t globalStep, data::InputSource &input,
     if (globalStep >= options.trainSteps)
       return std::nullopt;
     FeedMap feeds;
-    input.nextBatch(batch, feeds);
+    try {
+      input.nextBatch(batch, feeds);
+    } catch (const Error &error) {
+      // The input's last pass is over (--num_epochs): training ends here.
+      if (error.code() != ErrorCode::OutOfRange)
+        throw;
+      return std::nullopt;
+    }
     results = master.runStep(trainPartitions, ++stepId, std::move(feeds),
                              &result.received);
     StepRecord record;

@@ -8,6 +8,7 @@
 
 #include "mlir/IR/BuiltinTypes.h"
 
+#include <filesystem>
 #include <stdexcept>
 #include <string>
 
@@ -15,12 +16,14 @@ namespace dtf::train {
 
 namespace {
 
-/// The bindings of `specs` as columns of the model's placeholders.
-std::vector<std::pair<std::string, Tensor>>
-columnsFor(const std::vector<data::InputSpec> &specs,
-           const std::map<std::string, data::ExampleType> &placeholders,
-           const std::map<std::string, data::IdTable> &tables,
-           const char *flag) {
+/// Seeds the order the data coordinator hands out streamed units in.
+constexpr uint64_t kUnitOrderSeed = 1;
+
+/// Throws std::invalid_argument, naming `flag`, for a placeholder of
+/// `placeholders` that no binding of `specs` feeds.
+void checkBound(const std::vector<data::InputSpec> &specs,
+                const std::map<std::string, data::ExampleType> &placeholders,
+                const char *flag) {
   for (const auto &[name, type] : placeholders) {
     bool bound = false;
     for (const data::InputSpec &spec : specs)
@@ -32,6 +35,15 @@ columnsFor(const std::vector<data::InputSpec> &specs,
                                   " per example) has no input: bind it with " +
                                   flag + "=" + name + "=FORMAT:PATH");
   }
+}
+
+/// The bindings of `specs` as columns of the model's placeholders.
+std::vector<std::pair<std::string, Tensor>>
+columnsFor(const std::vector<data::InputSpec> &specs,
+           const std::map<std::string, data::ExampleType> &placeholders,
+           const std::map<std::string, data::IdTable> &tables,
+           const char *flag) {
+  checkBound(specs, placeholders, flag);
   return data::readColumns(specs, placeholders, tables);
 }
 
@@ -89,6 +101,31 @@ lookedUpPlaceholders(mlir::Operation *scope) {
   return tables;
 }
 
+namespace {
+
+/// Whether `options.train` is read streamed (InputMode).
+bool streams(const InputOptions &options) {
+  if (options.mode == InputMode::Memory)
+    return false;
+  if (options.mode == InputMode::Stream)
+    return true;
+  uint64_t bytes = 0;
+  for (const data::InputSpec &spec : options.train) {
+    if (spec.format != "tfrecord")
+      return false;
+  }
+  // Every binding reads a feature of the same records (Streaming.h); the
+  // files of the first are the data set's.
+  if (options.train.empty())
+    return false;
+  for (const std::string &file :
+       data::matchFilePatterns(options.train.front().path))
+    bytes += std::filesystem::file_size(file);
+  return bytes > options.streamAboveBytes;
+}
+
+} // namespace
+
 DataShard betweenGraphDataShard(int workerIndex, int numWorkers) {
   if (numWorkers <= 0 || workerIndex < 0 || workerIndex >= numWorkers)
     throw std::invalid_argument("worker " + std::to_string(workerIndex) +
@@ -98,10 +135,16 @@ DataShard betweenGraphDataShard(int workerIndex, int numWorkers) {
   // shard in the same permutation of positions.
   constexpr uint64_t kFirstWorkerSeed = 1000;
   return {data::Shard{workerIndex, numWorkers},
-          kFirstWorkerSeed + static_cast<uint64_t>(workerIndex)};
+          kFirstWorkerSeed + static_cast<uint64_t>(workerIndex),
+          /*accountExamples=*/true};
 }
 
-DataShard inGraphDataShard() { return betweenGraphDataShard(0, 1); }
+DataShard inGraphDataShard() {
+  DataShard reader = betweenGraphDataShard(0, 1);
+  // One reader of all the data: no coordinator to account to.
+  reader.accountExamples = false;
+  return reader;
+}
 
 WorkerInputs openInputs(mlir::Operation *scope, const InputOptions &options,
                         const DataShard &reader) {
@@ -109,14 +152,32 @@ WorkerInputs openInputs(mlir::Operation *scope, const InputOptions &options,
       dataPlaceholders(scope);
   std::map<std::string, data::IdTable> tables = lookedUpPlaceholders(scope);
   WorkerInputs inputs;
-  std::unique_ptr<data::InputSource> train =
-      std::make_unique<data::TensorSlices>(
-          columnsFor(options.train, placeholders, tables, "--input"),
-          reader.shard, reader.shuffleSeed);
-  if (options.prefetch > 0)
-    train = std::make_unique<data::PrefetchedInput>(std::move(train),
-                                                    options.prefetch);
-  inputs.train = std::move(train);
+  if (streams(options)) {
+    checkBound(options.train, placeholders, "--input");
+    StreamedData streamed;
+    streamed.units = data::splitIntoUnits(
+        data::matchFilePatterns(options.train.front().path), options.unitBytes);
+    streamed.epochs = options.epochs;
+    // One order of units for the whole cluster: every worker defines the
+    // same data set with the coordinator.
+    streamed.seed = kUnitOrderSeed;
+    streamed.work = std::make_shared<DeferredWorkSource>();
+    data::StreamingOptions streaming = options.streaming;
+    streaming.shuffleSeed = reader.shuffleSeed;
+    streaming.accountBatches = reader.accountExamples;
+    inputs.train = std::make_unique<data::StreamingInput>(
+        options.train, placeholders, tables, streamed.work, streaming);
+    inputs.streamed = std::move(streamed);
+  } else {
+    std::unique_ptr<data::InputSource> train =
+        std::make_unique<data::TensorSlices>(
+            columnsFor(options.train, placeholders, tables, "--input"),
+            reader.shard, reader.shuffleSeed);
+    if (options.prefetch > 0)
+      train = std::make_unique<data::PrefetchedInput>(std::move(train),
+                                                      options.prefetch);
+    inputs.train = std::move(train);
+  }
   if (!options.eval.empty())
     inputs.validation = std::make_unique<data::TensorSlices>(
         columnsFor(options.eval, placeholders, tables, "--eval_input"));

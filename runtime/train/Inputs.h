@@ -16,6 +16,7 @@
 
 #include "runtime/data/InputSpec.h"
 #include "runtime/data/Inputs.h"
+#include "runtime/data/Streaming.h"
 #include "runtime/data/TensorSlices.h"
 #include "runtime/train/Tasks.h"
 
@@ -27,6 +28,19 @@
 
 namespace dtf::train {
 
+/// How the training data is read (--input_mode).
+enum class InputMode {
+  /// Streamed when every binding reads TFRecord files and they hold more
+  /// than `streamAboveBytes`, else in memory.
+  Auto,
+  /// Every example read into memory before the first step, sharded by
+  /// example index (TensorSlices): the fastest for data that fits.
+  Memory,
+  /// Read while training (data::StreamingInput), units of the files handed
+  /// out by the data coordinator: memory bounded by the buffers.
+  Stream,
+};
+
 struct InputOptions {
   /// The training data, one binding per placeholder (--input).
   std::vector<data::InputSpec> train;
@@ -35,6 +49,19 @@ struct InputOptions {
   std::vector<data::InputSpec> eval;
   /// Training batches prepared ahead of the step (--prefetch); 0 for none.
   size_t prefetch = 2;
+  InputMode mode = InputMode::Auto;
+  /// InputMode::Auto streams data of more bytes than this
+  /// (--stream_above_mb).
+  uint64_t streamAboveBytes = uint64_t{1} << 30;
+  /// Streaming: reader threads, interleave, shuffle buffer, bad records
+  /// (--reader_threads, --cycle_length, --shuffle_buffer, --input_errors);
+  /// the shuffle seed and the accounting are the reader's (DataShard).
+  data::StreamingOptions streaming;
+  /// Streaming: plain TFRecord files are cut into units of about this many
+  /// bytes (--input_unit_mb); a compressed file is one unit.
+  uint64_t unitBytes = uint64_t{64} << 20;
+  /// Streaming: passes over the data (--num_epochs); 0 for no end.
+  int64_t epochs = 0;
 };
 
 /// The placeholders of `scope` that data feeds (not the pulled variables
@@ -55,14 +82,21 @@ lookedUpPlaceholders(mlir::Operation *scope);
 /// What one reader of the training data reads of it, and in which order.
 struct DataShard {
   data::Shard shard;
-  /// Seeds the shuffle of each pass over the shard (TensorSlices).
+  /// Seeds the shuffle of each pass over the shard (TensorSlices), or of
+  /// the streamed input's shuffle buffer.
   uint64_t shuffleSeed = 0;
+  /// Streaming: the reader reports what it trains on to the data
+  /// coordinator (between-graph workers), so that each example is trained
+  /// on once per epoch whatever fails.
+  bool accountExamples = false;
 };
 
 /// Worker `workerIndex` of `numWorkers` in between-graph replication reads
 /// every numWorkers-th example from its index (TensorFlow's
 /// `Dataset.shard(num_workers, task_index)`), so that the workers together
 /// read each example once per pass, each shuffled with a seed of its own.
+/// Streamed, it reads the units the data coordinator hands it instead, and
+/// accounts for what it trains on.
 /// Throws std::invalid_argument for an index outside [0, numWorkers).
 DataShard betweenGraphDataShard(int workerIndex, int numWorkers);
 
@@ -73,9 +107,11 @@ DataShard inGraphDataShard();
 
 /// Reads the inputs of a model whose placeholders are those of `scope`: the
 /// part of the training data that `reader` says, shuffled and prefetched,
-/// and all of the evaluation data in order. Throws std::invalid_argument,
-/// naming the binding and file, for a placeholder without a binding and for
-/// data that does not fit it.
+/// and all of the evaluation data in order. Streamed training data (see
+/// InputMode) is only opened: `streamed` holds its units, and its reader
+/// waits for the task to bind the source of units. Throws
+/// std::invalid_argument, naming the binding and file, for a placeholder
+/// without a binding and for data that does not fit it.
 WorkerInputs openInputs(mlir::Operation *scope, const InputOptions &options,
                         const DataShard &reader);
 

@@ -21,10 +21,12 @@
 
 #pragma once
 
+#include "runtime/core/Tensor.h"
 #include "runtime/rpc/Options.h"
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 
@@ -101,10 +103,25 @@ void configureCheckpointRestore(ps::Options &task,
 
 /// Preloads the newest valid checkpoint of --logdir into a PS task that
 /// starts, warning about newer ones that are corrupt or truncated. The
-/// task serves the values once the chief confirms them.
-void restoreAtStart(ps::ParameterServer &task,
-                    const ReliabilityOptions &options,
-                    const std::string &taskLabel, std::ostream &log);
+/// task serves the values once the chief confirms them. Returns the state
+/// of the streamed input's epoch that the checkpoint holds beside the
+/// variables (inputStateOf), if any, for the data coordinator.
+std::optional<std::string> restoreAtStart(ps::ParameterServer &task,
+                                          const ReliabilityOptions &options,
+                                          const std::string &taskLabel,
+                                          std::ostream &log);
+
+/// The name under which a checkpoint holds the data coordinator's state
+/// of the epoch (which units and records were trained on), as TensorFlow
+/// saves an input iterator's state in the checkpoint beside the variables.
+inline constexpr const char *kInputStateTensor = "dtf_input_state";
+
+/// `state`'s bytes as a tensor of a checkpoint: i64 [1 + n/8 rounded up],
+/// the byte count first (the checkpoint format holds numbers only).
+Tensor inputStateTensor(const std::string &state);
+/// The bytes of an inputStateTensor(); throws std::invalid_argument for a
+/// tensor that is not one.
+std::string inputStateOf(const Tensor &tensor);
 
 //===--- Supervisor.cpp (PS side) ---===//
 

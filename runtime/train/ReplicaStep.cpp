@@ -6,6 +6,8 @@
 
 #include "runtime/core/Sparse.h"
 
+#include <algorithm>
+
 namespace dtf::train {
 
 std::vector<std::string> ReplicaLayout::PushGroup::tensorNames() const {
@@ -42,14 +44,42 @@ ReplicaStep::ReplicaStep(ReplicaLayout layout,
           pullGroupOf[i] = static_cast<int>(g);
 }
 
+void ReplicaStep::pushed(PushedBatch &batch, const ps::PushResult &result,
+                         int64_t stepTag) {
+  if (result.outcome != ps::PushOutcome::Stale) {
+    batch.applied = true;
+    // Sync: the aggregate of step `stepTag`, whenever it completes, makes
+    // global step stepTag + 1. Async: the push was applied as the task's
+    // step became result.step.
+    batch.modelStep =
+        std::max(batch.modelStep, options.sync ? stepTag + 1 : result.step);
+  }
+  if (batch.outstanding > 0 && --batch.outstanding == 0)
+    settle(batch);
+}
+
+void ReplicaStep::settle(PushedBatch &batch) {
+  if (batch.id != 0 && input) {
+    if (batch.applied)
+      input->batchTrained(batch.id, batch.modelStep);
+    else
+      input->batchLost(batch.id);
+  }
+  batch = PushedBatch{};
+}
+
 void ReplicaStep::dropPending() {
   for (auto &call : inFlight)
     if (call.valid())
       try {
-        call.get();
+        ps::PushPullResult result = call.get();
+        pushed(overlapped, result.push, -1);
       } catch (const Error &) {
         // The failure that ended the step, or one of its kind.
       }
+  // Whatever is still unsettled had a push fail or never pushed.
+  settle(overlapped);
+  settle(current);
   for (auto &values : nextValues)
     values.reset();
 }
@@ -91,12 +121,26 @@ std::optional<StepRecord>
 ReplicaStep::run(int64_t localStep, data::InputSource &input, int64_t batch) {
   FeedMap feeds;
   pullAll(feeds);
-  input.nextBatch(batch, feeds);
+  this->input = &input;
+  try {
+    input.nextBatch(batch, feeds);
+  } catch (const Error &error) {
+    // The input's last pass is over (--num_epochs): training ends here.
+    if (error.code() != ErrorCode::OutOfRange)
+      throw;
+    return std::nullopt;
+  }
+  current = PushedBatch{};
+  current.id = input.lastBatchId();
+  input.batchPushing(current.id);
   std::vector<Tensor> fetched;
   {
     auto span = telemetry.compute();
     fetched = compute.train(feeds);
   }
+  // The account of what is trained on must know of this batch before any
+  // of its gradients can reach a PS task.
+  input.awaitAccounted();
   int64_t stepTag = -1;
   bool trained = false;
   for (size_t i = 0; i < layout.pushes.size(); ++i) {
@@ -109,11 +153,17 @@ ReplicaStep::run(int64_t localStep, data::InputSource &input, int64_t batch) {
       auto span = telemetry.rpc("push-pull ps" + std::to_string(group.psTask) +
                                 " (wait)");
       ps::PushPullResult previous = inFlight[i].get();
+      pushed(overlapped, previous.push, stepTag);
       trained = trained || previous.push.step >= options.trainSteps;
       nextValues[pullGroupOf[i]] = std::move(previous.pulled);
     }
-    if (stepTag >= options.trainSteps || trained)
+    if (stepTag >= options.trainSteps || trained) {
+      // Not pushed: the batch's examples were not trained on.
+      settle(current);
       return std::nullopt;
+    }
+    if (i == 0)
+      current.outstanding = layout.pushes.size();
     // A sparse gradient goes as its distinct ids, each with the sum of its
     // rows: the bytes of a push follow the batch's distinct ids, never the
     // table's rows.
@@ -137,7 +187,8 @@ ReplicaStep::run(int64_t localStep, data::InputSource &input, int64_t batch) {
       std::vector<TensorRef> gradients;
       for (size_t k = 0; k < names.size(); ++k)
         gradients.push_back({names[k], &fetched[offset + 1 + k]});
-      task.push(stepTag, gradients, supervisor.epoch());
+      pushed(current, task.push(stepTag, gradients, supervisor.epoch()),
+             stepTag);
       continue;
     }
     std::vector<NamedTensor> gradients;
@@ -151,10 +202,17 @@ ReplicaStep::run(int64_t localStep, data::InputSource &input, int64_t batch) {
     } else {
       // Without overlap, and on the first step, which has no values ahead
       // yet: the step waits for its own.
-      nextValues[pullGroupOf[i]] = task.pushPull(stepTag, std::move(gradients),
-                                                 supervisor.epoch(), pullNames)
-                                       .pulled;
+      ps::PushPullResult result = task.pushPull(stepTag, std::move(gradients),
+                                                supervisor.epoch(), pullNames);
+      pushed(current, result.push, stepTag);
+      nextValues[pullGroupOf[i]] = std::move(result.pulled);
     }
+  }
+  // This step's push-pulls fly on (overlap): their outcome settles the
+  // batch in the next step, or in dropPending().
+  if (current.outstanding > 0) {
+    overlapped = current;
+    current = PushedBatch{};
   }
   if (options.sync)
     for (const ReplicaLayout::PushGroup &group : layout.pushes) {

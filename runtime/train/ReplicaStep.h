@@ -62,7 +62,8 @@ public:
               WorkerTelemetry &telemetry, ReplicaOptions options);
 
   /// Step `localStep` on a batch of `batch` examples of `input`; nullopt
-  /// when the global step had reached the target (nothing was pushed).
+  /// when the global step had reached the target (nothing was pushed) or
+  /// the input's last pass is over (OutOfRange).
   /// Throws the dtf::Error of a failed call; the step may then start over
   /// after dropPending().
   std::optional<StepRecord> run(int64_t localStep, data::InputSource &input,
@@ -74,13 +75,35 @@ public:
 
   /// Forgets the push-pulls in flight and the values they brought: after
   /// a failure the step starts over from a fresh pull, and after training
-  /// validation pulls the final values afresh.
+  /// validation pulls the final values afresh. Each batch is settled with
+  /// its input: trained if a push of it was applied, else lost (read
+  /// again).
   void dropPending();
 
   /// What the connections moved, summed over the PS tasks.
   ps::TransferStats transferStats() const;
 
 private:
+  /// What became of the pushes of one batch: an input that accounts for
+  /// its examples (streaming input under a data coordinator) learns it once
+  /// every push's outcome is known.
+  struct PushedBatch {
+    uint64_t id = 0;
+    /// Pushes of the batch whose outcome is not known yet.
+    size_t outstanding = 0;
+    bool applied = false;
+    /// The global step from which the batch's gradients are in the model.
+    int64_t modelStep = 0;
+  };
+
+  /// Records the outcome of one push of `batch`, settling it with `input`
+  /// when it was the last.
+  void pushed(PushedBatch &batch, const ps::PushResult &result,
+              int64_t stepTag);
+  /// Settles `batch` with the input: trained if any push was applied
+  /// (part of the model from modelStep), else lost.
+  void settle(PushedBatch &batch);
+
   ReplicaLayout layout;
   std::vector<ps::PsConnection *> ps;
   WorkerStep &compute;
@@ -96,6 +119,11 @@ private:
   std::vector<std::future<ps::PushPullResult>> inFlight;
   /// The fetches of the last step, which its StepRecord points at.
   std::vector<Tensor> lastFetched;
+  /// The input of the steps, for settling batches.
+  data::InputSource *input = nullptr;
+  /// The batch of the step being run, and (overlap) of the step before,
+  /// whose push-pulls fly.
+  PushedBatch current, overlapped;
 };
 
 /// A between-graph worker's training: steps of `replica` on batches of

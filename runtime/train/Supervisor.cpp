@@ -196,11 +196,11 @@ void Supervisor::afterStep(const StepRecord &step) {
     saver.save();
 }
 
-void Supervisor::finish() {
+void Supervisor::finish(bool replace) {
   if (!isChief || !saver.enabled())
     return;
   try {
-    saver.save(/*unlessSaved=*/true);
+    saver.save(/*unlessSaved=*/!replace);
   } catch (const Error &error) {
     std::cout << "Worker 0: warning: no final checkpoint: " << error.what()
               << std::endl;

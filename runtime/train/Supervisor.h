@@ -66,6 +66,12 @@ public:
   /// step). Throws dtf::Error when a PS task fails and
   /// checkpoint::CheckpointError when the file cannot be written.
   std::optional<int64_t> save(bool unlessSaved = false);
+  /// Streamed input: each checkpoint also holds `coordinator`'s state of
+  /// the epoch (kInputStateTensor), which units and records were trained
+  /// on by its step, so that a resumed job trains on each example once.
+  void saveDataStateOf(coord::CoordinatorConnection &coordinator) {
+    dataCoordinator = &coordinator;
+  }
 
 private:
   using Clock = std::chrono::steady_clock;
@@ -74,6 +80,7 @@ private:
   bool syncMode;
   int64_t lastSavedStep = -1;
   Clock::time_point lastSaveTime;
+  coord::CoordinatorConnection *dataCoordinator = nullptr;
 };
 
 /// Also the training loop's hook for checkpoints and the test delay.
@@ -125,8 +132,13 @@ public:
     }
   }
 
-  /// Chief: the last checkpoint, at the end of training.
-  void finish();
+  /// Chief: the last checkpoint, at the end of training; with
+  /// `replace`, also when there is one of the same step already (streamed
+  /// input: the other workers have since reported what they trained on).
+  void finish(bool replace = false);
+  /// Streamed input: checkpoints hold the epoch's state
+  /// (CheckpointSaver::saveDataStateOf) of the coordinator.
+  void saveDataState() { saver.saveDataStateOf(coordinator); }
 
 private:
   /// Chief: brings every PS task to one state and epoch; see Supervisor.cpp.

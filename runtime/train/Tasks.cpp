@@ -2,6 +2,7 @@
 
 #include "runtime/train/Tasks.h"
 
+#include "runtime/train/InputLog.h"
 #include "runtime/train/ReplicaStep.h"
 #include "runtime/train/RowPulls.h"
 #include "runtime/train/Supervisor.h"
@@ -201,6 +202,25 @@ exec::ExecutorOptions executorOptionsFor(int interOpThreads) {
   return executorOptions;
 }
 
+/// PS task 0's lines on the streamed input at its stop: where the epochs
+/// stand, what was trained on, and the units each worker took.
+static void printDataStats(const coord::DataStats &stats, std::ostream &out) {
+  if (!stats.defined)
+    return;
+  out << "PS task 0 data: epoch " << stats.currentEpoch << ", "
+      << stats.epochsCompleted << " epochs complete, " << stats.recordsTrained
+      << " records trained, " << stats.recordsInDoubt << " in doubt, "
+      << stats.duplicateRecords << " duplicates (" << stats.unitsPerEpoch
+      << " units per epoch)" << std::endl;
+  for (size_t worker = 0; worker < stats.unitsHandedOut.size(); ++worker)
+    out << "PS task 0 data: worker " << worker << " took "
+        << stats.unitsHandedOut[worker] << " units, trained "
+        << (worker < stats.recordsTrainedPerWorker.size()
+                ? stats.recordsTrainedPerWorker[worker]
+                : 0)
+        << " records" << std::endl;
+}
+
 int runPsTask(mlir::ModuleOp program, const TaskOptions &options) {
   const cluster::ClusterSpec &spec = *options.cluster;
   int index = options.task.index;
@@ -236,7 +256,8 @@ int runPsTask(mlir::ModuleOp program, const TaskOptions &options) {
   ps::ParameterServer task(
       std::make_unique<exec::PsProgram>(function, std::move(executorOptions)),
       replicationOf(options), psOptions);
-  restoreAtStart(task, options.reliability, label, std::cout);
+  std::optional<std::string> inputState =
+      restoreAtStart(task, options.reliability, label, std::cout);
   // PS task 0 hosts the coordinator (runtime/coord/Coordinator.h). Both
   // outlive the server, whose shutdown releases the coordinator's waits.
   std::unique_ptr<coord::Coordinator> coordinator;
@@ -254,6 +275,10 @@ int runPsTask(mlir::ModuleOp program, const TaskOptions &options) {
         std::chrono::milliseconds(options.workerTimeoutMs);
     coordinatorOptions.globalStep = [&task] { return task.currentStep(); };
     coordinator = std::make_unique<coord::Coordinator>(coordinatorOptions);
+    // Streamed input: which records the restored variables were trained
+    // on, so that the resumed epoch trains on the others only.
+    if (inputState)
+      coordinator->restoreDataState(*inputState);
     coordination = std::make_unique<rpc::CoordinationService>(*coordinator);
     server.addService(*coordination);
   }
@@ -305,6 +330,8 @@ int runPsTask(mlir::ModuleOp program, const TaskOptions &options) {
               << table.minCount << ", " << table.droppedIds
               << " ids dropped from updates" << std::endl;
   }
+  if (coordinator)
+    printDataStats(coordinator->dataStats(), std::cout);
   if (std::optional<double> perUpdate = servingCpu.secondsPerUpdate()) {
     char milliseconds[32];
     std::snprintf(milliseconds, sizeof milliseconds, "%.3f", *perUpdate * 1e3);
@@ -326,6 +353,12 @@ int runWorkerTask(mlir::ModuleOp program, const TaskOptions &options,
 
   WorkerProgram worker = prepareWorkerProgram(program);
   int64_t batch = checkInputs(worker.function, inputs, options.batchSize);
+  if (inputs.streamed && inputs.streamed->epochs > 0 &&
+      options.replication.sync)
+    throw std::invalid_argument(
+        "--num_epochs with sync replication: a sync step needs every "
+        "replica's gradients, so one worker's end of data would stall the "
+        "others; train sync to --train_steps (--num_epochs=0)");
   // The step is lowered and its device checked before anything else, so
   // that a worker that cannot compute there fails at once.
   std::unique_ptr<WorkerStep> compute;
@@ -359,6 +392,24 @@ int runWorkerTask(mlir::ModuleOp program, const TaskOptions &options,
   // the PS tasks restored) and checkpoints; the others wait for it.
   Supervisor supervisor(ps, coordinator, options.reliability, index,
                         options.replication.sync);
+  // Streamed input: the units come from the data coordinator, and the
+  // chief's checkpoints keep which examples the variables were trained on.
+  std::shared_ptr<CoordinatedWorkSource> dataWork;
+  if (inputs.streamed) {
+    coord::DataSetDefinition definition;
+    definition.units = inputs.streamed->units;
+    definition.epochs = inputs.streamed->epochs;
+    definition.seed = inputs.streamed->seed;
+    // Async workers wait at the end of the data for units a lost worker
+    // gives back; sync ones cannot (their steps need every replica).
+    definition.waitForReleasedUnits = !options.replication.sync;
+    dataWork = std::make_shared<CoordinatedWorkSource>(coordinator, index,
+                                                       std::move(definition));
+    inputs.streamed->work->bind(dataWork);
+    dataWork->define();
+    if (isChief)
+      supervisor.saveDataState();
+  }
   supervisor.start();
   coord::HeartbeatSender heartbeats(coordinator, "worker", index,
                                     std::chrono::seconds(1));
@@ -394,12 +445,34 @@ int runWorkerTask(mlir::ModuleOp program, const TaskOptions &options,
   Clock::time_point start = Clock::now();
   TelemetryHook telemetryHook(telemetry);
   StepLogHook logHook(index, options.logEvery);
-  int64_t localSteps = trainReplica(replica, supervisor, *inputs.train, batch,
-                                    {&telemetryHook, &logHook},
-                                    [&] { return heartbeats.stopRequested(); });
+  std::vector<TrainingHook *> hooks = {&telemetryHook, &logHook};
+  std::optional<InputLogHook> inputLog;
+  if (inputs.streamed) {
+    const auto &streaming =
+        static_cast<const data::StreamingInput &>(*inputs.train);
+    inputLog.emplace(index, options.logEvery, streaming);
+    hooks.push_back(&*inputLog);
+    telemetry.addScalars([rates = std::make_shared<InputRates>(streaming)] {
+      return rates->sample();
+    });
+  }
+  int64_t localSteps =
+      trainReplica(replica, supervisor, *inputs.train, batch, std::move(hooks),
+                   [&] { return heartbeats.stopRequested(); });
   supervisor.finish(); // [reliability] the last checkpoint
   double trainingSeconds =
       std::chrono::duration<double>(Clock::now() - start).count();
+  if (inputs.streamed) {
+    // What was trained on reaches the coordinator before this worker says
+    // it is done (which gives its units back); the reader goes before the
+    // coordinator's connection does.
+    dataWork->flush();
+    printInputTotals(index,
+                     static_cast<const data::StreamingInput &>(*inputs.train),
+                     std::cout);
+    dataWork->cancel();
+    inputs.train.reset();
+  }
   std::cout << "Worker " << index << ": training ended after " << localSteps
             << " local steps" << std::endl;
   std::printf("Training elapsed time: %f s\n", trainingSeconds);
@@ -438,6 +511,10 @@ int runWorkerTask(mlir::ModuleOp program, const TaskOptions &options,
     if (!states.lost.empty())
       std::cout << "Worker 0: " << states.lost.size()
                 << " worker(s) lost during training" << std::endl;
+    // The final checkpoint again, with what the other workers reported
+    // trained on since the first (streamed input).
+    if (inputs.streamed)
+      supervisor.finish(/*replace=*/true);
     coordinator.stop("training finished");
     for (ps::PsConnection *task : ps)
       task->stop("training finished");

@@ -10,6 +10,7 @@
 #pragma once
 
 #include "runtime/train/Compile.h"
+#include "runtime/train/DataWork.h"
 #include "runtime/train/Reliability.h"
 #include "runtime/train/Telemetry.h"
 #include "runtime/train/WorkerStep.h"
@@ -106,6 +107,9 @@ int runPsTask(mlir::ModuleOp program, const TaskOptions &options);
 struct WorkerInputs {
   /// This worker's shard of the training examples, pass after pass.
   std::unique_ptr<data::InputSource> train;
+  /// Set when `train` is streamed (Inputs.h): the units of the data set,
+  /// and the source of units that the task binds before training.
+  std::optional<StreamedData> streamed;
   /// Read once through after training, for the validation loss and
   /// accuracy; it feeds the same placeholders as `train`. Null: no
   /// validation.

@@ -259,6 +259,9 @@ void WorkerTelemetry::endStep(int64_t localSteps, int64_t globalStep,
     values.push_back(
         {"examples/sec", (localSteps - lastLocalSteps) * batchSize / seconds});
   }
+  for (const auto &source : extraScalars)
+    for (auto &value : source())
+      values.push_back(std::move(value));
   writer->addScalars(globalStep, values);
   writer->flush();
   lastTime = now;

@@ -34,10 +34,12 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace dtf::train {
@@ -139,6 +141,12 @@ public:
   /// accuracy).
   void endStep(int64_t localSteps, int64_t globalStep,
                const std::vector<Tensor> &fetched, size_t numResults);
+  /// More scalars for each summary (e.g. the streamed input's rates,
+  /// InputLog.h), asked for when one is written.
+  void addScalars(
+      std::function<std::vector<std::pair<std::string, double>>()> source) {
+    extraScalars.push_back(std::move(source));
+  }
   /// After the training loop, which may end within a step: stops tracing.
   void endTraining() { trace.setRecording(false); }
   /// After training: the validation results, with the AUC and log loss
@@ -156,6 +164,8 @@ private:
   TaskTrace trace;
   std::unique_ptr<summary::SummaryWriter> writer;
 
+  std::vector<std::function<std::vector<std::pair<std::string, double>>()>>
+      extraScalars;
   TaskTrace::Clock::time_point stepBegin;
   int64_t tracedSteps = 0;
   // The previous summary, for the rates.

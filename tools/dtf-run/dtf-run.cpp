@@ -33,6 +33,7 @@
 #include <gflags/gflags.h>
 #include <grpc/support/log.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <iostream>
@@ -129,6 +130,35 @@ DEFINE_string(input_file, "",
 DEFINE_int32(prefetch, 2,
              "Training batches a reader thread prepares while the step runs "
              "(0 = none)");
+// Streaming input (runtime/data/Streaming.h, runtime/train/Inputs.h).
+DEFINE_string(input_mode, "auto",
+              "How --input's training data is read: memory (every example "
+              "in memory before the first step, sharded by index), stream "
+              "(read while training, units of the TFRecord files handed to "
+              "the workers by the data coordinator, each example once per "
+              "epoch), or auto (stream TFRecord data above "
+              "--stream_above_mb)");
+DEFINE_int64(stream_above_mb, 1024,
+             "--input_mode=auto streams TFRecord data larger than this");
+DEFINE_int64(num_epochs, 0,
+             "Streaming: passes over the training data; training ends after "
+             "the last, or at --train_steps (0 = no end of data)");
+DEFINE_int64(shuffle_buffer, 10000,
+             "Streaming: examples in the shuffle buffer, as tf.data's "
+             "shuffle(buffer_size) (<= 1: no shuffle)");
+DEFINE_int32(reader_threads, 2,
+             "Streaming: threads that read and parse records");
+DEFINE_int32(cycle_length, 4,
+             "Streaming: units read at once, their records interleaved, as "
+             "tf.data's interleave(cycle_length)");
+DEFINE_int64(input_unit_mb, 64,
+             "Streaming: plain TFRecord files are handed out in ranges of "
+             "about this many MB (a compressed file is one unit)");
+DEFINE_string(input_errors, "fail",
+              "Streaming: a corrupt, truncated or vanished record file, or a "
+              "record missing a feature: fail (stop, naming file and "
+              "record) or skip (skip it, count it and warn, as tf.data's "
+              "ignore_errors)");
 DEFINE_string(data, "/usr/share/datasets/fashion-mnist",
               "Without --input: the directory of the MNIST-format IDX files "
               "whose images feed placeholder x and one-hot labels y_");
@@ -410,6 +440,39 @@ inputOptionsFromFlags(const std::vector<std::string> &inputs,
   if (FLAGS_prefetch < 0)
     throw std::invalid_argument("--prefetch: must be >= 0");
   options.prefetch = static_cast<size_t>(FLAGS_prefetch);
+  if (FLAGS_input_mode == "auto")
+    options.mode = dtf::train::InputMode::Auto;
+  else if (FLAGS_input_mode == "memory")
+    options.mode = dtf::train::InputMode::Memory;
+  else if (FLAGS_input_mode == "stream")
+    options.mode = dtf::train::InputMode::Stream;
+  else
+    throw std::invalid_argument("--input_mode=" + FLAGS_input_mode +
+                                ": must be auto, memory or stream");
+  if (FLAGS_stream_above_mb < 0)
+    throw std::invalid_argument("--stream_above_mb: must be >= 0");
+  options.streamAboveBytes = static_cast<uint64_t>(FLAGS_stream_above_mb) << 20;
+  if (FLAGS_num_epochs < 0)
+    throw std::invalid_argument("--num_epochs: must be >= 0");
+  options.epochs = FLAGS_num_epochs;
+  if (FLAGS_reader_threads < 1)
+    throw std::invalid_argument("--reader_threads: must be >= 1");
+  options.streaming.readerThreads = FLAGS_reader_threads;
+  if (FLAGS_cycle_length < 1)
+    throw std::invalid_argument("--cycle_length: must be >= 1");
+  options.streaming.cycleLength = FLAGS_cycle_length;
+  options.streaming.shuffleBuffer = FLAGS_shuffle_buffer;
+  options.streaming.prefetchBatches = std::max<size_t>(options.prefetch, 1);
+  if (FLAGS_input_unit_mb < 1)
+    throw std::invalid_argument("--input_unit_mb: must be >= 1");
+  options.unitBytes = static_cast<uint64_t>(FLAGS_input_unit_mb) << 20;
+  if (FLAGS_input_errors == "fail")
+    options.streaming.badRecords = dtf::data::BadRecordPolicy::Fail;
+  else if (FLAGS_input_errors == "skip")
+    options.streaming.badRecords = dtf::data::BadRecordPolicy::Skip;
+  else
+    throw std::invalid_argument("--input_errors=" + FLAGS_input_errors +
+                                ": must be fail or skip");
   if (!FLAGS_input_file.empty()) {
     dtf::data::InputBindings bindings =
         dtf::data::readInputFile(FLAGS_input_file);

@@ -20,7 +20,8 @@ std::vector<std::pair<std::string, Tensor>> tenExamples() {
     labels.push_back(i);
   }
   std::vector<std::pair<std::string, Tensor>> columns;
-  columns.emplace_back("features", Tensor::fromVector<float>({10, 2}, features));
+  columns.emplace_back("features",
+                       Tensor::fromVector<float>({10, 2}, features));
   columns.emplace_back("label", Tensor::fromVector<int64_t>({10}, labels));
   return columns;
 }

@@ -11,6 +11,7 @@
 
 #include "runtime/coord/Coordinator.h"
 #include "runtime/coord/HeartbeatSender.h"
+#include "runtime/rpc/Channel.h"
 #include "runtime/rpc/CoordinationClient.h"
 #include "runtime/rpc/CoordinationService.h"
 
@@ -50,6 +51,21 @@ cluster(int numPs, int numWorkers,
   options.numWorkers = numWorkers;
   options.heartbeatTimeout = heartbeatTimeout;
   return options;
+}
+
+coord::DataSetDefinition dataSet(int units, int64_t epochs, uint64_t seed = 3) {
+  coord::DataSetDefinition definition;
+  for (int i = 0; i < units; ++i) {
+    WorkUnit unit;
+    unit.id = i;
+    unit.path = "/data/part-" + std::to_string(i) + ".tfrecord.gz";
+    unit.compression = Compression::Gzip;
+    unit.end = 4096 + i;
+    definition.units.push_back(unit);
+  }
+  definition.epochs = epochs;
+  definition.seed = seed;
+  return definition;
 }
 
 TEST(CoordinationTest, RegistersTasksOfTheCluster) {
@@ -229,6 +245,12 @@ TEST(CoordinationTest, EveryCallWithoutTheClusterTokenIsRefused) {
       [&] { rogue.workerDone(0); },
       [&] { rogue.waitWorkersDone(milliseconds(100)); },
       [&] { rogue.stop("hostile"); },
+      [&] { rogue.defineData(0, dataSet(2, 1)); },
+      [&] { rogue.acquireUnit(0, milliseconds(100)); },
+      [&] { rogue.reportData(0, coord::DataReport()); },
+      [&] { rogue.dataState(0); },
+      [&] { rogue.restoreDataState("state"); },
+      [&] { rogue.dataStats(); },
   };
   for (const auto &call : calls) {
     Error error = expectError(call);
@@ -239,6 +261,7 @@ TEST(CoordinationTest, EveryCallWithoutTheClusterTokenIsRefused) {
   EXPECT_FALSE(coordinator.coordinator.isInitialized());
   EXPECT_FALSE(coordinator.coordinator.stopRequested());
   EXPECT_TRUE(coordinator.coordinator.workerStates().done.empty());
+  EXPECT_FALSE(coordinator.coordinator.dataStats().defined);
 
   ClientOptions withToken = fastClientOptions();
   withToken.clusterToken = "secret";
@@ -262,6 +285,136 @@ TEST(CoordinationTest, AStoppingServerReleasesAWaitingClient) {
   EXPECT_EQ(expectError([&] { waiting.get(); }).code(), ErrorCode::Unavailable);
   // Released, not held until the end of the shutdown's grace period.
   EXPECT_LT(secondsSince(start), 1.0);
+}
+
+// The data coordinator over the wire: definitions, units (with what was
+// trained of them), reports, the long poll of a worker waiting for a unit
+// given back, the state of a checkpoint restored into a new coordinator.
+TEST(CoordinationTest, HandsOutUnitsAndKeepsTheLedgerOverTheWire) {
+  RunningCoordinator coordinator(cluster(1, 2));
+  std::string address = coordinator.server.address();
+  CoordinationClient worker0(address, fastClientOptions());
+  CoordinationClient worker1(address, fastClientOptions());
+  worker0.registerTask("worker", 0);
+  worker1.registerTask("worker", 1);
+  worker0.defineData(0, dataSet(2, 1));
+  worker1.defineData(1, dataSet(2, 1));
+  Error error = expectError([&] { worker1.defineData(1, dataSet(2, 1, 4)); });
+  EXPECT_EQ(error.code(), ErrorCode::InvalidArgument);
+  EXPECT_TRUE(contains(error.what(), "DefineData failed: data coordinator: "
+                                     "worker 1's data set differs from the "
+                                     "one defined first: its seed is 4"))
+      << error.what();
+
+  std::optional<WorkUnit> a = worker0.acquireUnit(0, milliseconds(1'000));
+  std::optional<WorkUnit> b = worker0.acquireUnit(0, milliseconds(1'000));
+  ASSERT_TRUE(a && b);
+  EXPECT_EQ(a->path, dataSet(2, 1).units[a->id].path);
+  EXPECT_EQ(a->compression, Compression::Gzip);
+  EXPECT_EQ(a->end, uint64_t(4096 + a->id));
+
+  // One report per step: a's end, a batch of both units pushing, the
+  // batch before it trained.
+  coord::DataReport report;
+  report.unitsRead.push_back({0, a->id, 6});
+  report.pushing = coord::groupExamples(
+      {{0, a->id, 4}, {0, a->id, 5}, {0, b->id, 0}, {0, b->id, 1}});
+  report.trained = coord::groupExamples(
+      {{0, a->id, 0}, {0, a->id, 1}, {0, a->id, 2}, {0, a->id, 3}});
+  report.globalStep = 7;
+  worker0.reportData(0, report);
+  coord::DataStats stats = worker1.dataStats();
+  EXPECT_TRUE(stats.defined);
+  EXPECT_EQ(stats.unitsPerEpoch, 2);
+  EXPECT_EQ(stats.unitsOut, 2);
+  EXPECT_EQ(stats.recordsTrained, 4);
+  EXPECT_EQ(stats.unitsHandedOut, (std::vector<int64_t>{2, 0}));
+  EXPECT_EQ(stats.recordsTrainedPerWorker, (std::vector<int64_t>{4, 0}));
+  std::string state = worker1.dataState(7);
+
+  // Worker 1 waits, over several slices, until worker 0 restarts.
+  std::future<std::optional<WorkUnit>> waiting =
+      std::async(std::launch::async,
+                 [&] { return worker1.acquireUnit(1, milliseconds(5'000)); });
+  EXPECT_EQ(waiting.wait_for(milliseconds(500)), std::future_status::timeout);
+  // The new process registers and defines the data set again.
+  worker0.registerTask("worker", 0);
+  worker0.defineData(0, dataSet(2, 1));
+  ASSERT_EQ(waiting.wait_for(milliseconds(3'000)), std::future_status::ready);
+  std::optional<WorkUnit> again = waiting.get();
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->id, std::min(a->id, b->id));
+  if (again->id == a->id) {
+    EXPECT_EQ(again->trained, (std::vector<RecordRange>{{0, 4}}));
+  }
+  EXPECT_EQ(worker1.dataStats().recordsInDoubt, 4);
+
+  // Nothing pending, a unit out with a live worker: DEADLINE_EXCEEDED.
+  ASSERT_TRUE(worker1.acquireUnit(1, milliseconds(1'000)));
+  error = expectError([&] { worker0.acquireUnit(0, milliseconds(300)); });
+  EXPECT_EQ(error.code(), ErrorCode::DeadlineExceeded);
+  EXPECT_TRUE(contains(error.what(), "AcquireUnit failed")) << error.what();
+
+  // A bad report is the coordinator's INVALID_ARGUMENT, nothing applied.
+  error = expectError([&] {
+    coord::DataReport bad;
+    bad.trained.push_back({0, a->id, {{0, 7}}});
+    worker1.reportData(1, bad);
+  });
+  EXPECT_EQ(error.code(), ErrorCode::InvalidArgument);
+  EXPECT_TRUE(contains(error.what(), "which holds 6 records")) << error.what();
+
+  // The state of step 7 restored into a new coordinator (PS task 0
+  // restarted) before the workers define the data again.
+  RunningCoordinator restarted(cluster(1, 2));
+  CoordinationClient chief(restarted.server.address(), fastClientOptions());
+  error = expectError([&] { chief.restoreDataState(state.substr(0, 20)); });
+  EXPECT_EQ(error.code(), ErrorCode::InvalidArgument);
+  EXPECT_TRUE(contains(error.what(), "RestoreDataState failed: data "
+                                     "coordinator: the saved data state is "
+                                     "truncated"))
+      << error.what();
+  chief.restoreDataState(state);
+  chief.defineData(0, dataSet(2, 1));
+  std::optional<WorkUnit> restored = chief.acquireUnit(0, milliseconds(1'000));
+  ASSERT_TRUE(restored);
+  EXPECT_EQ(restored->id, a->id);
+  EXPECT_EQ(restored->trained, (std::vector<RecordRange>{{0, 4}}));
+  coord::DataReport rest;
+  rest.trained.push_back({0, a->id, {{4, 6}}});
+  rest.globalStep = 8;
+  chief.reportData(0, rest);
+  std::optional<WorkUnit> other = chief.acquireUnit(0, milliseconds(1'000));
+  ASSERT_TRUE(other);
+  rest.unitsRead.push_back({0, other->id, 3});
+  rest.trained = {{0, other->id, {{0, 3}}}};
+  chief.reportData(0, rest);
+  EXPECT_FALSE(chief.acquireUnit(0, milliseconds(1'000)));
+  stats = chief.dataStats();
+  EXPECT_TRUE(stats.finished);
+  EXPECT_EQ(stats.recordsTrained, 9);
+  EXPECT_EQ(stats.duplicateRecords, 0);
+}
+
+TEST(CoordinationTest, AMalformedDataReportIsInvalidArgument) {
+  RunningCoordinator coordinator(cluster(1, 1));
+  CoordinationClient worker(coordinator.server.address(), fastClientOptions());
+  worker.defineData(0, dataSet(1, 1));
+  auto stub = Coordination::NewStub(
+      createChannel(coordinator.server.address(), fastClientOptions()));
+  ReportDataRequest request;
+  request.set_worker(0);
+  UnitRecordRuns *runs = request.add_trained();
+  runs->add_runs(0);
+  runs->add_runs(2);
+  runs->add_runs(5);
+  grpc::ClientContext context;
+  ReportDataResponse response;
+  grpc::Status status = stub->ReportData(&context, request, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_TRUE(contains(status.error_message(), "3 range bounds"))
+      << status.error_message();
+  EXPECT_EQ(worker.dataStats().recordsTrained, 0);
 }
 
 // The whole protocol of runtime/rpc/README.md with two PS tasks and two

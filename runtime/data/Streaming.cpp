@@ -1,0 +1,812 @@
+//===- Streaming.cpp - Batches streamed from TFRecord files ---------------===//
+
+#include "runtime/data/Streaming.h"
+
+#include "runtime/core/Denormals.h"
+#include "runtime/core/Error.h"
+#include "runtime/data/Records.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <iostream>
+#include <random>
+#include <stdexcept>
+
+namespace dtf::data {
+
+namespace {
+
+/// A chunk also ends past these bytes of records.
+constexpr size_t kChunkBytes = 4 << 20;
+/// Warnings of single bad records printed before they are only counted.
+constexpr int kWarnings = 20;
+
+/// Row `row` of `array` alone, from `source`.
+Array rowOf(const Array &array, int64_t row, std::string source) {
+  Array one;
+  one.type = array.type;
+  one.shape = array.shape;
+  one.shape[0] = 1;
+  size_t bytes = elementTypeSize(array.type);
+  for (size_t d = 1; d < array.shape.size(); ++d)
+    bytes *= static_cast<size_t>(array.shape[d]);
+  one.bytes.assign(array.bytes.begin() + row * bytes,
+                   array.bytes.begin() + (row + 1) * bytes);
+  one.source = std::move(source);
+  return one;
+}
+
+/// The rows `rows` of `array`, in order.
+Array selectRows(const Array &array, const std::vector<int64_t> &rows) {
+  Array out;
+  out.type = array.type;
+  out.shape = array.shape;
+  out.shape[0] = static_cast<int64_t>(rows.size());
+  out.source = array.source;
+  size_t bytes = elementTypeSize(array.type);
+  for (size_t d = 1; d < array.shape.size(); ++d)
+    bytes *= static_cast<size_t>(array.shape[d]);
+  out.bytes.reserve(rows.size() * bytes);
+  for (int64_t row : rows)
+    out.bytes.insert(out.bytes.end(), array.bytes.begin() + row * bytes,
+                     array.bytes.begin() + (row + 1) * bytes);
+  return out;
+}
+
+} // namespace
+
+std::vector<WorkUnit> splitIntoUnits(const std::vector<std::string> &files,
+                                     uint64_t unitBytes) {
+  if (unitBytes == 0)
+    throw std::invalid_argument("units of work must hold at least 1 byte");
+  std::vector<WorkUnit> units;
+  for (const std::string &file : files) {
+    Compression compression = detectCompression(file);
+    struct stat info;
+    if (::stat(file.c_str(), &info) != 0)
+      throw RecordError("cannot open " + file + ": " + std::strerror(errno));
+    const uint64_t size = static_cast<uint64_t>(info.st_size);
+    WorkUnit unit;
+    unit.path = file;
+    unit.compression = compression;
+    if (compression != Compression::None || size == 0) {
+      unit.id = static_cast<int64_t>(units.size());
+      unit.begin = 0;
+      unit.end = size;
+      units.push_back(unit);
+      continue;
+    }
+    for (uint64_t begin = 0; begin < size; begin += unitBytes) {
+      unit.id = static_cast<int64_t>(units.size());
+      unit.begin = begin;
+      unit.end = size - begin > unitBytes ? begin + unitBytes : size;
+      units.push_back(unit);
+    }
+  }
+  return units;
+}
+
+//===----------------------------------------------------------------------===//
+// Reader threads: units to chunks of converted examples.
+//===----------------------------------------------------------------------===//
+
+struct StreamingInput::Reader {
+  /// A unit of the cycle.
+  struct Open {
+    WorkUnit unit;
+    std::unique_ptr<RecordReader> reader;
+    /// How errors name it: the file, and the range past 0.
+    std::shared_ptr<const std::string> label;
+    /// The first of unit.trained that may still hold a record to come.
+    size_t trainedAt = 0;
+    /// Records numbered in the unit when it ended.
+    int64_t records = 0;
+  };
+  /// A record read, not yet parsed.
+  struct Pending {
+    std::string data;
+    ExampleOrigin origin;
+    std::shared_ptr<const std::string> label;
+  };
+
+  StreamingInput &input;
+  const size_t cycleSize;
+  const bool skip;
+  ExampleParser parser;
+  std::vector<Open> cycle;
+  std::vector<Pending> pending;
+  size_t pendingBytes = 0;
+  /// Units read to their end, reported once their records are queued.
+  std::vector<std::pair<WorkUnit, int64_t>> done;
+
+  Reader(StreamingInput &input, int cycleSize)
+      : input(input), cycleSize(static_cast<size_t>(cycleSize)),
+        skip(input.options.badRecords == BadRecordPolicy::Skip),
+        parser(input.requests) {}
+
+  void run() {
+    bool workEnded = false;
+    // Whether to ask for more units while some are open: after a unit
+    // ended, not after each record (a coordinator's poll is a call).
+    bool askAgain = true;
+    size_t turn = 0;
+    while (true) {
+      if (input.stopping())
+        throw Stopped();
+      while (!workEnded && cycle.size() < cycleSize &&
+             (cycle.empty() || askAgain)) {
+        std::optional<WorkUnit> unit;
+        // With units open, only what is to be had now (WorkSource::poll).
+        bool waited = cycle.empty();
+        try {
+          unit = waited ? input.work->next() : input.work->poll();
+        } catch (...) {
+          if (input.stopping())
+            throw Stopped();
+          throw;
+        }
+        if (input.stopping())
+          throw Stopped();
+        if (!unit) {
+          if (waited)
+            workEnded = true;
+          else
+            askAgain = false;
+          break;
+        }
+        open(std::move(*unit));
+      }
+      if (cycle.empty())
+        break;
+      if (turn >= cycle.size())
+        turn = 0;
+      if (readOne(cycle[turn])) {
+        Open &finished = cycle[turn];
+        done.emplace_back(std::move(finished.unit), finished.records);
+        cycle.erase(cycle.begin() + static_cast<std::ptrdiff_t>(turn));
+        askAgain = true;
+        flush();
+      } else {
+        ++turn;
+        if (static_cast<int64_t>(pending.size()) >=
+                input.options.chunkRecords ||
+            pendingBytes >= kChunkBytes)
+          flush();
+      }
+    }
+    flush();
+  }
+
+  void open(WorkUnit unit) {
+    Open open;
+    try {
+      open.reader = std::make_unique<RecordReader>(
+          unit.path, unit.compression, unit.begin,
+          unit.compression == Compression::None
+              ? std::optional<uint64_t>(unit.end)
+              : std::nullopt);
+    } catch (const RecordError &error) {
+      if (!skip)
+        throw;
+      ++input.skipped;
+      input.warn("streaming input: skipping unit " + std::to_string(unit.id) +
+                     " of epoch " + std::to_string(unit.epoch) + " (" +
+                     unit.path + " from offset " + std::to_string(unit.begin) +
+                     "): " + error.what(),
+                 true);
+      done.emplace_back(std::move(unit), 0);
+      flush();
+      return;
+    }
+    open.label = std::make_shared<const std::string>(open.reader->where());
+    open.unit = std::move(unit);
+    cycle.push_back(std::move(open));
+  }
+
+  /// Whether record `index` of `open` was trained on.
+  static bool trained(Open &open, int64_t index) {
+    const std::vector<RecordRange> &ranges = open.unit.trained;
+    while (open.trainedAt < ranges.size() &&
+           ranges[open.trainedAt].second <= index)
+      ++open.trainedAt;
+    return open.trainedAt < ranges.size() &&
+           ranges[open.trainedAt].first <= index;
+  }
+
+  /// Reads the next record of `open` not trained on into `pending`; true
+  /// when the unit ended instead.
+  bool readOne(Open &open) {
+    RecordReader &reader = *open.reader;
+    while (true) {
+      const int64_t index = reader.index();
+      const uint64_t before = reader.offset();
+      std::optional<std::string> record;
+      try {
+        record = reader.next();
+      } catch (const RecordError &error) {
+        input.bytes += static_cast<int64_t>(reader.offset() - before);
+        if (!skip)
+          throw;
+        ++input.skipped;
+        if (reader.canContinue()) {
+          input.warn(std::string("streaming input: skipping a bad record: ") +
+                         error.what(),
+                     false);
+          continue;
+        }
+        input.warn(std::string("streaming input: skipping the rest of ") +
+                       *open.label + " from offset " +
+                       std::to_string(reader.offset()) + ": " + error.what(),
+                   true);
+        open.records = reader.index();
+        return true;
+      }
+      input.bytes += static_cast<int64_t>(reader.offset() - before);
+      if (!record) {
+        open.records = reader.index();
+        return true;
+      }
+      if (trained(open, index))
+        continue;
+      pendingBytes += record->size();
+      pending.push_back({std::move(*record),
+                         {open.unit.epoch, open.unit.id, index},
+                         open.label});
+      return false;
+    }
+  }
+
+  /// The columns of `arrays`, converted for the placeholders; rows that do
+  /// not convert are found one at a time, and (Skip) dropped from `kept`.
+  std::vector<Tensor> convert(std::vector<Array> &arrays,
+                              std::vector<const Pending *> &kept) {
+    const size_t n = arrays.size();
+    std::vector<Tensor> columns;
+    try {
+      for (size_t i = 0; i < n; ++i)
+        columns.push_back(toColumn(arrays[i], input.specs[i], input.types[i]));
+      return columns;
+    } catch (const std::invalid_argument &) {
+    }
+    std::vector<int64_t> good;
+    std::vector<const Pending *> goodKept;
+    for (size_t r = 0; r < kept.size(); ++r) {
+      bool ok = true;
+      for (size_t i = 0; i < n && ok; ++i) {
+        try {
+          toColumn(
+              rowOf(arrays[i], static_cast<int64_t>(r),
+                    std::string(input.requests[i].varlen ? "varlen " : "") +
+                        "feature '" + input.requests[i].name + "' of " +
+                        *kept[r]->label + " record " +
+                        std::to_string(kept[r]->origin.record)),
+              input.specs[i], input.types[i]);
+        } catch (const std::invalid_argument &error) {
+          if (!skip)
+            throw;
+          ++input.skipped;
+          input.warn(std::string("streaming input: skipping a record: ") +
+                         error.what(),
+                     false);
+          ok = false;
+        }
+      }
+      if (ok) {
+        good.push_back(static_cast<int64_t>(r));
+        goodKept.push_back(kept[r]);
+      }
+    }
+    kept = std::move(goodKept);
+    columns.clear();
+    for (size_t i = 0; i < n; ++i)
+      columns.push_back(toColumn(selectRows(arrays[i], good), input.specs[i],
+                                 input.types[i]));
+    return columns;
+  }
+
+  /// Parses the pending records into a chunk for the batching thread, then
+  /// reports the units that ended.
+  void flush() {
+    Chunk chunk;
+    if (!pending.empty()) {
+      std::vector<const Pending *> kept;
+      for (const Pending &record : pending) {
+        try {
+          parser.add(record.data, *record.label, record.origin.record);
+        } catch (const std::runtime_error &error) {
+          if (!skip)
+            throw;
+          ++input.skipped;
+          input.warn(std::string("streaming input: skipping a record: ") +
+                         error.what(),
+                     false);
+          continue;
+        }
+        kept.push_back(&record);
+      }
+      input.records += static_cast<int64_t>(kept.size());
+      std::string of = "no records";
+      if (!kept.empty()) {
+        of = *kept.front()->label;
+        for (const Pending *record : kept)
+          if (record->label != kept.front()->label) {
+            of = "records of several units";
+            break;
+          }
+      }
+      std::vector<Array> arrays = parser.take(of);
+      if (!kept.empty()) {
+        chunk.columns = convert(arrays, kept);
+        chunk.rows = static_cast<int64_t>(kept.size());
+        if (input.options.accountBatches)
+          for (const Pending *record : kept)
+            chunk.origins.push_back(record->origin);
+      }
+      pending.clear();
+      pendingBytes = 0;
+    }
+    if (chunk.rows > 0 && !input.push(std::move(chunk)))
+      throw Stopped();
+    for (auto &[unit, records] : done) {
+      input.work->unitRead(unit, records);
+      ++input.units;
+    }
+    done.clear();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// The batching thread: chunks through the shuffle buffer into batches.
+//===----------------------------------------------------------------------===//
+
+struct StreamingInput::Batcher {
+  StreamingInput &input;
+  const int64_t batch;
+  const bool shuffle;
+  const int64_t capacity;
+  const bool account;
+  const size_t n;
+  Chunk current;
+  int64_t row = 0;
+  bool exhausted = false;
+  std::mt19937_64 random;
+  /// The shuffle buffer: slot j of placeholder i at bytes j * rowBytes[i]
+  /// of slots[i]; slots [0, count) hold examples.
+  std::vector<std::vector<uint8_t>> slots;
+  std::vector<ExampleOrigin> origins;
+  int64_t count = 0;
+
+  explicit Batcher(StreamingInput &input, int64_t batch)
+      : input(input), batch(batch), shuffle(input.options.shuffleBuffer > 1),
+        capacity(input.options.shuffleBuffer),
+        account(input.options.accountBatches), n(input.names.size()),
+        random(input.options.shuffleSeed), slots(n) {}
+
+  /// Whether an example is at `row` of `current` (taking the next chunk).
+  bool have() {
+    while (!exhausted && row >= current.rows) {
+      row = 0;
+      current = Chunk();
+      if (!input.pop(current))
+        exhausted = true;
+    }
+    return !exhausted;
+  }
+
+  const uint8_t *currentRow(size_t i) const {
+    return static_cast<const uint8_t *>(current.columns[i].rawData()) +
+           static_cast<size_t>(row) * input.rowBytes[i];
+  }
+
+  /// Moves the example at `row` into slot `j` (<= count).
+  void put(int64_t j) {
+    for (size_t i = 0; i < n; ++i) {
+      size_t bytes = input.rowBytes[i];
+      if (slots[i].size() < static_cast<size_t>(j + 1) * bytes)
+        slots[i].resize(static_cast<size_t>(j + 1) * bytes);
+      std::memcpy(slots[i].data() + static_cast<size_t>(j) * bytes,
+                  currentRow(i), bytes);
+    }
+    if (account) {
+      if (origins.size() < static_cast<size_t>(j + 1))
+        origins.resize(static_cast<size_t>(j + 1));
+      origins[static_cast<size_t>(j)] =
+          current.origins[static_cast<size_t>(row)];
+    }
+    ++row;
+  }
+
+  Batch newBatch() {
+    Batch out;
+    for (size_t i = 0; i < n; ++i) {
+      Shape shape = input.types[i].shape;
+      shape.insert(shape.begin(), batch);
+      out.feeds.emplace(input.names[i],
+                        Tensor::uninitialized(input.types[i].dtype, shape));
+    }
+    if (account)
+      out.origins.reserve(static_cast<size_t>(batch));
+    return out;
+  }
+
+  void run() {
+    if (shuffle) {
+      while (count < capacity && have()) {
+        put(count);
+        ++count;
+        if (count % 1024 == 0)
+          input.buffered = count;
+      }
+      input.buffered = count;
+    }
+    while (true) {
+      Batch out = newBatch();
+      std::vector<uint8_t *> columns(n);
+      for (size_t i = 0; i < n; ++i)
+        columns[i] =
+            static_cast<uint8_t *>(out.feeds.at(input.names[i]).rawData());
+      int64_t k = 0;
+      for (; k < batch; ++k) {
+        if (shuffle) {
+          if (count == 0)
+            break;
+          int64_t j =
+              std::uniform_int_distribution<int64_t>(0, count - 1)(random);
+          for (size_t i = 0; i < n; ++i) {
+            size_t bytes = input.rowBytes[i];
+            std::memcpy(columns[i] + static_cast<size_t>(k) * bytes,
+                        slots[i].data() + static_cast<size_t>(j) * bytes,
+                        bytes);
+          }
+          if (account)
+            out.origins.push_back(origins[static_cast<size_t>(j)]);
+          if (have()) {
+            put(j);
+          } else if (j != --count) {
+            for (size_t i = 0; i < n; ++i) {
+              size_t bytes = input.rowBytes[i];
+              std::memcpy(slots[i].data() + static_cast<size_t>(j) * bytes,
+                          slots[i].data() + static_cast<size_t>(count) * bytes,
+                          bytes);
+            }
+            if (account)
+              origins[static_cast<size_t>(j)] =
+                  origins[static_cast<size_t>(count)];
+          }
+        } else {
+          if (!have())
+            break;
+          for (size_t i = 0; i < n; ++i) {
+            size_t bytes = input.rowBytes[i];
+            std::memcpy(columns[i] + static_cast<size_t>(k) * bytes,
+                        currentRow(i), bytes);
+          }
+          if (account)
+            out.origins.push_back(current.origins[static_cast<size_t>(row)]);
+          ++row;
+        }
+      }
+      input.buffered = count;
+      if (k < batch) {
+        input.finish(k);
+        return;
+      }
+      input.pushReady(std::move(out));
+    }
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// StreamingInput
+//===----------------------------------------------------------------------===//
+
+StreamingInput::StreamingInput(
+    const std::vector<InputSpec> &specs,
+    const std::map<std::string, ExampleType> &placeholders,
+    const std::map<std::string, IdTable> &tables,
+    std::shared_ptr<WorkSource> work, StreamingOptions options)
+    : specs(specs), work(std::move(work)), options(std::move(options)) {
+  if (specs.empty())
+    throw std::invalid_argument("streaming input: no binding to feed");
+  for (const InputSpec &spec : specs)
+    if (spec.format != "tfrecord" || spec.path != specs.front().path)
+      throw std::invalid_argument(
+          spec.origin + ": input of placeholder '" + spec.placeholder +
+          "': streaming reads one set of TFRecord files, each binding one "
+          "feature of the same records (here " +
+          (spec.format != "tfrecord" ? "a binding of format " + spec.format
+                                     : "files '" + spec.path + "' besides '" +
+                                           specs.front().path + "'") +
+          ")");
+  checkBindings(specs, placeholders);
+  for (const InputSpec &spec : specs) {
+    const ExampleType &type = placeholders.at(spec.placeholder);
+    names.push_back(spec.placeholder);
+    types.push_back(type);
+    rowBytes.push_back(static_cast<size_t>(numElementsOf(type.shape)) *
+                       dtypeSize(type.dtype));
+    FeatureRequest request = featureRequest(spec, placeholders, tables);
+    // Every example holds what one example of the placeholder takes: a
+    // record that does not is the record's error, not its chunk's.
+    if (!request.varlen)
+      request.values = spec.oneHotClasses ? 1 : numElementsOf(type.shape);
+    request.rowOf = "placeholder '" + spec.placeholder + "' (" +
+                    dtypeName(type.dtype) + " " + shapeToString(type.shape) +
+                    " per example)";
+    requests.push_back(std::move(request));
+  }
+  if (!this->work)
+    throw std::invalid_argument("streaming input: no source of work units");
+  if (this->options.readerThreads < 1 || this->options.cycleLength < 1 ||
+      this->options.prefetchBatches < 1 || this->options.chunkRecords < 1)
+    throw std::invalid_argument(
+        "streaming input: reader threads, cycle length, prefetched batches "
+        "and chunk records must be at least 1");
+}
+
+StreamingInput::~StreamingInput() { cancel(); }
+
+void StreamingInput::cancel() {
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (cancelled)
+      return;
+    cancelled = true;
+    stopped = true;
+  }
+  changed.notify_all();
+  // A reader may wait in the source's next().
+  work->cancel();
+  for (std::thread &thread : threads)
+    if (thread.joinable())
+      thread.join();
+}
+
+bool StreamingInput::stopping() const {
+  std::lock_guard<std::mutex> lock(mutex);
+  return stopped;
+}
+
+void StreamingInput::warn(const std::string &message, bool always) {
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!always && ++warnings > kWarnings) {
+      if (warnings == kWarnings + 1)
+        std::cerr << "warning: streaming input: further bad records are "
+                     "only counted\n";
+      return;
+    }
+  }
+  std::cerr << ("warning: " + message + "\n");
+}
+
+void StreamingInput::fail(std::exception_ptr failure) {
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!error && !stopped)
+      error = failure;
+    stopped = true;
+  }
+  changed.notify_all();
+}
+
+bool StreamingInput::push(Chunk chunk) {
+  std::unique_lock<std::mutex> lock(mutex);
+  const size_t queued = static_cast<size_t>(options.readerThreads);
+  changed.wait(lock, [&] { return stopped || chunks.size() < queued; });
+  if (stopped)
+    return false;
+  chunks.push_back(std::move(chunk));
+  changed.notify_all();
+  return true;
+}
+
+bool StreamingInput::pop(Chunk &chunk) {
+  std::unique_lock<std::mutex> lock(mutex);
+  changed.wait(
+      lock, [&] { return stopped || !chunks.empty() || activeReaders == 0; });
+  if (stopped)
+    throw Stopped();
+  if (chunks.empty())
+    return false;
+  chunk = std::move(chunks.front());
+  chunks.pop_front();
+  changed.notify_all();
+  return true;
+}
+
+void StreamingInput::pushReady(Batch batch) {
+  std::unique_lock<std::mutex> lock(mutex);
+  changed.wait(
+      lock, [&] { return stopped || ready.size() < options.prefetchBatches; });
+  if (stopped)
+    throw Stopped();
+  ready.push_back(std::move(batch));
+  changed.notify_all();
+}
+
+void StreamingInput::finish(int64_t left) {
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    ended = true;
+    droppedAtEnd = left;
+  }
+  changed.notify_all();
+}
+
+void StreamingInput::readLoop(int cycle) {
+  // Readers convert and scale what they read (Denormals.h).
+  flushDenormalsInThisThread();
+  try {
+    Reader(*this, cycle).run();
+  } catch (const Stopped &) {
+  } catch (...) {
+    fail(std::current_exception());
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    --activeReaders;
+  }
+  changed.notify_all();
+}
+
+void StreamingInput::batchLoop() {
+  flushDenormalsInThisThread();
+  try {
+    Batcher(*this, batchSize).run();
+  } catch (const Stopped &) {
+  } catch (...) {
+    fail(std::current_exception());
+  }
+}
+
+void StreamingInput::start() {
+  const int readers = options.readerThreads;
+  activeReaders = readers;
+  started = true;
+  threads.reserve(static_cast<size_t>(readers) + 1);
+  for (int t = 0; t < readers; ++t) {
+    int cycle = options.cycleLength / readers +
+                (t < options.cycleLength % readers ? 1 : 0);
+    threads.emplace_back([this, cycle] { readLoop(std::max(cycle, 1)); });
+  }
+  threads.emplace_back([this] { batchLoop(); });
+}
+
+void StreamingInput::nextBatch(int64_t batch, FeedMap &feeds) {
+  std::unique_lock<std::mutex> lock(mutex);
+  if (batch < 1)
+    throw std::invalid_argument("streaming input: a batch of " +
+                                std::to_string(batch) + " examples");
+  if (!started) {
+    if (cancelled)
+      throw Error(ErrorCode::Cancelled, "streaming input: stopped");
+    batchSize = batch;
+    start();
+  } else if (batch != batchSize) {
+    throw std::invalid_argument("a streaming input serves batches of " +
+                                std::to_string(batchSize) + ", not " +
+                                std::to_string(batch));
+  }
+  if (options.accountBatches && unsettled.size() >= kMaxUnsettledBatches)
+    throw Error(ErrorCode::Internal,
+                "streaming input: " + std::to_string(unsettled.size()) +
+                    " batches handed out are not settled (batchTrained or "
+                    "batchLost): the trainer must settle every batch");
+  Batch out;
+  if (!lost.empty()) {
+    out = std::move(lost.front());
+    lost.pop_front();
+  } else {
+    auto wake = [&] { return error || !ready.empty() || ended || stopped; };
+    if (!wake()) {
+      auto before = std::chrono::steady_clock::now();
+      changed.wait(lock, wake);
+      waitSeconds += std::chrono::duration<double>(
+                         std::chrono::steady_clock::now() - before)
+                         .count();
+    }
+    if (error)
+      std::rethrow_exception(error);
+    if (ready.empty()) {
+      if (ended)
+        throw Error(ErrorCode::OutOfRange,
+                    "streaming input: end of the data (the last epoch read; " +
+                        std::to_string(droppedAtEnd.load()) +
+                        " examples left, fewer than a batch of " +
+                        std::to_string(batchSize) + ")");
+      throw Error(ErrorCode::Cancelled, "streaming input: stopped");
+    }
+    out = std::move(ready.front());
+    ready.pop_front();
+    changed.notify_all();
+  }
+  if (options.accountBatches) {
+    Batch kept;
+    kept.origins = out.origins;
+    for (const auto &[name, tensor] : out.feeds)
+      kept.feeds.emplace(name, tensor.clone());
+    lastId = ++nextId;
+    unsettled.emplace(lastId, std::move(kept));
+  }
+  for (auto &[name, tensor] : out.feeds)
+    feeds[name] = std::move(tensor);
+  ++batches;
+}
+
+uint64_t StreamingInput::lastBatchId() const {
+  std::lock_guard<std::mutex> lock(mutex);
+  return lastId;
+}
+
+void StreamingInput::awaitAccounted() {
+  if (options.accountBatches)
+    work->flush();
+}
+
+void StreamingInput::batchPushing(uint64_t id) {
+  if (!options.accountBatches)
+    return;
+  std::vector<ExampleOrigin> origins;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = unsettled.find(id);
+    if (it == unsettled.end())
+      throw Error(ErrorCode::Internal,
+                  "streaming input: batch " + std::to_string(id) +
+                      " is not handed out, or already settled");
+    origins = it->second.origins;
+  }
+  work->pushing(origins);
+}
+
+void StreamingInput::batchTrained(uint64_t id, int64_t globalStep) {
+  if (!options.accountBatches)
+    return;
+  std::vector<ExampleOrigin> origins;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = unsettled.find(id);
+    if (it == unsettled.end())
+      throw Error(ErrorCode::Internal,
+                  "streaming input: batch " + std::to_string(id) +
+                      " is not handed out, or already settled");
+    origins = std::move(it->second.origins);
+    unsettled.erase(it);
+  }
+  work->trained(origins, globalStep);
+}
+
+void StreamingInput::batchLost(uint64_t id) {
+  if (!options.accountBatches)
+    return;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = unsettled.find(id);
+  if (it == unsettled.end())
+    throw Error(ErrorCode::Internal,
+                "streaming input: batch " + std::to_string(id) +
+                    " is not handed out, or already settled");
+  lost.push_back(std::move(it->second));
+  unsettled.erase(it);
+}
+
+StreamingStats StreamingInput::stats() const {
+  StreamingStats out;
+  out.records = records;
+  out.bytes = bytes;
+  out.skippedRecords = skipped;
+  out.units = units;
+  out.bufferedExamples = buffered;
+  out.bufferCapacity = options.shuffleBuffer > 1 ? options.shuffleBuffer : 0;
+  out.batches = batches;
+  out.droppedAtEnd = droppedAtEnd;
+  std::lock_guard<std::mutex> lock(mutex);
+  out.waitSeconds = waitSeconds;
+  return out;
+}
+
+} // namespace dtf::data

@@ -1,0 +1,255 @@
+//===- DataWork.cpp - Where a worker's streamed input gets its units ------===//
+
+#include "runtime/train/DataWork.h"
+
+#include "runtime/core/Error.h"
+
+#include <algorithm>
+#include <iostream>
+
+namespace dtf::train {
+
+void DeferredWorkSource::bind(std::shared_ptr<WorkSource> bound) {
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    source = std::move(bound);
+  }
+  changed.notify_all();
+}
+
+std::shared_ptr<WorkSource> DeferredWorkSource::bound() const {
+  std::lock_guard<std::mutex> lock(mutex);
+  if (!source)
+    throw Error(ErrorCode::Internal,
+                "streamed input: no source of units bound yet");
+  return source;
+}
+
+std::optional<WorkUnit> DeferredWorkSource::next() {
+  std::shared_ptr<WorkSource> target;
+  {
+    std::unique_lock<std::mutex> lock(mutex);
+    changed.wait(lock, [&] { return source || cancelled; });
+    if (cancelled)
+      return std::nullopt;
+    target = source;
+  }
+  return target->next();
+}
+
+std::optional<WorkUnit> DeferredWorkSource::poll() {
+  std::shared_ptr<WorkSource> target;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (cancelled || !source)
+      return std::nullopt;
+    target = source;
+  }
+  return target->poll();
+}
+
+void DeferredWorkSource::unitRead(const WorkUnit &unit, int64_t records) {
+  bound()->unitRead(unit, records);
+}
+
+void DeferredWorkSource::pushing(const std::vector<ExampleOrigin> &examples) {
+  bound()->pushing(examples);
+}
+
+void DeferredWorkSource::trained(const std::vector<ExampleOrigin> &examples,
+                                 int64_t globalStep) {
+  bound()->trained(examples, globalStep);
+}
+
+void DeferredWorkSource::flush() {
+  std::shared_ptr<WorkSource> target;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    target = source;
+  }
+  if (target)
+    target->flush();
+}
+
+void DeferredWorkSource::cancel() {
+  std::shared_ptr<WorkSource> target;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    cancelled = true;
+    target = source;
+  }
+  changed.notify_all();
+  if (target)
+    target->cancel();
+}
+
+CoordinatedWorkSource::CoordinatedWorkSource(
+    coord::CoordinatorConnection &coordinator, int worker,
+    coord::DataSetDefinition definition)
+    : coordinator(coordinator), worker(worker),
+      definition(std::move(definition)) {
+  reporter = std::thread([this] { sendReports(); });
+}
+
+CoordinatedWorkSource::~CoordinatedWorkSource() {
+  cancel();
+  reporter.join();
+}
+
+template <typename Call>
+bool CoordinatedWorkSource::retrying(const Call &call) {
+  std::chrono::milliseconds backoff(100);
+  while (!cancelled) {
+    try {
+      call();
+      return true;
+    } catch (const Error &error) {
+      if (!isRecoverable(error.code()))
+        throw;
+    }
+    std::unique_lock<std::mutex> lock(mutex);
+    changed.wait_for(lock, backoff, [&] { return cancelled.load(); });
+    backoff = std::min(backoff * 2, std::chrono::milliseconds(1000));
+  }
+  return false;
+}
+
+void CoordinatedWorkSource::define() {
+  std::lock_guard<std::mutex> lock(defining);
+  if (defined)
+    return;
+  if (retrying([&] { coordinator.defineData(worker, definition); }))
+    defined = true;
+}
+
+std::optional<WorkUnit> CoordinatedWorkSource::next() {
+  // Every worker defines the data set; the coordinator keeps the first
+  // definition.
+  define();
+  if (!defined)
+    return std::nullopt; // cancelled
+  std::optional<WorkUnit> unit;
+  bool answered = false;
+  while (!answered && !cancelled) {
+    try {
+      unit = coordinator.acquireUnit(worker, std::chrono::seconds(5));
+      answered = true;
+    } catch (const Error &error) {
+      // DeadlineExceeded: units are out with other workers and may come
+      // back; ask again. Aborted: training was stopped.
+      if (error.code() == ErrorCode::Aborted)
+        return std::nullopt;
+      if (error.code() != ErrorCode::DeadlineExceeded &&
+          !isRecoverable(error.code()))
+        throw;
+      if (error.code() != ErrorCode::DeadlineExceeded) {
+        std::unique_lock<std::mutex> lock(mutex);
+        changed.wait_for(lock, std::chrono::milliseconds(200),
+                         [&] { return cancelled.load(); });
+      }
+    }
+  }
+  return cancelled ? std::nullopt : unit;
+}
+
+std::optional<WorkUnit> CoordinatedWorkSource::poll() {
+  define();
+  if (!defined || cancelled)
+    return std::nullopt;
+  try {
+    return coordinator.acquireUnit(worker, std::chrono::milliseconds(0));
+  } catch (const Error &error) {
+    // Nothing now (DeadlineExceeded), training stopped, or a call that
+    // failed: next() asks again, and says which.
+    if (error.code() == ErrorCode::DeadlineExceeded ||
+        error.code() == ErrorCode::Aborted || isRecoverable(error.code()))
+      return std::nullopt;
+    throw;
+  }
+}
+
+void CoordinatedWorkSource::unitRead(const WorkUnit &unit, int64_t records) {
+  std::lock_guard<std::mutex> lock(mutex);
+  if (queued.empty() || !queued.back().trained.empty()) {
+    queued.emplace_back();
+    ++queuedCount;
+  }
+  queued.back().unitsRead.push_back({unit.epoch, unit.id, records});
+  changed.notify_all();
+}
+
+void CoordinatedWorkSource::pushing(
+    const std::vector<ExampleOrigin> &examples) {
+  std::vector<coord::UnitRecords> grouped = coord::groupExamples(examples);
+  std::lock_guard<std::mutex> lock(mutex);
+  if (queued.empty() || !queued.back().trained.empty()) {
+    queued.emplace_back();
+    ++queuedCount;
+  }
+  coord::DataReport &report = queued.back();
+  report.pushing.insert(report.pushing.end(), grouped.begin(), grouped.end());
+  changed.notify_all();
+}
+
+void CoordinatedWorkSource::trained(const std::vector<ExampleOrigin> &examples,
+                                    int64_t globalStep) {
+  std::vector<coord::UnitRecords> grouped = coord::groupExamples(examples);
+  std::lock_guard<std::mutex> lock(mutex);
+  // A report carries one global step: trained records of another step
+  // start a report of their own.
+  if (queued.empty() || !queued.back().trained.empty()) {
+    queued.emplace_back();
+    ++queuedCount;
+  }
+  coord::DataReport &report = queued.back();
+  report.trained = std::move(grouped);
+  report.globalStep = globalStep;
+  changed.notify_all();
+}
+
+void CoordinatedWorkSource::flush() {
+  std::unique_lock<std::mutex> lock(mutex);
+  uint64_t target = queuedCount;
+  changed.wait(lock, [&] { return sentCount >= target || cancelled; });
+}
+
+void CoordinatedWorkSource::cancel() {
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    cancelled = true;
+  }
+  changed.notify_all();
+}
+
+void CoordinatedWorkSource::sendReports() {
+  while (true) {
+    coord::DataReport report;
+    {
+      std::unique_lock<std::mutex> lock(mutex);
+      changed.wait(lock, [&] { return !queued.empty() || cancelled; });
+      if (queued.empty())
+        return;
+      report = std::move(queued.front());
+      queued.pop_front();
+    }
+    bool sent = false;
+    try {
+      sent = retrying([&] { coordinator.reportData(worker, report); });
+    } catch (const Error &error) {
+      // Not one a retry fixes (a report the coordinator refuses): the
+      // examples count as not trained, and are read again.
+      std::cerr << "Worker " << worker
+                << ": warning: a data report was refused: " << error.what()
+                << std::endl;
+      sent = true;
+    }
+    std::lock_guard<std::mutex> lock(mutex);
+    if (sent)
+      ++sentCount;
+    changed.notify_all();
+    if (!sent)
+      return; // cancelled
+  }
+}
+
+} // namespace dtf::train

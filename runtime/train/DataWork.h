@@ -1,0 +1,125 @@
+//===- DataWork.h - Where a worker's streamed input gets its units --------===//
+//
+// Streaming input (runtime/data/Streaming.h) reads the units of work a
+// WorkSource hands out. Which source that is depends on the task, known
+// only once the task runs: a between-graph worker asks the cluster's data
+// coordinator (CoordinatedWorkSource, over the CoordinatorConnection to PS
+// task 0), the in-graph master reads every unit itself (a LocalWorkSource).
+// The input is opened (and checked against the model) before that, over a
+// DeferredWorkSource that the task binds to its source.
+//
+//===----------------------------------------------------------------------===//
+
+#pragma once
+
+#include "runtime/coord/CoordinatorConnection.h"
+#include "runtime/core/WorkUnits.h"
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace dtf::train {
+
+/// A WorkSource that forwards to the one bound later; next() waits for
+/// the binding (or a cancel()).
+class DeferredWorkSource final : public WorkSource {
+public:
+  void bind(std::shared_ptr<WorkSource> source);
+
+  std::optional<WorkUnit> next() override;
+  std::optional<WorkUnit> poll() override;
+  void unitRead(const WorkUnit &unit, int64_t records) override;
+  void pushing(const std::vector<ExampleOrigin> &examples) override;
+  void trained(const std::vector<ExampleOrigin> &examples,
+               int64_t globalStep) override;
+  void flush() override;
+  void cancel() override;
+
+private:
+  /// The bound source; null until bind() (calls other than next() before
+  /// it are a bug: nothing was read yet).
+  std::shared_ptr<WorkSource> bound() const;
+
+  mutable std::mutex mutex;
+  std::condition_variable changed;
+  std::shared_ptr<WorkSource> source;
+  bool cancelled = false;
+};
+
+/// A between-graph worker's units, from the cluster's data coordinator
+/// (runtime/coord/DataCoordinator.h). Reports go in the background, in
+/// order, one per trained batch (a report carries one global step):
+/// pushing() and trained() queue and return; flush() waits until the
+/// coordinator has what was queued, so that a step's push goes only once
+/// the coordinator knows its examples are in flight. A call that fails for
+/// a reason a retry can fix (PS task 0 restarting) is retried until it
+/// goes through or the source is cancelled.
+class CoordinatedWorkSource final : public WorkSource {
+public:
+  CoordinatedWorkSource(coord::CoordinatorConnection &coordinator, int worker,
+                        coord::DataSetDefinition definition);
+  ~CoordinatedWorkSource() override;
+  CoordinatedWorkSource(const CoordinatedWorkSource &) = delete;
+  CoordinatedWorkSource &operator=(const CoordinatedWorkSource &) = delete;
+
+  /// Defines the data set with the coordinator, once per process (which
+  /// gives back any units a previous process of this worker held); the
+  /// first next() does if nobody did. The chief defines before its first
+  /// checkpoint, which holds the data state.
+  void define();
+
+  std::optional<WorkUnit> next() override;
+  std::optional<WorkUnit> poll() override;
+  void unitRead(const WorkUnit &unit, int64_t records) override;
+  void pushing(const std::vector<ExampleOrigin> &examples) override;
+  void trained(const std::vector<ExampleOrigin> &examples,
+               int64_t globalStep) override;
+  void flush() override;
+  void cancel() override;
+
+private:
+  /// Runs `call` until it succeeds; retries (with backoff, up to 1 s) what
+  /// a retry may fix; false when cancelled first.
+  template <typename Call> bool retrying(const Call &call);
+  /// The reporter thread: sends the queued reports in order.
+  void sendReports();
+
+  coord::CoordinatorConnection &coordinator;
+  const int worker;
+  const coord::DataSetDefinition definition;
+
+  std::mutex mutex;
+  std::condition_variable changed;
+  /// Held while defining: the readers' first next() calls wait for one
+  /// definition.
+  std::mutex defining;
+  std::atomic<bool> defined{false};
+  std::atomic<bool> cancelled{false};
+  /// Reports not sent yet, oldest first; the last one gathers what comes
+  /// until a trained() closes it.
+  std::deque<coord::DataReport> queued;
+  /// Reports queued and sent, counted since the start.
+  uint64_t queuedCount = 0;
+  uint64_t sentCount = 0;
+  std::thread reporter;
+};
+
+/// The units of one epoch of a streamed data set and how they are handed
+/// out: what every worker defines with the data coordinator.
+struct StreamedData {
+  std::vector<WorkUnit> units;
+  /// Passes over the data; 0 for no end (training ends at --train_steps).
+  int64_t epochs = 0;
+  /// Seeds the order units are handed out in, per epoch.
+  uint64_t seed = 0;
+  /// What the training input reads from; the task binds it.
+  std::shared_ptr<DeferredWorkSource> work;
+};
+
+} // namespace dtf::train

@@ -1,0 +1,63 @@
+//===- InputLog.h - What a worker's streamed input did --------------------===//
+//
+// The figures of data::StreamingInput (Streaming.h) where a user looks: a
+// line every --log_every steps (records and bytes read per second, the
+// shuffle buffer's fill, the time the steps waited for input: whether
+// training is input-bound), TensorBoard scalars under input/, and a line
+// at the end of training.
+//
+//===----------------------------------------------------------------------===//
+
+#pragma once
+
+#include "runtime/train/TrainingLoop.h"
+
+#include "runtime/data/Streaming.h"
+
+#include <chrono>
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace dtf::train {
+
+/// Rates of a streamed input between two looks at its stats.
+class InputRates {
+public:
+  explicit InputRates(const data::StreamingInput &input);
+  /// Since the previous call (or construction): records/s, MB/s, the
+  /// share of the time spent waiting for input, the buffer's fill.
+  std::vector<std::pair<std::string, double>> sample();
+
+private:
+  using Clock = std::chrono::steady_clock;
+  const data::StreamingInput &input;
+  data::StreamingStats last;
+  Clock::time_point lastTime;
+};
+
+/// "Worker N: input: R records/s, B MB/s, buffer F of C examples, waited
+/// W s for input over the last K steps (P% of the time), U units read"
+/// every `every` local steps.
+class InputLogHook final : public TrainingHook {
+public:
+  InputLogHook(int workerIndex, int every, const data::StreamingInput &input)
+      : index(workerIndex), every(every), input(input), rates(input) {}
+  void afterStep(const StepRecord &step) override;
+
+private:
+  int index;
+  int every;
+  const data::StreamingInput &input;
+  InputRates rates;
+};
+
+/// The line at the end of training: "Worker N: input: R records (B bytes)
+/// read in U units, S bad records skipped, waited W s for input, X
+/// examples left over at the end".
+void printInputTotals(int workerIndex, const data::StreamingInput &input,
+                      std::ostream &out);
+
+} // namespace dtf::train
