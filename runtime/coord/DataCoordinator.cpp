@@ -533,6 +533,7 @@ WorkUnit DataCoordinator::handOutLocked(int worker, int64_t epoch, Epoch &state,
   ++state.out;
   held[worker].emplace(epoch, id);
   ++unitsHandedOut[worker];
+  settlePendingLocked(unit);
   WorkUnit result = definition->units[static_cast<size_t>(id)];
   result.epoch = epoch;
   for (const Interval &interval : unit.trained) {
@@ -682,11 +683,72 @@ void DataCoordinator::mergeIntervals(std::vector<Interval> &intervals) const {
   intervals.resize(kept);
 }
 
+void DataCoordinator::settlePendingLocked(Unit &unit) {
+  if (unit.pending.empty())
+    return;
+  std::vector<PendingRecords> pending = std::move(unit.pending);
+  unit.pending.clear();
+  unit.pendingCount = 0;
+  std::stable_sort(pending.begin(), pending.end(),
+                   [](const PendingRecords &a, const PendingRecords &b) {
+                     return a.first < b.first;
+                   });
+  const std::vector<Interval> &trained = unit.trained;
+  std::vector<Interval> merged;
+  merged.reserve(trained.size() + pending.size());
+  size_t next = 0; // the first interval of `trained` not in `merged`
+  // The end of what `merged` covers: no interval of `trained` from `next`
+  // on starts before it (a new one ends where one of those begins).
+  int64_t covered = std::numeric_limits<int64_t>::min();
+  for (const PendingRecords &records : pending) {
+    while (next < trained.size() && trained[next].first < records.first) {
+      covered = std::max(covered, trained[next].last);
+      merged.push_back(trained[next++]);
+    }
+    int64_t at = std::max(records.first, covered);
+    int64_t added = 0;
+    while (at < records.last) {
+      if (next < trained.size() && trained[next].first <= at) {
+        at = std::max(at, trained[next].last);
+        covered = std::max(covered, trained[next].last);
+        merged.push_back(trained[next++]);
+        continue;
+      }
+      int64_t end = next < trained.size()
+                        ? std::min(records.last, trained[next].first)
+                        : records.last;
+      merged.push_back({at, end, records.step});
+      added += end - at;
+      covered = std::max(covered, end);
+      at = end;
+    }
+    int64_t again = (records.last - records.first) - added;
+    unit.trainedCount += added;
+    recordsTrained -= again;
+    recordsTrainedPerWorker[static_cast<size_t>(records.worker)] -= again;
+    duplicateRecords += again;
+  }
+  merged.insert(merged.end(),
+                trained.begin() + static_cast<std::ptrdiff_t>(next),
+                trained.end());
+  mergeIntervals(merged);
+  unit.trained = std::move(merged);
+}
+
+void DataCoordinator::settleAllLocked() {
+  for (auto &[epoch, state] : epochs)
+    for (Unit &unit : state.units)
+      settlePendingLocked(unit);
+}
+
 void DataCoordinator::markDoneIfCompleteLocked(int64_t epoch, Epoch &state,
                                                int64_t id) {
   Unit &unit = state.units[static_cast<size_t>(id)];
   if (unit.status == UnitStatus::Done || unit.total < 0 ||
-      unit.trainedCount < unit.total)
+      unit.trainedCount + unit.pendingCount < unit.total)
+    return;
+  settlePendingLocked(unit);
+  if (unit.trainedCount < unit.total)
     return;
   if (unit.status == UnitStatus::Out) {
     held[unit.worker].erase({epoch, id});
@@ -743,7 +805,8 @@ void DataCoordinator::report(int worker, const DataReport &report) {
       throw invalid("worker " + std::to_string(worker) + " read " +
                     std::to_string(read.records) + " records of " + unit);
     int64_t known = -1;
-    if (const Unit *state = findUnit(read.epoch, read.unit)) {
+    if (Unit *state = findUnit(read.epoch, read.unit)) {
+      settlePendingLocked(*state);
       known = state->total;
       if (!state->trained.empty() && state->trained.back().last > read.records)
         throw invalid("worker " + std::to_string(worker) + " read " +
@@ -786,6 +849,8 @@ void DataCoordinator::report(int worker, const DataReport &report) {
   };
   checkRecords(report.pushing, "pushing");
   checkRecords(report.trained, "trained");
+  checkRecords(report.withdrawn, "withdrawn");
+  checkRecords(report.inDoubt, "in doubt");
 
   // Apply it.
   std::set<int64_t> touchedEpochs;
@@ -804,6 +869,18 @@ void DataCoordinator::report(int worker, const DataReport &report) {
     for (const RecordRange &range : group.records)
       addRange(unit->inFlight, range.first, range.second);
   }
+  // Not in flight any more: the worker reads them again.
+  for (const auto *groups : {&report.withdrawn, &report.inDoubt}) {
+    for (const UnitRecords &group : *groups) {
+      if (groups == &report.inDoubt)
+        recordsInDoubt += sizeOf(group.records);
+      Unit *unit = findUnit(group.epoch, group.unit);
+      if (!unit || unit->status != UnitStatus::Out || unit->worker != worker)
+        continue;
+      for (const RecordRange &range : group.records)
+        subtractRange(unit->inFlight, range.first, range.second);
+    }
+  }
   for (const UnitRecords &group : report.trained) {
     int64_t size = sizeOf(group.records);
     if (group.epoch < completeBelow) {
@@ -818,43 +895,24 @@ void DataCoordinator::report(int worker, const DataReport &report) {
     Epoch &state = epochs.at(group.epoch);
     Unit &unit = state.units[static_cast<size_t>(group.unit)];
     for (const RecordRange &range : group.records) {
-      int64_t added = 0;
+      int64_t count = range.second - range.first;
       if (unit.status == UnitStatus::Done && unit.trained.empty()) {
         // Done and forgotten: all of it was trained.
+        duplicateRecords += count;
       } else {
-        std::vector<Interval> merged;
-        merged.reserve(unit.trained.size() + 2);
-        int64_t at = range.first;
-        auto addGap = [&](int64_t end) {
-          if (at < end) {
-            merged.push_back({at, end, report.globalStep});
-            added += end - at;
-          }
-        };
-        for (const Interval &interval : unit.trained) {
-          if (interval.first < range.second) {
-            addGap(std::min(interval.first, range.second));
-            at = std::max(at, interval.last);
-          } else {
-            addGap(range.second);
-            at = std::max(at, range.second);
-          }
-          merged.push_back(interval);
-        }
-        addGap(range.second);
-        std::sort(merged.begin(), merged.end(),
-                  [](const Interval &a, const Interval &b) {
-                    return a.first < b.first;
-                  });
-        mergeIntervals(merged);
-        unit.trained = std::move(merged);
+        // Counted as trained now; settlePendingLocked takes back what
+        // turns out to be a duplicate.
+        unit.pending.push_back(
+            {range.first, range.second, report.globalStep, worker});
+        unit.pendingCount += count;
+        recordsTrained += count;
+        recordsTrainedPerWorker[static_cast<size_t>(worker)] += count;
       }
-      unit.trainedCount += added;
-      recordsTrained += added;
-      recordsTrainedPerWorker[worker] += added;
-      duplicateRecords += (range.second - range.first) - added;
       subtractRange(unit.inFlight, range.first, range.second);
     }
+    // A done unit's late records are duplicates: count them now.
+    if (unit.status == UnitStatus::Done)
+      settlePendingLocked(unit);
     markDoneIfCompleteLocked(group.epoch, state, group.unit);
     touchedEpochs.insert(group.epoch);
   }
@@ -887,6 +945,7 @@ void DataCoordinator::dropEpochsLocked() {
 }
 
 void DataCoordinator::compactLocked() {
+  settleAllLocked();
   for (auto &[epoch, state] : epochs)
     for (Unit &unit : state.units) {
       mergeIntervals(unit.trained);
@@ -906,6 +965,7 @@ std::string DataCoordinator::saveState(int64_t globalStep) {
     throw Error(ErrorCode::FailedPrecondition,
                 "data coordinator: no data set was defined yet: no state to "
                 "save");
+  settleAllLocked();
   Writer body;
   int64_t after = 0; // records trained at a step > globalStep
   for (const auto &[epoch, state] : epochs) {
@@ -1028,6 +1088,7 @@ void DataCoordinator::restoreState(const std::string &state) {
 DataStats DataCoordinator::stats() {
   std::lock_guard<std::mutex> lock(mutex);
   releaseLostLocked();
+  settleAllLocked(); // the duplicates among what was reported
   DataStats stats;
   stats.defined = definition.has_value();
   stats.recordsTrained = recordsTrained;
@@ -1058,6 +1119,7 @@ DataStats DataCoordinator::stats() {
 
 int64_t DataCoordinator::ledgerIntervals() {
   std::lock_guard<std::mutex> lock(mutex);
+  settleAllLocked();
   int64_t count = 0;
   for (const auto &[epoch, state] : epochs)
     for (const Unit &unit : state.units)

@@ -155,6 +155,13 @@ private:
     int64_t last;
     int64_t step;
   };
+  /// Records a worker reported trained at `step`, not merged yet.
+  struct PendingRecords {
+    int64_t first;
+    int64_t last;
+    int64_t step;
+    int worker;
+  };
   enum class UnitStatus : uint8_t { Fresh, Out, Pending, Done };
   struct Unit {
     UnitStatus status = UnitStatus::Fresh;
@@ -164,6 +171,13 @@ private:
     int64_t trainedCount = 0;
     /// Sorted, disjoint.
     std::vector<Interval> trained;
+    /// Records reported trained and not yet merged into `trained`, in the
+    /// order they came (settlePendingLocked). A shuffled batch names a few
+    /// records of many units, and merging each report into a unit's list
+    /// would cost the list's length per record.
+    std::vector<PendingRecords> pending;
+    /// Records in `pending`, duplicates included.
+    int64_t pendingCount = 0;
     /// Records its worker reported pushing and not yet trained.
     std::vector<RecordRange> inFlight;
   };
@@ -193,6 +207,11 @@ private:
   bool drainedLocked() const;
   int64_t epochsCompletedLocked() const;
   void markDoneIfCompleteLocked(int64_t epoch, Epoch &state, int64_t unit);
+  /// Merges `unit.pending` into `unit.trained` in one pass, counting the
+  /// records that were trained already as duplicates (and taking them out
+  /// of the counts of trained records that the report added).
+  void settlePendingLocked(Unit &unit);
+  void settleAllLocked();
   void compactLocked();
   void dropEpochsLocked();
   bool mergeable(const Interval &a, const Interval &b) const;

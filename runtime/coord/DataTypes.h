@@ -66,6 +66,12 @@ struct DataReport {
   /// Records of batches whose gradients are in the model from
   /// `globalStep` on.
   std::vector<UnitRecords> trained;
+  /// Records reported pushing that were not trained on, and are read again
+  /// by the worker: no push of them went, or the PS refused it.
+  std::vector<UnitRecords> withdrawn;
+  /// The same, but a push of them failed with no answer: their gradients
+  /// may be in the model (counted in DataStats::recordsInDoubt).
+  std::vector<UnitRecords> inDoubt;
   int64_t globalStep = 0;
 };
 
@@ -101,8 +107,9 @@ struct DataStats {
   /// Distinct records trained on, all epochs together.
   int64_t recordsTrained = 0;
   /// Records a worker reported pushing and then was lost (or restarted)
-  /// before reporting them trained: they may or may not be in the model,
-  /// and are read again.
+  /// before reporting them trained, or whose push failed with no answer
+  /// (DataReport::inDoubt): they may or may not be in the model, and are
+  /// read again.
   int64_t recordsInDoubt = 0;
   /// Records reported trained that were already trained in their epoch.
   int64_t duplicateRecords = 0;

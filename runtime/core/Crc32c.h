@@ -7,6 +7,12 @@
 // contain CRCs. (Debian packages no CRC-32C library for C++; Google's
 // crc32c, which TensorFlow uses, is not in bookworm.)
 //
+// crc32c() picks its implementation once, at run time, by the CPU's
+// features (never by -march: the binaries run on any x86-64): SSE4.2's
+// `crc32` instruction on three interleaved streams on x86-64, the ARMv8
+// CRC32 instructions on AArch64, and a portable slicing-by-8 table
+// elsewhere.
+//
 //===----------------------------------------------------------------------===//
 
 #pragma once
@@ -37,4 +43,18 @@ inline uint32_t unmaskCrc(uint32_t masked) {
   return (rotated >> 17) | (rotated << 15);
 }
 
+namespace detail {
+
+/// The implementations behind crc32c(), for its tests and benchmarks: the
+/// portable slicing-by-8 table, always available, and the CPU's
+/// instructions where crc32cHardwareAvailable() (where they are not,
+/// crc32cHardware() runs crc32cPortable()).
+uint32_t crc32cPortable(const void *data, size_t size, uint32_t crc = 0);
+bool crc32cHardwareAvailable();
+uint32_t crc32cHardware(const void *data, size_t size, uint32_t crc = 0);
+
+/// What crc32c() runs: "sse4.2", "armv8-crc" or "slicing-by-8".
+const char *crc32cImplementation();
+
+} // namespace detail
 } // namespace dtf

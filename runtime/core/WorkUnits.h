@@ -88,6 +88,15 @@ public:
   /// from global step `globalStep` on.
   virtual void trained(const std::vector<ExampleOrigin> &examples,
                        int64_t globalStep) = 0;
+  /// Examples said pushing() that were not trained on; the reader reads
+  /// them again. `inDoubt`: a push of them failed with no answer (their
+  /// gradients may be in the model all the same); else none went, or the
+  /// PS refused it.
+  virtual void notTrained(const std::vector<ExampleOrigin> &examples,
+                          bool inDoubt) {
+    (void)examples;
+    (void)inDoubt;
+  }
   /// Returns once what was said so far reached whatever keeps the account
   /// (a source may send it in the background). Throws what sending threw.
   virtual void flush() {}

@@ -34,16 +34,16 @@ std::vector<std::string> matchFilePatterns(const std::string &patterns) {
   std::vector<std::string> files;
   size_t start = 0;
   while (true) {
-    size_t comma = patterns.find(',', start);
+    size_t colon = patterns.find(':', start);
     std::string pattern = patterns.substr(
-        start, comma == std::string::npos ? std::string::npos : comma - start);
+        start, colon == std::string::npos ? std::string::npos : colon - start);
     if (pattern.empty())
       throw std::runtime_error(patterns + ": an empty file pattern");
     std::vector<std::string> matched = matchFiles(pattern);
     files.insert(files.end(), matched.begin(), matched.end());
-    if (comma == std::string::npos)
+    if (colon == std::string::npos)
       break;
-    start = comma + 1;
+    start = colon + 1;
   }
   std::sort(files.begin(), files.end());
   files.erase(std::unique(files.begin(), files.end()), files.end());

@@ -106,8 +106,10 @@ private:
 /// pattern when nothing matches.
 std::vector<std::string> matchFiles(const std::string &pattern);
 
-/// The files matching any of the comma-separated glob(3) patterns in
-/// `patterns` (each as matchFiles takes it), sorted, each once. Throws
+/// The files matching any of the glob(3) patterns in `patterns`, separated
+/// by ':' as the directories of $PATH are (each as matchFiles takes it;
+/// a comma would clash with the options of an --input binding), sorted,
+/// each once. Throws
 /// std::runtime_error naming the pattern that matches nothing, or saying
 /// that the list (or one of its patterns) is empty.
 std::vector<std::string> matchFilePatterns(const std::string &patterns);

@@ -52,9 +52,14 @@ public:
     (void)id;
     (void)globalStep;
   }
-  /// Batch `id` was not trained on (its step failed, or its push was
-  /// dropped as stale): a later nextBatch() serves its examples again.
-  virtual void batchLost(uint64_t id) { (void)id; }
+  /// Batch `id` was not trained on: a later nextBatch() serves its
+  /// examples again. `inDoubt`: a push of it failed with no answer, so its
+  /// gradients may be in the model all the same (counted; the examples may
+  /// be trained twice); else no push of it went, or the PS refused it.
+  virtual void batchLost(uint64_t id, bool inDoubt) {
+    (void)id;
+    (void)inDoubt;
+  }
 };
 
 } // namespace dtf::data

@@ -12,7 +12,8 @@
 //   --input=x=npz:train.npz,key=images
 //   --input=x=npy:images.npy
 //
-// FORMAT is idx, npy, npz or tfrecord. The options:
+// FORMAT is idx, npy, npz or tfrecord; a tfrecord PATH is one or more
+// glob(3) patterns separated by ':' (data/a-*:more/b-*). The options:
 //
 //   feature=F   tfrecord: the Example feature to read (default: NAME)
 //   key=K       npz: the archive member K.npy (default: NAME)
@@ -50,7 +51,7 @@ struct InputSpec {
   std::string placeholder;
   /// "idx", "npy", "npz" or "tfrecord".
   std::string format;
-  /// A file, or for tfrecord a glob(3) pattern of files.
+  /// A file, or for tfrecord glob(3) patterns of files separated by ':'.
   std::string path;
   /// The feature (tfrecord) or array (npz) to read.
   std::string member;

@@ -275,7 +275,7 @@ readArrays(const std::vector<InputSpec> &specs,
           features.push_back(featureRequest(specs[j], placeholders, tables));
         }
       std::vector<Array> read =
-          readExampleFeatures(matchFiles(spec.path), features);
+          readExampleFeatures(matchFilePatterns(spec.path), features);
       for (size_t k = 0; k < group.size(); ++k) {
         arrays[group[k]] = std::move(read[k]);
         done[group[k]] = true;

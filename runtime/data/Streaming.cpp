@@ -781,17 +781,22 @@ void StreamingInput::batchTrained(uint64_t id, int64_t globalStep) {
   work->trained(origins, globalStep);
 }
 
-void StreamingInput::batchLost(uint64_t id) {
+void StreamingInput::batchLost(uint64_t id, bool inDoubt) {
   if (!options.accountBatches)
     return;
-  std::lock_guard<std::mutex> lock(mutex);
-  auto it = unsettled.find(id);
-  if (it == unsettled.end())
-    throw Error(ErrorCode::Internal,
-                "streaming input: batch " + std::to_string(id) +
-                    " is not handed out, or already settled");
-  lost.push_back(std::move(it->second));
-  unsettled.erase(it);
+  std::vector<ExampleOrigin> origins;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = unsettled.find(id);
+    if (it == unsettled.end())
+      throw Error(ErrorCode::Internal,
+                  "streaming input: batch " + std::to_string(id) +
+                      " is not handed out, or already settled");
+    origins = it->second.origins;
+    lost.push_back(std::move(it->second));
+    unsettled.erase(it);
+  }
+  work->notTrained(origins, inDoubt);
 }
 
 StreamingStats StreamingInput::stats() const {

@@ -173,7 +173,7 @@ public:
   /// The WorkSource's flush(): its reports reached the coordinator.
   void awaitAccounted() override;
   void batchTrained(uint64_t id, int64_t globalStep) override;
-  void batchLost(uint64_t id) override;
+  void batchLost(uint64_t id, bool inDoubt) override;
 
   StreamingStats stats() const;
 

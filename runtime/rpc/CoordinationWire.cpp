@@ -134,6 +134,8 @@ void encodeReport(const coord::DataReport &report, ReportDataRequest *message) {
   }
   encodeRecords(report.pushing, message->mutable_pushing());
   encodeRecords(report.trained, message->mutable_trained());
+  encodeRecords(report.withdrawn, message->mutable_withdrawn());
+  encodeRecords(report.inDoubt, message->mutable_in_doubt());
   message->set_global_step(report.globalStep);
 }
 
@@ -144,6 +146,8 @@ coord::DataReport decodeReport(const ReportDataRequest &message) {
     report.unitsRead.push_back({read.epoch(), read.unit(), read.records()});
   report.pushing = decodeRecords(message.pushing(), "records pushing");
   report.trained = decodeRecords(message.trained(), "records trained");
+  report.withdrawn = decodeRecords(message.withdrawn(), "records withdrawn");
+  report.inDoubt = decodeRecords(message.in_doubt(), "records in doubt");
   report.globalStep = message.global_step();
   return report;
 }

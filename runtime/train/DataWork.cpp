@@ -61,6 +61,11 @@ void DeferredWorkSource::trained(const std::vector<ExampleOrigin> &examples,
   bound()->trained(examples, globalStep);
 }
 
+void DeferredWorkSource::notTrained(const std::vector<ExampleOrigin> &examples,
+                                    bool inDoubt) {
+  bound()->notTrained(examples, inDoubt);
+}
+
 void DeferredWorkSource::flush() {
   std::shared_ptr<WorkSource> target;
   {
@@ -168,13 +173,21 @@ std::optional<WorkUnit> CoordinatedWorkSource::poll() {
   }
 }
 
-void CoordinatedWorkSource::unitRead(const WorkUnit &unit, int64_t records) {
-  std::lock_guard<std::mutex> lock(mutex);
-  if (queued.empty() || !queued.back().trained.empty()) {
+coord::DataReport &CoordinatedWorkSource::openReportLocked(bool forTrained) {
+  if (queued.empty() || queued.back().sealed ||
+      (forTrained && !queued.back().report.trained.empty())) {
     queued.emplace_back();
     ++queuedCount;
   }
-  queued.back().unitsRead.push_back({unit.epoch, unit.id, records});
+  return queued.back().report;
+}
+
+void CoordinatedWorkSource::unitRead(const WorkUnit &unit, int64_t records) {
+  std::lock_guard<std::mutex> lock(mutex);
+  openReportLocked(false).unitsRead.push_back({unit.epoch, unit.id, records});
+  // At the end of the data, others wait for it (the coordinator's drained
+  // end): it goes now, not with the next step's report.
+  queued.back().urgent = true;
   changed.notify_all();
 }
 
@@ -182,12 +195,24 @@ void CoordinatedWorkSource::pushing(
     const std::vector<ExampleOrigin> &examples) {
   std::vector<coord::UnitRecords> grouped = coord::groupExamples(examples);
   std::lock_guard<std::mutex> lock(mutex);
-  if (queued.empty() || !queued.back().trained.empty()) {
-    queued.emplace_back();
-    ++queuedCount;
-  }
-  coord::DataReport &report = queued.back();
+  coord::DataReport &report = openReportLocked(false);
   report.pushing.insert(report.pushing.end(), grouped.begin(), grouped.end());
+  queued.back().urgent = true;
+  changed.notify_all();
+}
+
+void CoordinatedWorkSource::notTrained(
+    const std::vector<ExampleOrigin> &examples, bool inDoubt) {
+  std::vector<coord::UnitRecords> grouped = coord::groupExamples(examples);
+  std::lock_guard<std::mutex> lock(mutex);
+  coord::DataReport &report = openReportLocked(false);
+  std::vector<coord::UnitRecords> &list =
+      inDoubt ? report.inDoubt : report.withdrawn;
+  list.insert(list.end(), grouped.begin(), grouped.end());
+  // The coordinator applies a report's pushing records before these: the
+  // batch serving these examples again says so in a report of its own.
+  queued.back().sealed = true;
+  queued.back().urgent = true;
   changed.notify_all();
 }
 
@@ -196,20 +221,18 @@ void CoordinatedWorkSource::trained(const std::vector<ExampleOrigin> &examples,
   std::vector<coord::UnitRecords> grouped = coord::groupExamples(examples);
   std::lock_guard<std::mutex> lock(mutex);
   // A report carries one global step: trained records of another step
-  // start a report of their own.
-  if (queued.empty() || !queued.back().trained.empty()) {
-    queued.emplace_back();
-    ++queuedCount;
-  }
-  coord::DataReport &report = queued.back();
+  // start a report of their own. Not urgent: it goes with the next batch's
+  // pushing records, one call a step.
+  coord::DataReport &report = openReportLocked(true);
   report.trained = std::move(grouped);
   report.globalStep = globalStep;
-  changed.notify_all();
 }
 
 void CoordinatedWorkSource::flush() {
   std::unique_lock<std::mutex> lock(mutex);
   uint64_t target = queuedCount;
+  flushTarget = std::max(flushTarget, target);
+  changed.notify_all();
   changed.wait(lock, [&] { return sentCount >= target || cancelled; });
 }
 
@@ -226,10 +249,17 @@ void CoordinatedWorkSource::sendReports() {
     coord::DataReport report;
     {
       std::unique_lock<std::mutex> lock(mutex);
-      changed.wait(lock, [&] { return !queued.empty() || cancelled; });
-      if (queued.empty())
+      // A report goes when something in it is urgent, when one is queued
+      // behind it, or when flush() waits for it.
+      changed.wait(lock, [&] {
+        return cancelled || (!queued.empty() &&
+                             (queued.front().urgent || queued.size() > 1 ||
+                              flushTarget > sentCount));
+      });
+      if (queued.empty() ||
+          (cancelled && !queued.front().urgent && flushTarget <= sentCount))
         return;
-      report = std::move(queued.front());
+      report = std::move(queued.front().report);
       queued.pop_front();
     }
     bool sent = false;

@@ -38,6 +38,8 @@ public:
   void pushing(const std::vector<ExampleOrigin> &examples) override;
   void trained(const std::vector<ExampleOrigin> &examples,
                int64_t globalStep) override;
+  void notTrained(const std::vector<ExampleOrigin> &examples,
+                  bool inDoubt) override;
   void flush() override;
   void cancel() override;
 
@@ -80,10 +82,16 @@ public:
   void pushing(const std::vector<ExampleOrigin> &examples) override;
   void trained(const std::vector<ExampleOrigin> &examples,
                int64_t globalStep) override;
+  void notTrained(const std::vector<ExampleOrigin> &examples,
+                  bool inDoubt) override;
   void flush() override;
   void cancel() override;
 
 private:
+  /// The report that gathers what comes: the last one queued, unless it
+  /// is sealed, or `forTrained` and it holds trained records already (a
+  /// report carries one global step). Requires the mutex.
+  coord::DataReport &openReportLocked(bool forTrained);
   /// Runs `call` until it succeeds; retries (with backoff, up to 1 s) what
   /// a retry may fix; false when cancelled first.
   template <typename Call> bool retrying(const Call &call);
@@ -101,12 +109,21 @@ private:
   std::mutex defining;
   std::atomic<bool> defined{false};
   std::atomic<bool> cancelled{false};
-  /// Reports not sent yet, oldest first; the last one gathers what comes
-  /// until a trained() closes it.
-  std::deque<coord::DataReport> queued;
-  /// Reports queued and sent, counted since the start.
+  struct QueuedReport {
+    coord::DataReport report;
+    /// Holds what the coordinator needs now (records about to be pushed,
+    /// a unit read to its end, records not trained after all).
+    bool urgent = false;
+    /// Takes nothing more (what follows must be applied after it).
+    bool sealed = false;
+  };
+  /// Reports not sent yet, oldest first.
+  std::deque<QueuedReport> queued;
+  /// Reports queued and sent, counted since the start; flush() wants those
+  /// up to flushTarget sent.
   uint64_t queuedCount = 0;
   uint64_t sentCount = 0;
+  uint64_t flushTarget = 0;
   std::thread reporter;
 };
 

@@ -63,7 +63,8 @@ void ReplicaStep::settle(PushedBatch &batch) {
     if (batch.applied)
       input->batchTrained(batch.id, batch.modelStep);
     else
-      input->batchLost(batch.id);
+      input->batchLost(batch.id,
+                       /*inDoubt=*/batch.sent && batch.outstanding > 0);
   }
   batch = PushedBatch{};
 }
@@ -187,6 +188,7 @@ ReplicaStep::run(int64_t localStep, data::InputSource &input, int64_t batch) {
       std::vector<TensorRef> gradients;
       for (size_t k = 0; k < names.size(); ++k)
         gradients.push_back({names[k], &fetched[offset + 1 + k]});
+      current.sent = true;
       pushed(current, task.push(stepTag, gradients, supervisor.epoch()),
              stepTag);
       continue;
@@ -196,6 +198,7 @@ ReplicaStep::run(int64_t localStep, data::InputSource &input, int64_t batch) {
       gradients.push_back({names[k], std::move(fetched[offset + 1 + k])});
     const std::vector<std::string> &pullNames =
         layout.pulls[pullGroupOf[i]].variables;
+    current.sent = true;
     if (options.overlapPull && localStep > 0) {
       inFlight[i] = task.startPushPull(stepTag, std::move(gradients),
                                        supervisor.epoch(), pullNames);

@@ -91,6 +91,9 @@ private:
     uint64_t id = 0;
     /// Pushes of the batch whose outcome is not known yet.
     size_t outstanding = 0;
+    /// A push of it was sent: if its outcome never comes, its gradients
+    /// may be in the model or not.
+    bool sent = false;
     bool applied = false;
     /// The global step from which the batch's gradients are in the model.
     int64_t modelStep = 0;
@@ -101,7 +104,8 @@ private:
   void pushed(PushedBatch &batch, const ps::PushResult &result,
               int64_t stepTag);
   /// Settles `batch` with the input: trained if any push was applied
-  /// (part of the model from modelStep), else lost.
+  /// (part of the model from modelStep), else lost (in doubt when a push
+  /// was sent and never answered).
   void settle(PushedBatch &batch);
 
   ReplicaLayout layout;

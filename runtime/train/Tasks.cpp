@@ -407,9 +407,21 @@ int runWorkerTask(mlir::ModuleOp program, const TaskOptions &options,
                                                        std::move(definition));
     inputs.streamed->work->bind(dataWork);
     dataWork->define();
-    if (isChief)
-      supervisor.saveDataState();
   }
+  // The streamed input's readers call the coordinator's connection: they
+  // stop before it goes, also when training fails.
+  struct StopReaders {
+    WorkerInputs &inputs;
+    std::shared_ptr<CoordinatedWorkSource> &work;
+    ~StopReaders() {
+      if (!work)
+        return;
+      work->cancel();
+      inputs.train.reset();
+    }
+  } stopReaders{inputs, dataWork};
+  if (inputs.streamed && isChief)
+    supervisor.saveDataState();
   supervisor.start();
   coord::HeartbeatSender heartbeats(coordinator, "worker", index,
                                     std::chrono::seconds(1));
@@ -434,7 +446,11 @@ int runWorkerTask(mlir::ModuleOp program, const TaskOptions &options,
   std::cout << "Worker " << index << ": computing on " << compute->describe()
             << std::endl;
   std::cout << "Worker " << index << ": training to global step "
-            << options.trainSteps << " (" << numWorkers << " workers, "
+            << options.trainSteps;
+  if (inputs.streamed && inputs.streamed->epochs > 0)
+    std::cout << " or the end of " << inputs.streamed->epochs
+              << " epoch(s) of the streamed input";
+  std::cout << " (" << numWorkers << " workers, "
             << (options.replication.sync ? "sync" : "async") << ", batches of "
             << batch
             << (options.replication.sync ? ""

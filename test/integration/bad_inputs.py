@@ -179,6 +179,69 @@ def ctr_errors(dtf, directory):
                  "dtf.variable, so no PS task holds it; look up the dtf.variable itself")
 
 
+def streaming_errors(dtf, directory):
+    """Bad records of a streamed input (--input_mode=stream): under
+    --input_errors=fail the worker stops with one line naming the file and
+    the record; under skip it goes on, warns and counts. An empty pattern
+    is refused before any task starts."""
+    model = os.path.join(directory, "ctr_streamed.mlir")
+    with open(model, "w") as f:
+        f.write(CTR_MODEL.replace("TABLE", "").replace("%table[", "%emb["))
+    records = [example([("label", int64_feature([i % 2])), ("c0", int64_feature([i % 7]))])
+               for i in range(64)]
+    good = os.path.join(directory, "streamed.tfrecord")
+    write_records(good, records)
+    with open(good, "rb") as f:
+        data = f.read()
+    size = len(data) // len(records)  # every record frames as many bytes
+
+    def variant(name, contents):
+        path = os.path.join(directory, name)
+        with open(path, "wb") as f:
+            f.write(contents)
+        return path
+
+    corrupt = bytearray(data)
+    corrupt[10 * size + 14] ^= 0xFF  # in record 10's data
+    corrupt = variant("streamed_corrupt.tfrecord", bytes(corrupt))
+    truncated = variant("streamed_truncated.tfrecord", data[:-7])
+    no_label = os.path.join(directory, "streamed_no_label.tfrecord")
+    write_records(no_label, records[:20] + [example([("c0", int64_feature([1]))])] + records[21:])
+
+    def train(path, errors="fail"):
+        return [dtf, "--local", "--ps=1", "--workers=1", "--progress=false",
+                "--train_steps=1000", "--input_mode=stream", "--num_epochs=1",
+                "--input_errors=" + errors, "--input=label=tfrecord:" + path,
+                "--input=c0=tfrecord:%s,varlen" % path, model]
+
+    def expect_stop(name, argv, expected):
+        start = time.time()
+        code, output = run(argv)
+        elapsed = time.time() - start
+        found = [line for line in output.splitlines() if expected in line]
+        print("%s: exit %d after %.1f s: %s" % (name, code, elapsed, found))
+        cluster.check(code != 0, "%s: exit status 0:\n%s" % (name, output))
+        cluster.check(elapsed < 30, "%s: took %.1f s" % (name, elapsed))
+        cluster.check(found, "%s: no line with %r:\n%s" % (name, expected, output))
+
+    expect_stop("a corrupt record, streamed", train(corrupt),
+                "%s: record 10 at offset %d: data CRC mismatch" % (corrupt, 10 * size))
+    expect_stop("a truncated file, streamed", train(truncated),
+                "%s: record 63 at offset %d: truncated" % (truncated, 63 * size))
+    expect_stop("an example without a feature, streamed", train(no_label),
+                "%s: record 20: the Example has no feature 'label' (it has: c0)" % no_label)
+    code, output = run(train(corrupt, "skip"))
+    print("a corrupt record, skipped: exit %d" % code)
+    cluster.check(code == 0, "--input_errors=skip: exit %d:\n%s" % (code, output))
+    cluster.check("skipping a bad record: %s: record 10" % corrupt in output,
+                  "--input_errors=skip: no warning naming the record:\n" + output)
+    cluster.check("63 records" in output and "1 bad records skipped" in output,
+                  "--input_errors=skip: the skipped record is not counted:\n" + output)
+    expect_error("an empty pattern, streamed",
+                 train(os.path.join(directory, "nothing-*")),
+                 "%s: no file matches" % os.path.join(directory, "nothing-*"))
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--dtf-run", required=True)
@@ -227,6 +290,7 @@ def main():
                      "broken.mlir:4:8: error: inner dimensions differ")
         model_errors(dtf, empty)
         ctr_errors(dtf, empty)
+        streaming_errors(dtf, empty)
         expect_error("missing model file",
                      [dtf] + base + [worker, "--job_name=ps",
                                      os.path.join(empty, "absent.mlir")],

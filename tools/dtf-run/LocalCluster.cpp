@@ -230,7 +230,7 @@ int runLocalCluster(const LocalClusterOptions &options) {
     } else {
       reporter = makeLocalProgress(psHosts.substr(0, psHosts.find(',')),
                                    options.progressClient, options.trainSteps,
-                                   outputMutex);
+                                   options.epochs, outputMutex);
     }
     progress = reporter.get();
     reporter->start();

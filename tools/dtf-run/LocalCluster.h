@@ -47,6 +47,8 @@ struct LocalClusterOptions {
   /// otherwise.
   bool progress = false;
   int64_t trainSteps = 0;
+  /// --num_epochs of a streamed input, for the epoch in the progress.
+  int64_t epochs = 0;
   /// The model runs in-graph: the tasks serve partitions, not a PS
   /// service, and progress reads the global step from them.
   bool inGraph = false;

@@ -2,6 +2,7 @@
 
 #include "tools/dtf-run/Progress.h"
 
+#include "runtime/rpc/CoordinationClient.h"
 #include "runtime/rpc/PsClient.h"
 #include "runtime/rpc/WorkerClient.h"
 
@@ -42,7 +43,8 @@ static std::string eta(int64_t step, int64_t target, double rate) {
 }
 
 std::string formatProgressBar(int64_t step, int64_t target,
-                              double stepsPerSecond, int width) {
+                              double stepsPerSecond, int width,
+                              const std::string &detail) {
   double done = fraction(step, target);
   int filled = static_cast<int>(done * width);
   std::string bar = "[" + std::string(filled, '#') +
@@ -53,18 +55,33 @@ std::string formatProgressBar(int64_t step, int64_t target,
                 static_cast<int>(done * 100), static_cast<long long>(step),
                 static_cast<long long>(target), stepsPerSecond,
                 eta(step, target, stepsPerSecond).c_str());
-  return bar + text;
+  return bar + text + (detail.empty() ? "" : "  " + detail);
 }
 
 std::string formatProgressLine(int64_t step, int64_t target,
-                               double stepsPerSecond) {
+                               double stepsPerSecond,
+                               const std::string &detail) {
   char text[160];
   std::snprintf(text, sizeof(text),
                 "progress: global step %lld/%lld (%d%%), %.1f steps/s, ETA %s",
                 static_cast<long long>(step), static_cast<long long>(target),
                 static_cast<int>(fraction(step, target) * 100),
                 stepsPerSecond, eta(step, target, stepsPerSecond).c_str());
-  return text;
+  return text + (detail.empty() ? "" : ", " + detail);
+}
+
+std::string formatEpochProgress(const coord::DataStats &stats, int64_t epochs) {
+  if (!stats.defined)
+    return "";
+  std::string epoch =
+      "epoch " + std::to_string(std::min(stats.currentEpoch + 1,
+                                         epochs > 0 ? epochs : INT64_MAX));
+  if (epochs > 0)
+    epoch += "/" + std::to_string(epochs);
+  if (stats.finished)
+    return epoch + ", all units done";
+  return epoch + ", " + std::to_string(stats.unitsDone) + "/" +
+         std::to_string(stats.unitsPerEpoch) + " units done";
 }
 
 bool isInteractiveTerminal(int fd) {
@@ -95,9 +112,11 @@ double RateMeter::rate() const {
 ProgressReporter::ProgressReporter(std::ostream &out, std::mutex &outputMutex,
                                    bool terminal, int64_t target,
                                    StepSource readStep,
-                                   std::chrono::milliseconds interval)
+                                   std::chrono::milliseconds interval,
+                                   DetailSource readDetail)
     : out(out), outputMutex(outputMutex), terminal(terminal), target(target),
-      readStep(std::move(readStep)), interval(interval) {}
+      readStep(std::move(readStep)), interval(interval),
+      readDetail(std::move(readDetail)) {}
 
 ProgressReporter::~ProgressReporter() { stop(); }
 
@@ -130,15 +149,17 @@ void ProgressReporter::hideLocked() {
 
 void ProgressReporter::showLocked() {
   if (terminal && step >= 0) {
-    out << formatProgressBar(step, target, meter.rate());
+    out << formatProgressBar(step, target, meter.rate(), 30, detail);
     out.flush();
     barShown = true;
   }
 }
 
-void ProgressReporter::update(int64_t newStep, Clock::time_point now) {
+void ProgressReporter::update(int64_t newStep, Clock::time_point now,
+                              const std::string &newDetail) {
   std::lock_guard<std::mutex> lock(outputMutex);
   step = newStep;
+  detail = newDetail;
   meter.add(now, newStep);
   if (terminal) {
     hideLocked();
@@ -148,7 +169,7 @@ void ProgressReporter::update(int64_t newStep, Clock::time_point now) {
   int tenth = static_cast<int>(fraction(step, target) * 10);
   if (tenth > lastTenth) {
     lastTenth = tenth;
-    out << formatProgressLine(step, target, meter.rate()) << std::endl;
+    out << formatProgressLine(step, target, meter.rate(), detail) << std::endl;
   }
 }
 
@@ -161,14 +182,14 @@ void ProgressReporter::run() {
     }
     std::optional<int64_t> current = readStep();
     if (current)
-      update(*current, Clock::now());
+      update(*current, Clock::now(), readDetail ? readDetail() : "");
   }
 }
 
 std::unique_ptr<ProgressReporter>
 makeLocalProgress(const std::string &psAddress,
                   rpc::ClientOptions clientOptions, int64_t target,
-                  std::mutex &outputMutex) {
+                  int64_t epochs, std::mutex &outputMutex) {
   clientOptions.callTimeout = std::chrono::milliseconds(1000);
   // Only the polling thread touches the client. After a failed call (the
   // PS is not listening yet) the next poll uses a fresh channel: a channel
@@ -187,9 +208,25 @@ makeLocalProgress(const std::string &psAddress,
       return std::nullopt;
     }
   };
+  // The epoch of a streamed input, from the data coordinator beside the
+  // step (nothing for data in memory: no data set is defined).
+  auto coordination =
+      std::make_shared<std::unique_ptr<rpc::CoordinationClient>>();
+  auto readDetail = [coordination, psAddress, clientOptions,
+                     epochs]() -> std::string {
+    try {
+      if (!*coordination)
+        *coordination =
+            std::make_unique<rpc::CoordinationClient>(psAddress, clientOptions);
+      return formatEpochProgress((*coordination)->dataStats(), epochs);
+    } catch (const std::exception &) {
+      coordination->reset();
+      return "";
+    }
+  };
   return std::make_unique<ProgressReporter>(
       std::cout, outputMutex, isInteractiveTerminal(STDOUT_FILENO), target,
-      readStep);
+      readStep, std::chrono::milliseconds(250), readDetail);
 }
 
 std::unique_ptr<ProgressReporter>

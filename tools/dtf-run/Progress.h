@@ -15,6 +15,7 @@
 
 #pragma once
 
+#include "runtime/coord/DataTypes.h"
 #include "runtime/rpc/Options.h"
 
 #include <chrono>
@@ -34,13 +35,20 @@ namespace dtf::run {
 /// "0:07", "12:34", "1:02:03"; "?" when unknown (negative or not finite).
 std::string formatDuration(double seconds);
 
-/// The terminal bar, `width` characters between the brackets.
+/// The terminal bar, `width` characters between the brackets, followed by
+/// `detail` (the streamed input's epoch, say) when not empty.
 std::string formatProgressBar(int64_t step, int64_t target,
-                              double stepsPerSecond, int width = 30);
+                              double stepsPerSecond, int width = 30,
+                              const std::string &detail = "");
 
 /// The line printed when not on a terminal.
 std::string formatProgressLine(int64_t step, int64_t target,
-                               double stepsPerSecond);
+                               double stepsPerSecond,
+                               const std::string &detail = "");
+
+/// "epoch E/N, U/M units done" (or "epoch E, ..." without a last epoch)
+/// of a streamed input; empty before the data set is defined.
+std::string formatEpochProgress(const coord::DataStats &stats, int64_t epochs);
 
 /// Whether `fd` is a terminal that understands carriage returns and
 /// erasing a line (not TERM=dumb).
@@ -67,13 +75,17 @@ public:
   using Clock = std::chrono::steady_clock;
   /// The current global step, or nullopt when it cannot be read yet.
   using StepSource = std::function<std::optional<int64_t>()>;
+  /// What to show after the steps (the epoch of streamed input); polled
+  /// with the step.
+  using DetailSource = std::function<std::string()>;
 
   /// Reports progress towards `target` on `out`; `outputMutex` serializes
   /// everything written to `out`. Call start() to begin polling.
-  ProgressReporter(std::ostream &out, std::mutex &outputMutex, bool terminal,
-                   int64_t target, StepSource readStep,
-                   std::chrono::milliseconds interval =
-                       std::chrono::milliseconds(250));
+  ProgressReporter(
+      std::ostream &out, std::mutex &outputMutex, bool terminal, int64_t target,
+      StepSource readStep,
+      std::chrono::milliseconds interval = std::chrono::milliseconds(250),
+      DetailSource readDetail = {});
   ~ProgressReporter();
 
   void start();
@@ -86,7 +98,8 @@ public:
   void showLocked();
 
   /// Feeds one reading (what the polling thread does); for tests.
-  void update(int64_t step, Clock::time_point now);
+  void update(int64_t step, Clock::time_point now,
+              const std::string &detail = "");
 
 private:
   void run();
@@ -97,6 +110,8 @@ private:
   int64_t target;
   StepSource readStep;
   std::chrono::milliseconds interval;
+  DetailSource readDetail;
+  std::string detail;
 
   RateMeter meter;
   int64_t step = -1;
@@ -112,12 +127,13 @@ private:
 
 /// The reporter of a --local run: polls the step of PS task 0 at
 /// `psAddress` with `clientOptions` (the cluster's TLS and token; its
-/// deadline is replaced by a short one); a bar when stdout is an
-/// interactive terminal, lines otherwise. Not started.
+/// deadline is replaced by a short one), and the epoch of a streamed input
+/// from its data coordinator (`epochs`: --num_epochs); a bar when stdout is
+/// an interactive terminal, lines otherwise. Not started.
 std::unique_ptr<ProgressReporter>
 makeLocalProgress(const std::string &psAddress,
                   rpc::ClientOptions clientOptions, int64_t target,
-                  std::mutex &outputMutex);
+                  int64_t epochs, std::mutex &outputMutex);
 
 /// The same for an in-graph run, whose tasks serve partitions rather than
 /// a PS service: polls the variable `global_step` of whichever of the

@@ -710,6 +710,7 @@ int main(int argc, char **argv) {
       dtf::train::applySecurity(options.progressClient,
                                 reliabilityOptionsFromFlags());
       options.trainSteps = FLAGS_train_steps;
+      options.epochs = FLAGS_num_epochs;
       options.traceFile = FLAGS_trace;
       char self[4096];
       ssize_t length = ::readlink("/proc/self/exe", self, sizeof(self) - 1);

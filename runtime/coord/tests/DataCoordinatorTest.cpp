@@ -16,9 +16,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <future>
 #include <map>
 #include <mutex>
+#include <numeric>
+#include <random>
 #include <set>
 #include <thread>
 
@@ -299,6 +302,67 @@ TEST(DataCoordinatorTest, DefiningAgainOrDoneGivesTheUnitsBack) {
   coordinator.workerDone(1);
   EXPECT_EQ(coordinator.dataStats().unitsOut, 0);
   EXPECT_EQ(coordinator.dataStats().unitsPending, 2);
+}
+
+TEST(DataCoordinatorTest, RecordsNotTrainedLeaveTheFlightInDoubtOrNot) {
+  DataCoordinator data(workers(1));
+  data.define(0, dataSet(1, 1));
+  std::optional<WorkUnit> unit = data.acquire(0, milliseconds(100));
+  ASSERT_TRUE(unit);
+  DataReport pushing;
+  pushing.pushing = {records(0, 0, {{0, 10}})};
+  data.report(0, pushing);
+  // Records 0..4: their push never went; 5..9: it failed with no answer.
+  DataReport back;
+  back.withdrawn = {records(0, 0, {{0, 5}})};
+  back.inDoubt = {records(0, 0, {{5, 10}})};
+  data.report(0, back);
+  EXPECT_EQ(data.stats().recordsInDoubt, 5);
+  // Nothing is in flight any more: giving the unit back adds none.
+  data.releaseWorker(0, ReleaseReason::Restarted);
+  EXPECT_EQ(data.stats().recordsInDoubt, 5);
+  EXPECT_EQ(data.stats().recordsTrained, 0);
+}
+
+TEST(DataCoordinatorTest, ShuffledReportsMergeIntoTheLedger) {
+  // Records reported one at a time in a shuffled order, at rising steps,
+  // some twice: what a shuffle buffer's batches report.
+  DataCoordinator data(workers(1));
+  data.define(0, dataSet(1, 1));
+  std::optional<WorkUnit> unit = data.acquire(0, milliseconds(100));
+  ASSERT_TRUE(unit);
+  std::vector<int64_t> order(300);
+  std::iota(order.begin(), order.end(), 0);
+  std::mt19937_64 random(3);
+  std::shuffle(order.begin(), order.end(), random);
+  std::set<int64_t> early; // trained at a step <= 10
+  for (size_t i = 0; i < 200; ++i) {
+    int64_t step = static_cast<int64_t>(i / 10) + 1;
+    std::vector<ExampleOrigin> batch = {{0, 0, order[i]}};
+    if (i % 50 == 0)
+      batch.push_back({0, 0, order[i / 2]}); // trained before: a duplicate
+    DataReport report;
+    report.trained = groupExamples(batch);
+    report.globalStep = step;
+    data.report(0, report);
+    if (step <= 10)
+      early.insert(order[i]);
+  }
+  DataStats stats = data.stats();
+  EXPECT_EQ(stats.recordsTrained, 200);
+  EXPECT_EQ(stats.duplicateRecords, 4);
+  // The state of step 10 holds the records trained by then, and only them.
+  std::string state = data.saveState(10);
+  DataCoordinator restored(workers(1));
+  restored.restoreState(state);
+  restored.define(0, dataSet(1, 1));
+  std::optional<WorkUnit> again = restored.acquire(0, milliseconds(100));
+  ASSERT_TRUE(again);
+  std::set<int64_t> kept;
+  for (const RecordRange &range : again->trained)
+    for (int64_t record = range.first; record < range.second; ++record)
+      kept.insert(record);
+  EXPECT_EQ(kept, early);
 }
 
 TEST(DataCoordinatorTest, CountsDuplicates) {

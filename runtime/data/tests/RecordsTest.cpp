@@ -227,16 +227,16 @@ TEST(RecordsTest, MatchesCommaSeparatedPatterns) {
   for (const char *name : {"a-1", "a-2", "b-1", "c"})
     writeFile(dir + "/" + name, "");
   EXPECT_EQ(
-      matchFilePatterns(dir + "/b-*," + dir + "/a-*," + dir + "/a-1"),
+      matchFilePatterns(dir + "/b-*:" + dir + "/a-*:" + dir + "/a-1"),
       (std::vector<std::string>{dir + "/a-1", dir + "/a-2", dir + "/b-1"}));
   EXPECT_EQ(matchFilePatterns(dir + "/c"),
             std::vector<std::string>{dir + "/c"});
   std::string message =
-      errorOf([&] { matchFilePatterns(dir + "/a-*," + dir + "/z*"); });
+      errorOf([&] { matchFilePatterns(dir + "/a-*:" + dir + "/z*"); });
   EXPECT_NE(message.find(dir + "/z*: no file matches"), std::string::npos)
       << message;
   EXPECT_THROW(matchFilePatterns(""), std::runtime_error);
-  EXPECT_THROW(matchFilePatterns(dir + "/a-1,,"), std::runtime_error);
+  EXPECT_THROW(matchFilePatterns(dir + "/a-1::"), std::runtime_error);
 }
 
 TEST(LocalWorkSourceTest, HandsOutEveryUnitOncePerEpoch) {

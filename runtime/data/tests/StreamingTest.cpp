@@ -261,7 +261,7 @@ TEST(StreamingTest, AccountsBatchesAndServesALostOneAgain) {
   std::vector<int64_t> first = idsOf(feeds);
   input->batchPushing(1);
   EXPECT_EQ(work->counts().pushing, 8);
-  input->batchLost(1);
+  input->batchLost(1, /*inDoubt=*/false);
   FeedMap again;
   input->nextBatch(8, again);
   EXPECT_EQ(input->lastBatchId(), 2u);
@@ -275,7 +275,7 @@ TEST(StreamingTest, AccountsBatchesAndServesALostOneAgain) {
   } catch (const Error &error) {
     EXPECT_EQ(error.code(), ErrorCode::Internal);
   }
-  EXPECT_THROW(input->batchLost(99), Error);
+  EXPECT_THROW(input->batchLost(99, /*inDoubt=*/false), Error);
   // Every example once, the lost batch's included, when all are trained.
   std::vector<int64_t> all = first;
   while (true) {

@@ -14,6 +14,7 @@
 #include "runtime/train/tests/InProcessCluster.h"
 
 #include <future>
+#include <map>
 #include <thread>
 
 namespace dtf::train {
@@ -157,68 +158,69 @@ TEST(SyncWorkers, TwoReplicasApplyOneAverageAStep) {
     EXPECT_NEAR(w, 3.0f * (1 - std::pow(0.5f, 20)), 1e-4f);
 }
 
+/// A connection to a PS task whose fifth push-pull fails, as a call to a
+/// task that just died does.
+class FailingOnce final : public ps::PsConnection {
+public:
+  explicit FailingOnce(ps::PsConnection &task) : task(task) {}
+  const std::string &peer() const override { return task.peer(); }
+  void waitUntilReachable() override {}
+  bool initialize() override { return task.initialize(); }
+  std::vector<Tensor> pullRows(const std::vector<ps::RowRequest> &requests,
+                               int64_t *epoch) override {
+    return task.pullRows(requests, epoch);
+  }
+  std::vector<Tensor> pull(const std::vector<std::string> &names,
+                           int64_t *epoch) override {
+    return task.pull(names, epoch);
+  }
+  std::future<ps::PulledValues>
+  startPull(const std::vector<std::string> &names) override {
+    return task.startPull(names);
+  }
+  ps::PushResult push(int64_t step, const std::vector<TensorRef> &gradients,
+                      int64_t epoch) override {
+    return task.push(step, gradients, epoch);
+  }
+  ps::PushPullResult
+  pushPull(int64_t step, std::vector<NamedTensor> gradients, int64_t epoch,
+           const std::vector<std::string> &pullNames) override {
+    if (++pushPulls == 5)
+      throw Error(ErrorCode::Unavailable, peer() + ": connection reset");
+    return task.pushPull(step, std::move(gradients), epoch, pullNames);
+  }
+  std::future<ps::PushPullResult>
+  startPushPull(int64_t step, std::vector<NamedTensor> gradients, int64_t epoch,
+                const std::vector<std::string> &pullNames) override {
+    return task.startPushPull(step, std::move(gradients), epoch, pullNames);
+  }
+  int64_t step() override { return task.step(); }
+  ps::TaskStatus status() override { return task.status(); }
+  int64_t waitForStep(int64_t step, std::chrono::milliseconds timeout,
+                      int64_t epoch) override {
+    return task.waitForStep(step, timeout, epoch);
+  }
+  ps::Snapshot snapshot() override { return task.snapshot(); }
+  int64_t restore(ps::RestoreSource source, int64_t checkpointStep,
+                  int64_t epoch) override {
+    return task.restore(source, checkpointStep, epoch);
+  }
+  void stop(const std::string &reason) override { task.stop(reason); }
+  ps::TransferStats transferStats() const override {
+    return task.transferStats();
+  }
+  int pushPulls = 0;
+
+private:
+  ps::PsConnection &task;
+};
+
 TEST(RecoveringWorker, StartsTheStepOverAfterAFailedCall) {
   InProcessCluster cluster(/*numPs=*/2, /*numWorkers=*/1,
                            ps::Replication::async(1));
   ReliabilityOptions reliability;
   reliability.recoveryTimeoutMs = 5'000;
-  // The worker's connection to PS task 1 fails once, at its fifth push, as
-  // a call to a task that just died does.
-  class FailingOnce final : public ps::PsConnection {
-  public:
-    explicit FailingOnce(ps::PsConnection &task) : task(task) {}
-    const std::string &peer() const override { return task.peer(); }
-    void waitUntilReachable() override {}
-    bool initialize() override { return task.initialize(); }
-    std::vector<Tensor> pullRows(const std::vector<ps::RowRequest> &requests,
-                                 int64_t *epoch) override {
-      return task.pullRows(requests, epoch);
-    }
-    std::vector<Tensor> pull(const std::vector<std::string> &names,
-                             int64_t *epoch) override {
-      return task.pull(names, epoch);
-    }
-    std::future<ps::PulledValues>
-    startPull(const std::vector<std::string> &names) override {
-      return task.startPull(names);
-    }
-    ps::PushResult push(int64_t step, const std::vector<TensorRef> &gradients,
-                        int64_t epoch) override {
-      return task.push(step, gradients, epoch);
-    }
-    ps::PushPullResult
-    pushPull(int64_t step, std::vector<NamedTensor> gradients, int64_t epoch,
-             const std::vector<std::string> &pullNames) override {
-      if (++pushPulls == 5)
-        throw Error(ErrorCode::Unavailable, peer() + ": connection reset");
-      return task.pushPull(step, std::move(gradients), epoch, pullNames);
-    }
-    std::future<ps::PushPullResult>
-    startPushPull(int64_t step, std::vector<NamedTensor> gradients,
-                  int64_t epoch,
-                  const std::vector<std::string> &pullNames) override {
-      return task.startPushPull(step, std::move(gradients), epoch, pullNames);
-    }
-    int64_t step() override { return task.step(); }
-    ps::TaskStatus status() override { return task.status(); }
-    int64_t waitForStep(int64_t step, std::chrono::milliseconds timeout,
-                        int64_t epoch) override {
-      return task.waitForStep(step, timeout, epoch);
-    }
-    ps::Snapshot snapshot() override { return task.snapshot(); }
-    int64_t restore(ps::RestoreSource source, int64_t checkpointStep,
-                    int64_t epoch) override {
-      return task.restore(source, checkpointStep, epoch);
-    }
-    void stop(const std::string &reason) override { task.stop(reason); }
-    ps::TransferStats transferStats() const override {
-      return task.transferStats();
-    }
-    int pushPulls = 0;
-
-  private:
-    ps::PsConnection &task;
-  };
+  // The worker's connection to PS task 1 fails once, at its fifth push.
   FailingOnce flaky(*cluster.connections[1]);
   std::vector<ps::PsConnection *> ps = {cluster.connections[0].get(), &flaky};
   auto coordinator = cluster.coordinatorConnection();
@@ -255,6 +257,66 @@ TEST(RecoveringWorker, WithoutRecoveryAFailedCallEndsTraining) {
                            {});
             }).code(),
             ErrorCode::Unavailable);
+}
+
+/// An input that numbers its batches and records what the trainer says
+/// became of each (what a streamed input reports to the data coordinator).
+class AccountingInput final : public data::InputSource {
+public:
+  AccountingInput() : examples(constantExamples(3.0f)) {}
+  const std::vector<std::string> &placeholders() const override {
+    return examples->placeholders();
+  }
+  int64_t size() const override { return examples->size(); }
+  void nextBatch(int64_t batch, FeedMap &feeds) override {
+    examples->nextBatch(batch, feeds);
+    ++last;
+  }
+  uint64_t lastBatchId() const override { return last; }
+  void batchPushing(uint64_t id) override { pushing.push_back(id); }
+  void batchTrained(uint64_t id, int64_t globalStep) override {
+    EXPECT_TRUE(settled.emplace(id, "trained").second) << id;
+    trainedAt.push_back(globalStep);
+  }
+  void batchLost(uint64_t id, bool inDoubt) override {
+    EXPECT_TRUE(settled.emplace(id, inDoubt ? "in doubt" : "lost").second)
+        << id;
+  }
+
+  std::unique_ptr<data::InputSource> examples;
+  uint64_t last = 0;
+  std::vector<uint64_t> pushing;
+  std::map<uint64_t, std::string> settled;
+  std::vector<int64_t> trainedAt;
+};
+
+TEST(AccountingWorker, SettlesEveryBatchOnce) {
+  InProcessCluster cluster(/*numPs=*/1, /*numWorkers=*/1,
+                           ps::Replication::async(1));
+  ReliabilityOptions reliability;
+  reliability.recoveryTimeoutMs = 5'000;
+  FailingOnce flaky(*cluster.connections[0]);
+  std::vector<ps::PsConnection *> ps = {&flaky};
+  auto coordinator = cluster.coordinatorConnection();
+  Supervisor supervisor(ps, *coordinator, reliability, 0, false);
+  WorkerTelemetry telemetry(TelemetryOptions{}, cluster.clusterSpec(),
+                            cluster::TaskId{cluster::Job::Worker, 0}, 4);
+  SgdStep compute(1);
+  ReplicaStep replica(sgdLayout(1), ps, compute, supervisor, telemetry,
+                      replicaOptions(false, Values::PushPulled, 8));
+  AccountingInput input;
+  supervisor.start();
+  trainReplica(replica, supervisor, input, 4, {});
+  // 8 batches trained, one whose push failed with no answer (the fifth),
+  // one taken when the target was reached already: 10 handed out, each
+  // said pushing before its push and settled once.
+  ASSERT_EQ(input.last, 10u);
+  EXPECT_EQ(input.pushing.size(), 10u);
+  ASSERT_EQ(input.settled.size(), 10u);
+  EXPECT_EQ(input.settled[5], "in doubt");
+  EXPECT_EQ(input.settled[10], "lost");
+  // Each trained batch is in the model from the step its push made.
+  EXPECT_EQ(input.trainedAt, (std::vector<int64_t>{1, 2, 3, 4, 5, 6, 7, 8}));
 }
 
 } // namespace

@@ -9,6 +9,7 @@
 #include <thread>
 
 using namespace dtf::run;
+namespace coord = dtf::coord;
 using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 
@@ -34,6 +35,23 @@ TEST(Progress, FormatsTheBar) {
 TEST(Progress, FormatsTheLine) {
   EXPECT_EQ(formatProgressLine(400, 2000, 160.0),
             "progress: global step 400/2000 (20%), 160.0 steps/s, ETA 0:10");
+}
+
+TEST(ProgressTest, EpochOfAStreamedInput) {
+  coord::DataStats stats;
+  EXPECT_EQ(formatEpochProgress(stats, 2), ""); // no data set defined
+  stats.defined = true;
+  stats.currentEpoch = 1;
+  stats.unitsDone = 3;
+  stats.unitsPerEpoch = 8;
+  EXPECT_EQ(formatEpochProgress(stats, 2), "epoch 2/2, 3/8 units done");
+  EXPECT_EQ(formatEpochProgress(stats, 0), "epoch 2, 3/8 units done");
+  stats.finished = true;
+  stats.currentEpoch = 2;
+  EXPECT_EQ(formatEpochProgress(stats, 2), "epoch 2/2, all units done");
+  EXPECT_EQ(formatProgressLine(400, 2000, 160.0, "epoch 1/2, 3/8 units done"),
+            formatProgressLine(400, 2000, 160.0) +
+                ", epoch 1/2, 3/8 units done");
 }
 
 TEST(Progress, RateOverTheWindow) {
