@@ -64,26 +64,27 @@ public:
 
   /// Reads up to `size` bytes at the file position; fewer at its end.
   size_t read(void *buffer, size_t size, const std::string &path) {
-    size_t done = 0;
-    while (done < size) {
-      ssize_t got = ::read(fd, static_cast<char *>(buffer) + done, size - done);
-      if (got < 0 && errno == EINTR)
-        continue;
-      if (got < 0)
-        throw RecordError("cannot read " + path + ": " + errnoText());
-      if (got == 0)
-        break;
-      done += static_cast<size_t>(got);
-    }
-    return done;
+    return readFully(buffer, size, path, [&](char *at, size_t left, size_t) {
+      return ::read(fd, at, left);
+    });
   }
   /// Reads up to `size` bytes at `offset`; fewer at the file's end.
   size_t readAt(void *buffer, size_t size, uint64_t offset,
                 const std::string &path) {
+    return readFully(
+        buffer, size, path, [&](char *at, size_t left, size_t done) {
+          return ::pread(fd, at, left, static_cast<off_t>(offset + done));
+        });
+  }
+  /// Calls `readSome(at, left, done)` (read(2) or pread(2)) until `size`
+  /// bytes came or the file ended, retrying on EINTR.
+  template <typename ReadSome>
+  static size_t readFully(void *buffer, size_t size, const std::string &path,
+                          const ReadSome &readSome) {
     size_t done = 0;
     while (done < size) {
-      ssize_t got = ::pread(fd, static_cast<char *>(buffer) + done, size - done,
-                            static_cast<off_t>(offset + done));
+      ssize_t got =
+          readSome(static_cast<char *>(buffer) + done, size - done, done);
       if (got < 0 && errno == EINTR)
         continue;
       if (got < 0)

@@ -748,17 +748,24 @@ void StreamingInput::awaitAccounted() {
     work->flush();
 }
 
+std::map<uint64_t, StreamingInput::Batch>::iterator
+StreamingInput::unsettledLocked(uint64_t id) {
+  auto it = unsettled.find(id);
+  if (it == unsettled.end())
+    throw Error(ErrorCode::Internal, "streaming input: batch " +
+                                         std::to_string(id) +
+                                         " is not handed out, or already "
+                                         "settled");
+  return it;
+}
+
 void StreamingInput::batchPushing(uint64_t id) {
   if (!options.accountBatches)
     return;
   std::vector<ExampleOrigin> origins;
   {
     std::lock_guard<std::mutex> lock(mutex);
-    auto it = unsettled.find(id);
-    if (it == unsettled.end())
-      throw Error(ErrorCode::Internal,
-                  "streaming input: batch " + std::to_string(id) +
-                      " is not handed out, or already settled");
+    auto it = unsettledLocked(id);
     origins = it->second.origins;
   }
   work->pushing(origins);
@@ -770,11 +777,7 @@ void StreamingInput::batchTrained(uint64_t id, int64_t globalStep) {
   std::vector<ExampleOrigin> origins;
   {
     std::lock_guard<std::mutex> lock(mutex);
-    auto it = unsettled.find(id);
-    if (it == unsettled.end())
-      throw Error(ErrorCode::Internal,
-                  "streaming input: batch " + std::to_string(id) +
-                      " is not handed out, or already settled");
+    auto it = unsettledLocked(id);
     origins = std::move(it->second.origins);
     unsettled.erase(it);
   }
@@ -787,11 +790,7 @@ void StreamingInput::batchLost(uint64_t id, bool inDoubt) {
   std::vector<ExampleOrigin> origins;
   {
     std::lock_guard<std::mutex> lock(mutex);
-    auto it = unsettled.find(id);
-    if (it == unsettled.end())
-      throw Error(ErrorCode::Internal,
-                  "streaming input: batch " + std::to_string(id) +
-                      " is not handed out, or already settled");
+    auto it = unsettledLocked(id);
     origins = it->second.origins;
     lost.push_back(std::move(it->second));
     unsettled.erase(it);

@@ -243,6 +243,9 @@ private:
   uint64_t lastId = 0;
   uint64_t nextId = 0;
   std::map<uint64_t, Batch> unsettled;
+  /// Batch `id` among the unsettled; Error(Internal) when it is not one.
+  /// Requires the mutex.
+  std::map<uint64_t, Batch>::iterator unsettledLocked(uint64_t id);
   std::deque<Batch> lost;
   int warnings = 0;
 
