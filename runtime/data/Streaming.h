@@ -50,8 +50,9 @@
 // Accounting (`accountBatches`): each batch handed out gets an id (1, 2,
 // ...) and its examples' origins are kept until the trainer settles it
 // (InputSource.h): batchPushing and batchTrained report its origins to the
-// WorkSource; batchLost has the next nextBatch() serve it again (the same
-// feeds) under a new id.
+// WorkSource (pushing, trained), awaitAccounted waits for the WorkSource's
+// flush; batchLost reports them not trained (in doubt or not) and has the
+// next nextBatch() serve the batch again (the same feeds) under a new id.
 //
 //===----------------------------------------------------------------------===//
 

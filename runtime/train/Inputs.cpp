@@ -109,15 +109,15 @@ bool streams(const InputOptions &options) {
     return false;
   if (options.mode == InputMode::Stream)
     return true;
-  uint64_t bytes = 0;
-  for (const data::InputSpec &spec : options.train) {
-    if (spec.format != "tfrecord")
-      return false;
-  }
-  // Every binding reads a feature of the same records (Streaming.h); the
-  // files of the first are the data set's.
+  // Streaming reads the features of one set of TFRecord files
+  // (Streaming.h); other bindings stay in memory (--input_mode=stream says
+  // why not).
   if (options.train.empty())
     return false;
+  for (const data::InputSpec &spec : options.train)
+    if (spec.format != "tfrecord" || spec.path != options.train.front().path)
+      return false;
+  uint64_t bytes = 0;
   for (const std::string &file :
        data::matchFilePatterns(options.train.front().path))
     bytes += std::filesystem::file_size(file);

@@ -10,6 +10,10 @@
 #include "runtime/train/Inputs.h"
 
 #include "passes/InitAll.h"
+#include "runtime/data/Records.h"
+#include "runtime/data/tests/TestFiles.h"
+
+#include "example.pb.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -119,6 +123,74 @@ TEST(LookedUpPlaceholdersTest, EachPlaceholderGetsItsSmallestTable) {
   EXPECT_EQ(tables.at("ids").rows, std::optional<int64_t>(7));
   EXPECT_EQ(tables.at("hashed").name, "crossed");
   EXPECT_EQ(tables.at("hashed").rows, std::nullopt);
+}
+
+// One placeholder "x" of f32 [2] per example.
+constexpr const char *kOnePlaceholder = R"mlir(
+module {
+  func.func @worker() -> tensor<4x2xf32> {
+    %x = dtf.placeholder "x" : tensor<4x2xf32>
+    return %x : tensor<4x2xf32>
+  }
+}
+)mlir";
+
+/// A TFRecord file of 8 Examples with a feature "x" of 2 floats.
+std::string writeXs(const std::string &directory, const std::string &name) {
+  std::string path = directory + "/" + name;
+  data::RecordWriter writer(path);
+  for (int i = 0; i < 8; ++i) {
+    tensorflow::Example example;
+    auto &values = *(*example.mutable_features()->mutable_feature())["x"]
+                        .mutable_float_list();
+    values.add_value(float(i));
+    values.add_value(float(2 * i));
+    writer.write(example.SerializeAsString());
+  }
+  return path;
+}
+
+TEST(InputModeTest, AutoStreamsOneSetOfTFRecordFilesAboveTheThreshold) {
+  mlir::MLIRContext context;
+  mlir::DialectRegistry registry;
+  ir::registerAllDialects(registry);
+  context.appendDialectRegistry(registry);
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceString<mlir::ModuleOp>(kOnePlaceholder, &context);
+  ASSERT_TRUE(module);
+  std::string directory = data::testing::tempDir();
+  std::string a = writeXs(directory, "a.tfrecord");
+  std::string b = writeXs(directory, "b.tfrecord");
+  auto options = [&](InputMode mode, uint64_t above,
+                     std::vector<std::string> paths) {
+    InputOptions input;
+    input.mode = mode;
+    input.streamAboveBytes = above;
+    for (const std::string &path : paths)
+      input.train.push_back(
+          data::parseInputSpec("x=tfrecord:" + path, "--input"));
+    return input;
+  };
+  DataShard reader = betweenGraphDataShard(0, 1);
+  // Above the threshold: streamed, both files' units (':' lists patterns).
+  WorkerInputs streamed =
+      openInputs(*module, options(InputMode::Auto, 0, {a + ":" + b}), reader);
+  ASSERT_TRUE(streamed.streamed);
+  EXPECT_EQ(streamed.streamed->units.size(), 2u);
+  EXPECT_EQ(streamed.train->size(), -1);
+  // Below it, or asked for memory: every example in memory.
+  WorkerInputs small = openInputs(
+      *module, options(InputMode::Auto, 1 << 20, {a + ":" + b}), reader);
+  EXPECT_FALSE(small.streamed);
+  EXPECT_EQ(small.train->size(), 16);
+  EXPECT_FALSE(
+      openInputs(*module, options(InputMode::Memory, 0, {a}), reader).streamed);
+  EXPECT_TRUE(
+      openInputs(*module, options(InputMode::Stream, 1 << 20, {a}), reader)
+          .streamed);
+  std::remove(a.c_str());
+  std::remove(b.c_str());
+  ::rmdir(directory.c_str());
 }
 
 } // namespace
