@@ -20,7 +20,6 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "runtime/core/Error.h"
 #include "runtime/data/Examples.h"
 #include "runtime/data/LocalWorkSource.h"
 #include "runtime/data/Streaming.h"
@@ -152,15 +151,9 @@ int run(int argc, char **argv) {
       seed);
   StreamingInput input(specs, placeholders, {}, work, options);
   auto start = std::chrono::steady_clock::now();
-  while (true) {
-    FeedMap feeds;
-    try {
-      input.nextBatch(batch, feeds);
-    } catch (const Error &error) {
-      if (error.code() != ErrorCode::OutOfRange)
-        throw;
-      break;
-    }
+  FeedMap feeds;
+  while (nextBatchUnlessEnded(input, batch, feeds)) {
+    // Each batch replaces the last: reading is what is timed.
   }
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)

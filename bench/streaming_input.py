@@ -55,12 +55,9 @@ import os
 import platform
 import re
 import shutil
-import signal
-import socket
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -70,6 +67,8 @@ CONVERTER = os.path.join(ROOT, "examples", "fashion_mnist_to_tfrecord.py")
 MAKE_DATA = os.path.join(HERE, "make_stream_data.py")
 TFDATA = os.path.join(HERE, "tfdata_reader.py")
 REPORT = os.path.join(HERE, "results", "streaming-input.md")
+sys.path.insert(0, HERE)
+from run_study import Task, free_ports  # noqa: E402
 
 BATCH = 100
 # A parsed example in memory: 784 float32 pixels and an int64 label.
@@ -97,63 +96,6 @@ def log(message):
     print(message, flush=True)
 
 
-def free_ports(n):
-    socks = []
-    for _ in range(n):
-        s = socket.socket()
-        s.bind(("127.0.0.1", 0))
-        socks.append(s)
-    ports = [s.getsockname()[1] for s in socks]
-    for s in socks:
-        s.close()
-    return ports
-
-
-class Task:
-    """One process under /usr/bin/time, its output in a file."""
-
-    def __init__(self, name, argv, env=None):
-        self.name = name
-        self.timefile = tempfile.NamedTemporaryFile(prefix="dtf-stream-time-", delete=False).name
-        self.logfile = tempfile.NamedTemporaryFile(prefix="dtf-stream-log-", delete=False).name
-        self.log = open(self.logfile, "w")
-        full_env = dict(os.environ)
-        full_env.update(env or {})
-        self.argv = argv
-        self.proc = subprocess.Popen(["/usr/bin/time", "-f", "%M %e %U %S", "-o", self.timefile]
-                                     + argv, stdout=self.log, stderr=subprocess.STDOUT,
-                                     env=full_env, start_new_session=True)
-
-    def wait(self, timeout):
-        try:
-            return self.proc.wait(timeout=max(timeout, 0.1))
-        except subprocess.TimeoutExpired:
-            return None
-
-    def kill(self):
-        try:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        self.proc.wait()
-
-    def finish(self):
-        self.log.close()
-        out = open(self.logfile).read()
-        rss_kb = None
-        try:
-            fields = open(self.timefile).read().split()
-            rss_kb = int(fields[-4])
-        except Exception:
-            pass
-        for f in (self.timefile, self.logfile):
-            try:
-                os.unlink(f)
-            except OSError:
-                pass
-        return out, rss_kb
-
-
 def run_cluster(args, workers, flags, task_extra=None, timeout=600):
     """1 PS task and `workers` workers on loopback, to the workers' end.
     Returns {"start": unix time of the first task's start, "out": {name:
@@ -166,6 +108,7 @@ def run_cluster(args, workers, flags, task_extra=None, timeout=600):
     env = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
     names = ["ps0"] + ["worker%d" % i for i in range(workers)]
     tasks = []
+    worker_argv = []
     error = None
     start = time.time()
     try:
@@ -173,7 +116,9 @@ def run_cluster(args, workers, flags, task_extra=None, timeout=600):
             job, index = ("ps", 0) if name == "ps0" else ("worker", int(name[6:]))
             argv = (common + ["--job_name=" + job, "--task_index=%d" % index] + flags
                     + task_extra.get(name, []) + [MODEL])
-            tasks.append(Task(name, argv, env))
+            tasks.append(Task(name, argv, extra_env=env))
+            if name == "worker0":
+                worker_argv = argv
         deadline = start + timeout
         for t in tasks[1:]:
             code = t.wait(deadline - time.time())
@@ -187,9 +132,9 @@ def run_cluster(args, workers, flags, task_extra=None, timeout=600):
         for t in tasks:
             t.kill()
     result = {"start": start, "out": {}, "rss_mb": {}, "error": error,
-              "argv": tasks[1].argv if len(tasks) > 1 else []}
+              "argv": worker_argv}
     for t in tasks:
-        out, rss_kb = t.finish()
+        out, rss_kb, _, _ = t.finish()
         result["out"][t.name] = out
         result["rss_mb"][t.name] = rss_kb / 1024.0 if rss_kb else None
     if error:

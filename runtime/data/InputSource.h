@@ -62,4 +62,8 @@ public:
   }
 };
 
+/// `input.nextBatch(batch, feeds)`; false, rather than the error, at the
+/// end of a source's last pass (OutOfRange), where a training loop ends.
+bool nextBatchUnlessEnded(InputSource &input, int64_t batch, FeedMap &feeds);
+
 } // namespace dtf::data

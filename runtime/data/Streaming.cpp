@@ -192,12 +192,12 @@ struct StreamingInput::Reader {
     } catch (const RecordError &error) {
       if (!skip)
         throw;
-      ++input.skipped;
-      input.warn("streaming input: skipping unit " + std::to_string(unit.id) +
-                     " of epoch " + std::to_string(unit.epoch) + " (" +
-                     unit.path + " from offset " + std::to_string(unit.begin) +
-                     "): " + error.what(),
-                 true);
+      input.countSkipped("streaming input: skipping unit " +
+                             std::to_string(unit.id) + " of epoch " +
+                             std::to_string(unit.epoch) + " (" + unit.path +
+                             " from offset " + std::to_string(unit.begin) +
+                             "): " + error.what(),
+                         true);
       done.emplace_back(std::move(unit), 0);
       flush();
       return;
@@ -231,17 +231,18 @@ struct StreamingInput::Reader {
         input.bytes += static_cast<int64_t>(reader.offset() - before);
         if (!skip)
           throw;
-        ++input.skipped;
         if (reader.canContinue()) {
-          input.warn(std::string("streaming input: skipping a bad record: ") +
-                         error.what(),
-                     false);
+          input.countSkipped(
+              std::string("streaming input: skipping a bad record: ") +
+                  error.what(),
+              false);
           continue;
         }
-        input.warn(std::string("streaming input: skipping the rest of ") +
-                       *open.label + " from offset " +
-                       std::to_string(reader.offset()) + ": " + error.what(),
-                   true);
+        input.countSkipped(
+            std::string("streaming input: skipping the rest of ") +
+                *open.label + " from offset " +
+                std::to_string(reader.offset()) + ": " + error.what(),
+            true);
         open.records = reader.index();
         return true;
       }
@@ -288,10 +289,10 @@ struct StreamingInput::Reader {
         } catch (const std::invalid_argument &error) {
           if (!skip)
             throw;
-          ++input.skipped;
-          input.warn(std::string("streaming input: skipping a record: ") +
-                         error.what(),
-                     false);
+          input.countSkipped(
+              std::string("streaming input: skipping a record: ") +
+                  error.what(),
+              false);
           ok = false;
         }
       }
@@ -320,10 +321,10 @@ struct StreamingInput::Reader {
         } catch (const std::runtime_error &error) {
           if (!skip)
             throw;
-          ++input.skipped;
-          input.warn(std::string("streaming input: skipping a record: ") +
-                         error.what(),
-                     false);
+          input.countSkipped(
+              std::string("streaming input: skipping a record: ") +
+                  error.what(),
+              false);
           continue;
         }
         kept.push_back(&record);
@@ -571,7 +572,8 @@ bool StreamingInput::stopping() const {
   return stopped;
 }
 
-void StreamingInput::warn(const std::string &message, bool always) {
+void StreamingInput::countSkipped(const std::string &message, bool always) {
+  ++skipped;
   {
     std::lock_guard<std::mutex> lock(mutex);
     if (!always && ++warnings > kWarnings) {

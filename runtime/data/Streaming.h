@@ -215,8 +215,9 @@ private:
   /// are dropped.
   void finish(int64_t left);
   bool stopping() const;
-  /// One line on std::cerr; after the first 20, only those `always`.
-  void warn(const std::string &message, bool always);
+  /// Counts a bad record skipped (BadRecordPolicy::Skip) and says why in a
+  /// line on std::cerr; after the first 20 lines, only those `always`.
+  void countSkipped(const std::string &message, bool always);
 
   const std::vector<InputSpec> specs;
   std::vector<std::string> names;

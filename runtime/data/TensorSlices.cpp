@@ -8,8 +8,6 @@
 
 namespace dtf::data {
 
-InputSource::~InputSource() = default;
-
 TensorSlices::TensorSlices(std::vector<std::pair<std::string, Tensor>> input,
                            Shard shard, std::optional<uint64_t> shuffleSeed) {
   if (input.empty())

@@ -274,14 +274,9 @@ InGraphTrainer::train(int64_t globalStep, data::InputSource &input,
     if (globalStep >= options.trainSteps)
       return std::nullopt;
     FeedMap feeds;
-    try {
-      input.nextBatch(batch, feeds);
-    } catch (const Error &error) {
-      // The input's last pass is over (--num_epochs): training ends here.
-      if (error.code() != ErrorCode::OutOfRange)
-        throw;
+    // The input's last pass is over (--num_epochs): training ends here.
+    if (!data::nextBatchUnlessEnded(input, batch, feeds))
       return std::nullopt;
-    }
     results = master.runStep(trainPartitions, ++stepId, std::move(feeds),
                              &result.received);
     StepRecord record;

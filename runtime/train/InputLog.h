@@ -23,13 +23,28 @@
 
 namespace dtf::train {
 
+/// A streamed input between two looks at its stats.
+struct InputFigures {
+  /// The time between the looks; the rates are 0 when it is 0.
+  double seconds = 0;
+  double recordsPerSecond = 0;
+  double megabytesPerSecond = 0;
+  /// The share of the time nextBatch() waited for examples.
+  double waitFraction = 0;
+  int64_t bufferedExamples = 0;
+  int64_t bufferCapacity = 0;
+  int64_t unitsRead = 0;
+
+  /// As TensorBoard scalars under input/ (no rates without a time).
+  std::vector<std::pair<std::string, double>> scalars() const;
+};
+
 /// Rates of a streamed input between two looks at its stats.
 class InputRates {
 public:
   explicit InputRates(const data::StreamingInput &input);
-  /// Since the previous call (or construction): records/s, MB/s, the
-  /// share of the time spent waiting for input, the buffer's fill.
-  std::vector<std::pair<std::string, double>> sample();
+  /// Since the previous call (or construction).
+  InputFigures sample();
 
 private:
   using Clock = std::chrono::steady_clock;
@@ -44,13 +59,12 @@ private:
 class InputLogHook final : public TrainingHook {
 public:
   InputLogHook(int workerIndex, int every, const data::StreamingInput &input)
-      : index(workerIndex), every(every), input(input), rates(input) {}
+      : index(workerIndex), every(every), rates(input) {}
   void afterStep(const StepRecord &step) override;
 
 private:
   int index;
   int every;
-  const data::StreamingInput &input;
   InputRates rates;
 };
 

@@ -9,8 +9,10 @@
 #include "mlir/IR/BuiltinTypes.h"
 
 #include <filesystem>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace dtf::train {
 
@@ -103,25 +105,29 @@ lookedUpPlaceholders(mlir::Operation *scope) {
 
 namespace {
 
-/// Whether `options.train` is read streamed (InputMode).
-bool streams(const InputOptions &options) {
-  if (options.mode == InputMode::Memory)
-    return false;
-  if (options.mode == InputMode::Stream)
-    return true;
+/// The TFRecord files `options.train` is streamed from, or nullopt when it
+/// is read into memory (InputMode).
+std::optional<std::vector<std::string>>
+streamedFiles(const InputOptions &options) {
+  if (options.mode == InputMode::Memory || options.train.empty())
+    return std::nullopt;
   // Streaming reads the features of one set of TFRecord files
-  // (Streaming.h); other bindings stay in memory (--input_mode=stream says
-  // why not).
-  if (options.train.empty())
-    return false;
-  for (const data::InputSpec &spec : options.train)
-    if (spec.format != "tfrecord" || spec.path != options.train.front().path)
-      return false;
+  // (Streaming.h; StreamingInput refuses other bindings, which Auto leaves
+  // in memory): the files of the first binding are the data set's.
+  if (options.mode == InputMode::Auto)
+    for (const data::InputSpec &spec : options.train)
+      if (spec.format != "tfrecord" || spec.path != options.train.front().path)
+        return std::nullopt;
+  std::vector<std::string> files =
+      data::matchFilePatterns(options.train.front().path);
+  if (options.mode == InputMode::Stream)
+    return files;
   uint64_t bytes = 0;
-  for (const std::string &file :
-       data::matchFilePatterns(options.train.front().path))
+  for (const std::string &file : files)
     bytes += std::filesystem::file_size(file);
-  return bytes > options.streamAboveBytes;
+  if (bytes <= options.streamAboveBytes)
+    return std::nullopt;
+  return files;
 }
 
 } // namespace
@@ -152,11 +158,10 @@ WorkerInputs openInputs(mlir::Operation *scope, const InputOptions &options,
       dataPlaceholders(scope);
   std::map<std::string, data::IdTable> tables = lookedUpPlaceholders(scope);
   WorkerInputs inputs;
-  if (streams(options)) {
+  if (std::optional<std::vector<std::string>> files = streamedFiles(options)) {
     checkBound(options.train, placeholders, "--input");
     StreamedData streamed;
-    streamed.units = data::splitIntoUnits(
-        data::matchFilePatterns(options.train.front().path), options.unitBytes);
+    streamed.units = data::splitIntoUnits(*files, options.unitBytes);
     streamed.epochs = options.epochs;
     // One order of units for the whole cluster: every worker defines the
     // same data set with the coordinator.

@@ -123,14 +123,9 @@ ReplicaStep::run(int64_t localStep, data::InputSource &input, int64_t batch) {
   FeedMap feeds;
   pullAll(feeds);
   this->input = &input;
-  try {
-    input.nextBatch(batch, feeds);
-  } catch (const Error &error) {
-    // The input's last pass is over (--num_epochs): training ends here.
-    if (error.code() != ErrorCode::OutOfRange)
-      throw;
+  // The input's last pass is over (--num_epochs): training ends here.
+  if (!data::nextBatchUnlessEnded(input, batch, feeds))
     return std::nullopt;
-  }
   current = PushedBatch{};
   current.id = input.lastBatchId();
   input.batchPushing(current.id);

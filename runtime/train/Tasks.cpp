@@ -413,12 +413,13 @@ int runWorkerTask(mlir::ModuleOp program, const TaskOptions &options,
   struct StopReaders {
     WorkerInputs &inputs;
     std::shared_ptr<CoordinatedWorkSource> &work;
-    ~StopReaders() {
+    void stop() {
       if (!work)
         return;
       work->cancel();
       inputs.train.reset();
     }
+    ~StopReaders() { stop(); }
   } stopReaders{inputs, dataWork};
   if (inputs.streamed && isChief)
     supervisor.saveDataState();
@@ -469,7 +470,7 @@ int runWorkerTask(mlir::ModuleOp program, const TaskOptions &options,
     inputLog.emplace(index, options.logEvery, streaming);
     hooks.push_back(&*inputLog);
     telemetry.addScalars([rates = std::make_shared<InputRates>(streaming)] {
-      return rates->sample();
+      return rates->sample().scalars();
     });
   }
   int64_t localSteps =
@@ -486,8 +487,7 @@ int runWorkerTask(mlir::ModuleOp program, const TaskOptions &options,
     printInputTotals(index,
                      static_cast<const data::StreamingInput &>(*inputs.train),
                      std::cout);
-    dataWork->cancel();
-    inputs.train.reset();
+    stopReaders.stop();
   }
   std::cout << "Worker " << index << ": training ended after " << localSteps
             << " local steps" << std::endl;

@@ -16,6 +16,16 @@
 
 namespace dtf::testing {
 
+/// The message of what `body` throws; "(no error)" when it throws nothing.
+inline std::string errorOf(const std::function<void()> &body) {
+  try {
+    body();
+  } catch (const std::exception &error) {
+    return error.what();
+  }
+  return "(no error)";
+}
+
 /// The dtf::Error `call` throws; fails the test if it throws none.
 inline Error expectError(const std::function<void()> &call) {
   try {

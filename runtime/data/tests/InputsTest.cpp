@@ -6,6 +6,8 @@
 #include "runtime/data/Npy.h"
 #include "runtime/data/Records.h"
 
+#include "runtime/core/tests/TestUtil.h"
+
 #include "example.pb.h"
 
 #include <gtest/gtest.h>
@@ -89,14 +91,7 @@ void writeExamples(const std::string &path, int first, int count) {
   gzclose(file);
 }
 
-std::string errorOf(const std::function<void()> &body) {
-  try {
-    body();
-  } catch (const std::exception &error) {
-    return error.what();
-  }
-  return "(no error)";
-}
+using dtf::testing::errorOf;
 
 const std::map<std::string, ExampleType> kModel = {{"x", {DType::F32, {2}}},
                                                    {"label", {DType::I64, {}}},

@@ -1,6 +1,8 @@
 //===- RecordsTest.cpp - TFRecord files: compression, ranges, units -------===//
 
 #include "runtime/data/Records.h"
+
+#include "runtime/core/tests/TestUtil.h"
 #include "runtime/data/Examples.h"
 #include "runtime/data/LocalWorkSource.h"
 #include "runtime/data/Streaming.h"
@@ -16,14 +18,7 @@ namespace {
 
 using namespace testing;
 
-std::string errorOf(const std::function<void()> &body) {
-  try {
-    body();
-  } catch (const std::exception &error) {
-    return error.what();
-  }
-  return "(no error)";
-}
+using dtf::testing::errorOf;
 
 /// Records of assorted sizes: empty, tiny, larger than a header, large.
 std::vector<std::string> assortedRecords(int count) {

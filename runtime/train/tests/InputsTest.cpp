@@ -91,6 +91,15 @@ TEST(DataShardTest, RejectsAWorkerOutsideTheCluster) {
   EXPECT_THROW(betweenGraphDataShard(0, 0), std::invalid_argument);
 }
 
+/// `text` parsed with every dtf dialect registered in `context`.
+mlir::OwningOpRef<mlir::ModuleOp> parseModule(const char *text,
+                                              mlir::MLIRContext &context) {
+  mlir::DialectRegistry registry;
+  ir::registerAllDialects(registry);
+  context.appendDialectRegistry(registry);
+  return mlir::parseSourceString<mlir::ModuleOp>(text, &context);
+}
+
 // "ids" feeds a table of 10 rows, a dynamic one and shard 1 of a table of
 // 7 rows; "hashed" a dynamic table only; "computed" is not a placeholder.
 constexpr const char *kLookups = R"mlir(
@@ -111,11 +120,7 @@ module attributes {dtf.cluster = #dtf.cluster<ps = ["localhost:2222", "localhost
 
 TEST(LookedUpPlaceholdersTest, EachPlaceholderGetsItsSmallestTable) {
   mlir::MLIRContext context;
-  mlir::DialectRegistry registry;
-  ir::registerAllDialects(registry);
-  context.appendDialectRegistry(registry);
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::parseSourceString<mlir::ModuleOp>(kLookups, &context);
+  mlir::OwningOpRef<mlir::ModuleOp> module = parseModule(kLookups, context);
   ASSERT_TRUE(module);
   std::map<std::string, data::IdTable> tables = lookedUpPlaceholders(*module);
   ASSERT_EQ(tables.size(), 2u);
@@ -152,11 +157,8 @@ std::string writeXs(const std::string &directory, const std::string &name) {
 
 TEST(InputModeTest, AutoStreamsOneSetOfTFRecordFilesAboveTheThreshold) {
   mlir::MLIRContext context;
-  mlir::DialectRegistry registry;
-  ir::registerAllDialects(registry);
-  context.appendDialectRegistry(registry);
   mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::parseSourceString<mlir::ModuleOp>(kOnePlaceholder, &context);
+      parseModule(kOnePlaceholder, context);
   ASSERT_TRUE(module);
   std::string directory = data::testing::tempDir();
   std::string a = writeXs(directory, "a.tfrecord");

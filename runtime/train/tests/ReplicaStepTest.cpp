@@ -38,18 +38,23 @@ public:
   int64_t endedAfter = -1;
 };
 
-/// One worker of `cluster`: its supervisor, telemetry and replica step.
+/// One worker of `cluster`: its supervisor, telemetry and replica step,
+/// over `connections` to the PS tasks (some failing on purpose) or, when
+/// empty, the cluster's own.
 struct TestWorker {
   TestWorker(InProcessCluster &cluster, int index, ReplicaOptions options,
-             ReliabilityOptions reliability = {})
+             ReliabilityOptions reliability = {},
+             std::vector<ps::PsConnection *> connections = {})
       : coordinator(cluster.coordinatorConnection()),
-        supervisor(cluster.ps(), *coordinator, this->reliability = reliability,
-                   index, options.sync),
+        supervisor(connections.empty() ? cluster.ps() : connections,
+                   *coordinator, this->reliability = reliability, index,
+                   options.sync),
         telemetry(TelemetryOptions{}, cluster.clusterSpec(),
                   cluster::TaskId{cluster::Job::Worker, index}, 4),
         compute(cluster.numPs),
-        replica(sgdLayout(cluster.numPs), cluster.ps(), compute, supervisor,
-                telemetry, options),
+        replica(sgdLayout(cluster.numPs),
+                connections.empty() ? cluster.ps() : connections, compute,
+                supervisor, telemetry, options),
         input(constantExamples(3.0f)) {}
 
   int64_t train(std::vector<TrainingHook *> hooks = {}) {
@@ -222,18 +227,12 @@ TEST(RecoveringWorker, StartsTheStepOverAfterAFailedCall) {
   reliability.recoveryTimeoutMs = 5'000;
   // The worker's connection to PS task 1 fails once, at its fifth push.
   FailingOnce flaky(*cluster.connections[1]);
-  std::vector<ps::PsConnection *> ps = {cluster.connections[0].get(), &flaky};
-  auto coordinator = cluster.coordinatorConnection();
-  Supervisor supervisor(ps, *coordinator, reliability, 0, false);
-  WorkerTelemetry telemetry(TelemetryOptions{}, cluster.clusterSpec(),
-                            cluster::TaskId{cluster::Job::Worker, 0}, 4);
-  SgdStep compute(2);
-  ReplicaStep replica(sgdLayout(2), ps, compute, supervisor, telemetry,
-                      replicaOptions(false, Values::PushPulled, 12));
-  auto input = constantExamples(3.0f);
-  supervisor.start();
+  TestWorker worker(cluster, 0, replicaOptions(false, Values::PushPulled, 12),
+                    reliability, {cluster.connections[0].get(), &flaky});
+  worker.supervisor.start();
   int64_t epochBefore = cluster.tasks[0]->status().epoch;
-  int64_t localSteps = trainReplica(replica, supervisor, *input, 4, {});
+  int64_t localSteps =
+      trainReplica(worker.replica, worker.supervisor, *worker.input, 4, {});
   // The failed step's push to PS task 0 went through before PS task 1's
   // failed; the chief's recovery found every task serving one epoch and
   // kept the model, and the step started over from a fresh pull.
@@ -242,7 +241,7 @@ TEST(RecoveringWorker, StartsTheStepOverAfterAFailedCall) {
   EXPECT_EQ(localSteps, 11);
   // 12 pushed steps (one failed half-way) and the one that found the
   // target reached.
-  EXPECT_EQ(compute.steps, 13);
+  EXPECT_EQ(worker.compute.steps, 13);
   EXPECT_EQ(flaky.pushPulls, 12);
 }
 
@@ -296,17 +295,12 @@ TEST(AccountingWorker, SettlesEveryBatchOnce) {
   ReliabilityOptions reliability;
   reliability.recoveryTimeoutMs = 5'000;
   FailingOnce flaky(*cluster.connections[0]);
-  std::vector<ps::PsConnection *> ps = {&flaky};
-  auto coordinator = cluster.coordinatorConnection();
-  Supervisor supervisor(ps, *coordinator, reliability, 0, false);
-  WorkerTelemetry telemetry(TelemetryOptions{}, cluster.clusterSpec(),
-                            cluster::TaskId{cluster::Job::Worker, 0}, 4);
-  SgdStep compute(1);
-  ReplicaStep replica(sgdLayout(1), ps, compute, supervisor, telemetry,
-                      replicaOptions(false, Values::PushPulled, 8));
-  AccountingInput input;
-  supervisor.start();
-  trainReplica(replica, supervisor, input, 4, {});
+  TestWorker worker(cluster, 0, replicaOptions(false, Values::PushPulled, 8),
+                    reliability, {&flaky});
+  auto accounting = std::make_unique<AccountingInput>();
+  AccountingInput &input = *accounting;
+  worker.input = std::move(accounting);
+  worker.train();
   // 8 batches trained, one whose push failed with no answer (the fifth),
   // one taken when the target was reached already: 10 handed out, each
   // said pushing before its push and settled once.
