@@ -14,17 +14,20 @@ bench/results/streaming-input.md:
               on one shard of Fashion-MNIST (7,500 examples) less those
               examples' floats; the buffers are the shuffle buffer, the
               batches the reader holds and its chunks (runtime/data/
-              Streaming.h) at 784 f32 + 1 i64 per example. Acceptance: a
+              Streaming.h): 784 pixel bytes + 1 i64 per example in the
+              shuffle buffer and the chunks, 784 f32 + 1 i64 in batches. Acceptance: a
               streamed worker's peak RSS <= working set + buffers + 300 MB,
               and at 4 GB within 50 MB of 1 GB. In memory mode on 60k for
               contrast. --log_every=1: the time from the tasks' start to
               each worker's first step line; acceptance <= 2 s.
-  throughput  The same cluster on Fashion-MNIST (8 plain shards),
-              streamed against --input_mode=memory, alternating,
-              --reps runs each; global steps/s of the steady part (the step
-              lines of all workers between 20% and 95% of --train_steps).
-              Acceptance: streamed >= 0.9x memory (median over the paired
-              runs). The input wait % the workers' log shows.
+  throughput  1 PS task and 1, then 2 workers (--throughput_workers) on
+              Fashion-MNIST (8 plain shards), streamed against
+              --input_mode=memory, alternating, --reps runs each; 2000
+              global steps a worker (--train_steps for 2); global steps/s of
+              the steady part (the step lines of all workers between 20%
+              and 95% of the steps). Acceptance: streamed >= 0.9x memory
+              (median over the paired runs). The input wait % the workers'
+              log shows.
   reader      build/bin/dtf-bench-reader against bench/tfdata_reader.py
               (tf.data) on the Fashion-MNIST shards, plain and gzip, 1 and 2
               threads, batch 100, no shuffle in either, --reader_epochs
@@ -73,6 +76,9 @@ from run_study import Task, free_ports  # noqa: E402
 BATCH = 100
 # A parsed example in memory: 784 float32 pixels and an int64 label.
 EXAMPLE_BYTES = 784 * 4 + 8
+# As the chunks and the shuffle buffer hold it: the pixels as the records'
+# bytes (Streaming.h, Column), converted as a batch is assembled.
+STORED_BYTES = 784 + 8
 FASHION_EXAMPLES = 60000
 FASHION_SHARD = 7500
 MB = 1e6
@@ -255,9 +261,9 @@ def data_examples(directory):
 
 def buffer_estimate(shuffle, prefetch=2, readers=2, chunk=256):
     """Bytes the streamed input may hold (Streaming.h's bound), parsed."""
-    shuffle_bytes = shuffle * EXAMPLE_BYTES
+    shuffle_bytes = shuffle * STORED_BYTES
     batches = (1 + prefetch) * BATCH * EXAMPLE_BYTES
-    chunks = (2 * readers + 1) * chunk * EXAMPLE_BYTES
+    chunks = (2 * readers + 1) * chunk * STORED_BYTES
     unsettled = 64 * BATCH * EXAMPLE_BYTES  # kMaxUnsettledBatches, at most
     return {"shuffle": shuffle_bytes, "batches": batches, "chunks": chunks,
             "unsettled_max": unsettled,
@@ -350,47 +356,54 @@ def steady_rate(result, train_steps, lo=0.2, hi=0.95):
 
 
 def part_throughput(args, report):
-    log("\n== throughput: streamed against memory, Fashion-MNIST, 1 PS + 2 async workers, "
-        "%d global steps, %d runs each ==" % (args.train_steps, args.reps))
     fashion = fashion_data(args)
     pattern = os.path.join(fashion, "train-*")
-    runs = []
-    for rep in range(args.reps):
-        order = ("stream", "memory") if rep % 2 == 0 else ("memory", "stream")
-        for mode in order:
-            flags = (["--async", "--train_steps=%d" % args.train_steps, "--log_every=100",
-                      "--progress=false"]
-                     + input_flags(pattern, mode, ["--shuffle_buffer=%d" % args.shuffle_buffer,
-                                                   "--num_epochs=0"] if mode == "stream" else []))
-            r = run_cluster(args, 2, flags)
-            rate = steady_rate(r, args.train_steps) if not r["error"] else None
-            figures = input_figures(r)
-            waits = [f["wait_pct_lines"] for f in figures.values() if f["wait_pct_lines"] is not None]
-            wait_s = [f["wait_s"] for f in figures.values() if f["wait_s"] is not None]
-            elapsed = [f["elapsed_s"] for f in figures.values() if f["elapsed_s"]]
-            run = {"rep": rep, "mode": mode, "rate": rate, "wait_pct": statistics.mean(waits)
-                   if waits else None, "wait_s": wait_s, "elapsed": elapsed,
-                   "error": r["error"], "argv": r["argv"], "ps_cpu_ms": ps_cpu_ms(r)}
-            runs.append(run)
-            log("  rep %d %-6s: %s global steps/s (steady), PS CPU per update %s ms%s" % (
-                rep, mode, "%.1f" % rate if rate else "-", fmt(run["ps_cpu_ms"], "%.3f"),
-                "; input wait %.1f%% of step time (log lines), %s s in all" % (
-                    run["wait_pct"], "/".join("%.2f" % w for w in wait_s)) if waits else ""))
-    stream = [r["rate"] for r in runs if r["mode"] == "stream" and r["rate"]]
-    memory = [r["rate"] for r in runs if r["mode"] == "memory" and r["rate"]]
-    ratios = []
-    for rep in range(args.reps):
-        s = [r["rate"] for r in runs if r["rep"] == rep and r["mode"] == "stream" and r["rate"]]
-        m = [r["rate"] for r in runs if r["rep"] == rep and r["mode"] == "memory" and r["rate"]]
-        if s and m:
-            ratios.append(s[0] / m[0])
-    ratio = statistics.median(ratios) if ratios else None
-    result = {"runs": runs, "stream": stream, "memory": memory, "ratios": ratios, "ratio": ratio,
-              "met": bool(ratio and ratio >= 0.9), "steps": args.train_steps}
-    if ratio:
-        log("  streamed/memory: %.3fx median of %d paired runs (%s)" % (
-            ratio, len(ratios), ", ".join("%.3f" % x for x in ratios)))
-    report["throughput"] = result
+    results = []
+    for workers in args.throughput_workers:
+        steps = args.train_steps * workers // 2
+        log("\n== throughput: streamed against memory, Fashion-MNIST, 1 PS + %d async worker(s), "
+            "%d global steps, %d runs each ==" % (workers, steps, args.reps))
+        runs = []
+        for rep in range(args.reps):
+            order = ("stream", "memory") if rep % 2 == 0 else ("memory", "stream")
+            for mode in order:
+                flags = (["--async", "--train_steps=%d" % steps, "--log_every=100",
+                          "--progress=false"]
+                         + input_flags(pattern, mode,
+                                       ["--shuffle_buffer=%d" % args.shuffle_buffer,
+                                        "--num_epochs=0"] if mode == "stream" else []))
+                r = run_cluster(args, workers, flags)
+                rate = steady_rate(r, steps) if not r["error"] else None
+                figures = input_figures(r)
+                waits = [f["wait_pct_lines"] for f in figures.values()
+                         if f["wait_pct_lines"] is not None]
+                wait_s = [f["wait_s"] for f in figures.values() if f["wait_s"] is not None]
+                elapsed = [f["elapsed_s"] for f in figures.values() if f["elapsed_s"]]
+                run = {"rep": rep, "mode": mode, "rate": rate,
+                       "wait_pct": statistics.mean(waits) if waits else None,
+                       "wait_s": wait_s, "elapsed": elapsed, "error": r["error"],
+                       "argv": r["argv"], "ps_cpu_ms": ps_cpu_ms(r)}
+                runs.append(run)
+                log("  rep %d %-6s: %s global steps/s (steady), PS CPU per update %s ms%s" % (
+                    rep, mode, "%.1f" % rate if rate else "-", fmt(run["ps_cpu_ms"], "%.3f"),
+                    "; input wait %.1f%% of step time (log lines), %s s in all" % (
+                        run["wait_pct"], "/".join("%.2f" % w for w in wait_s)) if waits else ""))
+        stream = [r["rate"] for r in runs if r["mode"] == "stream" and r["rate"]]
+        memory = [r["rate"] for r in runs if r["mode"] == "memory" and r["rate"]]
+        ratios = []
+        for rep in range(args.reps):
+            s = [r["rate"] for r in runs if r["rep"] == rep and r["mode"] == "stream" and r["rate"]]
+            m = [r["rate"] for r in runs if r["rep"] == rep and r["mode"] == "memory" and r["rate"]]
+            if s and m:
+                ratios.append(s[0] / m[0])
+        ratio = statistics.median(ratios) if ratios else None
+        results.append({"workers": workers, "runs": runs, "stream": stream, "memory": memory,
+                        "ratios": ratios, "ratio": ratio, "met": bool(ratio and ratio >= 0.9),
+                        "steps": steps})
+        if ratio:
+            log("  streamed/memory: %.3fx median of %d paired runs (%s)" % (
+                ratio, len(ratios), ", ".join("%.3f" % x for x in ratios)))
+    report["throughput"] = results
 
 
 # ---------------------------------------------------------------- part 3
@@ -565,10 +578,11 @@ def write_report(args, report, command):
             met(m["diff_met"])))
         lines.append("| tasks' start to each worker's first step line <= 2 s (streamed) | at most "
                      "%s s | %s |" % (fmt(m["first_max"], "%.2f"), met(m["first_met"])))
-    t = report.get("throughput")
-    if t:
-        lines.append("| streamed >= 0.9x in-memory global steps/s | %s (median of %d paired runs) "
-                     "| %s |" % (fmt(t["ratio"], "%.3fx"), len(t["ratios"]), met(t["met"])))
+    throughput = report.get("throughput") or []
+    for t in throughput:
+        lines.append("| streamed >= 0.9x in-memory global steps/s, %d worker(s) | %s (median of "
+                     "%d paired runs) | %s |" % (t["workers"], fmt(t["ratio"], "%.3fx"),
+                                                 len(t["ratios"]), met(t["met"])))
     rd = report.get("reader")
     if rd:
         lines.append("| DTF reader >= tf.data records/s, same threads | %s | %s |" % (
@@ -604,13 +618,15 @@ def write_report(args, report, command):
                            for i in range(2)), fmt(row["ps_cpu_ms"], "%.3f"),
                 " failed: " + row["error"] if row["error"] else ""))
         lines += ["",
-                  "Buffer estimate (parsed examples of %d bytes: 784 f32 + an i64 label): the "
-                  "shuffle buffer %.1f MB, the batch being assembled and 2 prefetched %.1f MB, "
+                  "Buffer estimate (examples of %d bytes in the shuffle buffer and the chunks: "
+                  "784 pixels as bytes + an i64 label; %d bytes in batches: 784 f32 + the "
+                  "label): the shuffle buffer %.1f MB, the batch being assembled and 2 prefetched %.1f MB, "
                   "5 chunks of 256 records %.1f MB, at most 64 unsettled batches %.1f MB: "
                   "**%.1f MB**. The working set: a worker's peak RSS in memory mode on one shard "
                   "(%.0f MB) less that shard's %d examples' floats (%.1f MB): **%.0f MB**. "
                   "Bound: **%.0f MB**." % (
-                      EXAMPLE_BYTES, est["shuffle"] / 2 ** 20, est["batches"] / 2 ** 20,
+                      STORED_BYTES, EXAMPLE_BYTES, est["shuffle"] / 2 ** 20,
+                      est["batches"] / 2 ** 20,
                       est["chunks"] / 2 ** 20, est["unsettled_max"] / 2 ** 20,
                       est["total"] / 2 ** 20,
                       max((m["rows"][0]["rss"].get("worker%d" % i) or 0) for i in range(2)),
@@ -619,32 +635,37 @@ def write_report(args, report, command):
                   "In-memory mode on 1 GB or 4 GB is not run: 1 GB of records is about 1.26M "
                   "examples, about 4 GB of floats, loaded before the first step. The in-memory "
                   "run on 60,000 examples shows the contrast at a size that fits.", ""]
-    if t:
+    if throughput:
         lines += ["## 2. Throughput", "",
-                  "Fashion-MNIST, 8 plain shards (60,000 examples), 1 PS task, 2 async "
-                  "workers, %d global steps, `--log_every=100`, streamed "
-                  "(`--input_mode=stream --num_epochs=0 --shuffle_buffer=%d`) against "
+                  "Fashion-MNIST, 8 plain shards (60,000 examples), 1 PS task and 1 or 2 async "
+                  "workers (on this machine's cores, 2 workers and the PS task leave no core "
+                  "for the input's threads), 2000 global steps a worker, `--log_every=100`, "
+                  "streamed (`--input_mode=stream --num_epochs=0 --shuffle_buffer=%d`) against "
                   "`--input_mode=memory`, alternating. Global steps/s over the step lines of "
-                  "both workers between global steps %d and %d (the steady part). Input wait: "
-                  "the mean of the workers' `waited for input P%%` lines (the first left out), "
-                  "and the end line's seconds waited per worker." % (
-                      t["steps"], args.shuffle_buffer, 0.2 * t["steps"], 0.95 * t["steps"]), "",
-                  "| rep | mode | global steps/s | input wait % (lines) | waited s w0 / w1 | "
-                  "training elapsed s w0 / w1 | PS task 0 CPU per update ms |",
-                  "|---|---|---|---|---|---|---|"]
-        for r in t["runs"]:
-            lines.append("| %d | %s | %s | %s | %s | %s | %s |%s" % (
-                r["rep"], r["mode"], fmt(r["rate"]), fmt(r["wait_pct"]),
-                " / ".join("%.2f" % w for w in r["wait_s"]) or "-",
-                " / ".join("%.1f" % e for e in r["elapsed"]) or "-", fmt(r["ps_cpu_ms"], "%.3f"),
-                " failed: " + r["error"] if r["error"] else ""))
-        lines += ["", "Streamed: median %s global steps/s (%s); memory: median %s (%s); "
-                  "streamed/memory per pair: %s; median **%s**." % (
-                      fmt(statistics.median(t["stream"]) if t["stream"] else None),
-                      ", ".join("%.1f" % x for x in t["stream"]),
-                      fmt(statistics.median(t["memory"]) if t["memory"] else None),
-                      ", ".join("%.1f" % x for x in t["memory"]),
-                      ", ".join("%.3f" % x for x in t["ratios"]), fmt(t["ratio"], "%.3fx")), ""]
+                  "the workers between 20%% and 95%% of the global steps (the steady part). "
+                  "Input wait: the mean of the workers' `waited for input P%%` lines (the first "
+                  "left out), and the end line's seconds waited per worker." % (
+                      args.shuffle_buffer), ""]
+        for t in throughput:
+            lines += ["### %d worker(s), %d global steps" % (t["workers"], t["steps"]), "",
+                      "| rep | mode | global steps/s | input wait % (lines) | waited s per worker | "
+                      "training elapsed s per worker | PS task 0 CPU per update ms |",
+                      "|---|---|---|---|---|---|---|"]
+            for r in t["runs"]:
+                lines.append("| %d | %s | %s | %s | %s | %s | %s |%s" % (
+                    r["rep"], r["mode"], fmt(r["rate"]), fmt(r["wait_pct"]),
+                    " / ".join("%.2f" % w for w in r["wait_s"]) or "-",
+                    " / ".join("%.1f" % e for e in r["elapsed"]) or "-",
+                    fmt(r["ps_cpu_ms"], "%.3f"),
+                    " failed: " + r["error"] if r["error"] else ""))
+            lines += ["", "Streamed: median %s global steps/s (%s); memory: median %s (%s); "
+                      "streamed/memory per pair: %s; median **%s**." % (
+                          fmt(statistics.median(t["stream"]) if t["stream"] else None),
+                          ", ".join("%.1f" % x for x in t["stream"]),
+                          fmt(statistics.median(t["memory"]) if t["memory"] else None),
+                          ", ".join("%.1f" % x for x in t["memory"]),
+                          ", ".join("%.3f" % x for x in t["ratios"]),
+                          fmt(t["ratio"], "%.3fx")), ""]
     if rd:
         r0 = rd["rows"][0] if rd["rows"] else None
         lines += ["## 3. Reader alone", "",
@@ -724,7 +745,10 @@ def main():
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--shuffle_buffer", type=int, default=10000)
     parser.add_argument("--memory_steps", type=int, default=2000)
-    parser.add_argument("--train_steps", type=int, default=4000)
+    parser.add_argument("--train_steps", type=int, default=4000,
+                        help="global steps of the 2-worker throughput runs (half per worker)")
+    parser.add_argument("--throughput_workers", type=lambda v: [int(x) for x in v.split(",")],
+                        default=[1, 2], help="worker counts of the throughput part")
     parser.add_argument("--reader_epochs", type=int, default=5)
     parser.add_argument("--balance_data", default="256M")
     parser.add_argument("--balance_unit_mb", type=int, default=4)

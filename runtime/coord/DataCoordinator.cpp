@@ -38,43 +38,57 @@ int64_t sizeOf(const std::vector<RecordRange> &ranges) {
   return size;
 }
 
-/// Adds [first, last) to sorted disjoint `ranges`, merging.
-void addRange(std::vector<RecordRange> &ranges, int64_t first, int64_t last) {
+/// `ranges` sorted, overlapping or touching ones joined.
+std::vector<RecordRange> joined(std::vector<RecordRange> ranges) {
+  std::sort(ranges.begin(), ranges.end());
   std::vector<RecordRange> result;
-  result.reserve(ranges.size() + 1);
-  bool placed = false;
-  for (const RecordRange &range : ranges) {
-    if (range.second < first) {
+  result.reserve(ranges.size());
+  for (const RecordRange &range : ranges)
+    if (!result.empty() && range.first <= result.back().second)
+      result.back().second = std::max(result.back().second, range.second);
+    else
       result.push_back(range);
-    } else if (range.first > last) {
-      if (!placed)
-        result.emplace_back(first, last);
-      placed = true;
-      result.push_back(range);
-    } else {
-      first = std::min(first, range.first);
-      last = std::max(last, range.second);
-    }
-  }
-  if (!placed)
-    result.emplace_back(first, last);
-  ranges = std::move(result);
+  return result;
 }
 
-/// Removes [first, last) from sorted disjoint `ranges`.
-void subtractRange(std::vector<RecordRange> &ranges, int64_t first,
-                   int64_t last) {
+// A step's report names its batch's records one by one (a shuffled batch
+// is scattered over its units), and a unit may have a few batches in
+// flight: adding or removing them one range at a time rewrote the unit's
+// ranges once per record, a tenth of PS task 0's CPU. Both take a report's
+// group in one pass.
+
+/// Adds `added` to sorted disjoint `ranges`, merging.
+void addRanges(std::vector<RecordRange> &ranges,
+               const std::vector<RecordRange> &added) {
+  if (added.empty())
+    return;
+  std::vector<RecordRange> all(ranges);
+  all.insert(all.end(), added.begin(), added.end());
+  ranges = joined(std::move(all));
+}
+
+/// Removes `removed` from sorted disjoint `ranges`.
+void subtractRanges(std::vector<RecordRange> &ranges,
+                    const std::vector<RecordRange> &removed) {
+  if (removed.empty() || ranges.empty())
+    return;
+  std::vector<RecordRange> cuts = joined(removed);
   std::vector<RecordRange> result;
-  result.reserve(ranges.size() + 1);
+  result.reserve(ranges.size() + cuts.size());
+  size_t next = 0;
   for (const RecordRange &range : ranges) {
-    if (range.second <= first || range.first >= last) {
-      result.push_back(range);
-      continue;
+    while (next < cuts.size() && cuts[next].second <= range.first)
+      ++next;
+    int64_t from = range.first;
+    // A cut may reach into the following range too: `next` stays on it.
+    for (size_t k = next; k < cuts.size() && cuts[k].first < range.second;
+         ++k) {
+      if (cuts[k].first > from)
+        result.emplace_back(from, cuts[k].first);
+      from = std::max(from, cuts[k].second);
     }
-    if (range.first < first)
-      result.emplace_back(range.first, first);
-    if (range.second > last)
-      result.emplace_back(last, range.second);
+    if (from < range.second)
+      result.emplace_back(from, range.second);
   }
   ranges = std::move(result);
 }
@@ -866,8 +880,7 @@ void DataCoordinator::report(int worker, const DataReport &report) {
     Unit *unit = findUnit(group.epoch, group.unit);
     if (!unit || unit->status != UnitStatus::Out || unit->worker != worker)
       continue;
-    for (const RecordRange &range : group.records)
-      addRange(unit->inFlight, range.first, range.second);
+    addRanges(unit->inFlight, group.records);
   }
   // Not in flight any more: the worker reads them again.
   for (const auto *groups : {&report.withdrawn, &report.inDoubt}) {
@@ -877,8 +890,7 @@ void DataCoordinator::report(int worker, const DataReport &report) {
       Unit *unit = findUnit(group.epoch, group.unit);
       if (!unit || unit->status != UnitStatus::Out || unit->worker != worker)
         continue;
-      for (const RecordRange &range : group.records)
-        subtractRange(unit->inFlight, range.first, range.second);
+      subtractRanges(unit->inFlight, group.records);
     }
   }
   for (const UnitRecords &group : report.trained) {
@@ -908,8 +920,8 @@ void DataCoordinator::report(int worker, const DataReport &report) {
         recordsTrained += count;
         recordsTrainedPerWorker[static_cast<size_t>(worker)] += count;
       }
-      subtractRange(unit.inFlight, range.first, range.second);
     }
+    subtractRanges(unit.inFlight, group.records);
     // A done unit's late records are duplicates: count them now.
     if (unit.status == UnitStatus::Done)
       settlePendingLocked(unit);

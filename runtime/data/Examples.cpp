@@ -52,11 +52,26 @@ std::vector<std::string> matchFilePatterns(const std::string &patterns) {
 
 namespace {
 
+// The fast path copies the wire's little-endian floats as they are.
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+              "Examples.cpp reads floats in the wire's byte order");
+
 /// The values of one feature in one example, as the bytes of its array row.
 struct FeatureValues {
   ElementType type;
   size_t count;
   const void *data;
+};
+
+/// A requested feature as one example holds it, whichever parser found it.
+struct Found {
+  bool present = false;
+  tensorflow::Feature::KindCase kind = tensorflow::Feature::KIND_NOT_SET;
+  /// Its list: `count` floats (unaligned when read off the wire) or int64s
+  /// at `values`, or `count` bytes values, the first of them `first`.
+  size_t count = 0;
+  const void *values = nullptr;
+  std::string_view first;
 };
 
 const char *kindName(tensorflow::Feature::KindCase kind) {
@@ -91,17 +106,311 @@ std::string refusedId(const FeatureRequest &request, const int64_t *ids,
   return {};
 }
 
+enum WireType : uint32_t {
+  kVarint = 0,
+  kFixed64 = 1,
+  kLength = 2,
+  kFixed32 = 5
+};
+
+/// Reads the protobuf wire format without building messages, for the fast
+/// path. Every read returns false on what the fast path leaves to protobuf:
+/// malformed or truncated bytes, and groups.
+class WireScanner {
+public:
+  explicit WireScanner(std::string_view bytes)
+      : at(bytes.data()), end(bytes.data() + bytes.size()) {}
+
+  bool done() const { return at == end; }
+
+  bool varint(uint64_t &value) {
+    value = 0;
+    for (int shift = 0; at != end; shift += 7) {
+      auto byte = static_cast<uint8_t>(*at++);
+      // A tenth byte holds bit 63 alone; others, and an eleventh, are left
+      // to protobuf.
+      if (shift == 63 && byte > 1)
+        return false;
+      value |= uint64_t(byte & 0x7f) << shift;
+      if (byte < 0x80)
+        return true;
+    }
+    return false;
+  }
+
+  /// The next field's number and wire type; protobuf refuses field 0.
+  bool tag(uint32_t &field, uint32_t &type) {
+    uint64_t key;
+    if (!varint(key) || key >> 32 || key >> 3 == 0)
+      return false;
+    field = static_cast<uint32_t>(key >> 3);
+    type = static_cast<uint32_t>(key & 7);
+    return true;
+  }
+
+  /// A length-delimited field's contents.
+  bool bytes(std::string_view &contents) {
+    uint64_t size;
+    if (!varint(size) || size > uint64_t(end - at))
+      return false;
+    contents = {at, static_cast<size_t>(size)};
+    at += size;
+    return true;
+  }
+
+  bool skip(uint32_t type) {
+    uint64_t value;
+    std::string_view contents;
+    switch (type) {
+    case kVarint:
+      return varint(value);
+    case kFixed64:
+      return advance(8);
+    case kLength:
+      return bytes(contents);
+    case kFixed32:
+      return advance(4);
+    default:
+      return false;
+    }
+  }
+
+private:
+  bool advance(size_t size) {
+    if (size > size_t(end - at))
+      return false;
+    at += size;
+    return true;
+  }
+
+  const char *at;
+  const char *end;
+};
+
+/// A Feature as the wire holds it: its kind, and its list's values (packed
+/// floats or varints, or a bytes_list's first value).
+struct WireFeature {
+  tensorflow::Feature::KindCase kind = tensorflow::Feature::KIND_NOT_SET;
+  size_t count = 0;
+  std::string_view values;
+};
+
+/// Reads the list of `feature.kind` in `bytes`. Unpacked scalars and a
+/// second packed run are left to protobuf, which concatenates them.
+bool scanList(std::string_view bytes, WireFeature &feature) {
+  WireScanner list(bytes);
+  bool packed = false;
+  while (!list.done()) {
+    uint32_t field, type;
+    if (!list.tag(field, type))
+      return false;
+    if (field != 1) {
+      if (!list.skip(type))
+        return false;
+      continue;
+    }
+    std::string_view value;
+    if (type != kLength || packed || !list.bytes(value))
+      return false;
+    switch (feature.kind) {
+    case tensorflow::Feature::kBytesList:
+      if (feature.count++ == 0)
+        feature.values = value;
+      continue;
+    case tensorflow::Feature::kFloatList:
+      if (value.size() % sizeof(float) != 0)
+        return false;
+      feature.count = value.size() / sizeof(float);
+      break;
+    default: {
+      // Counting the varints checks that each is whole.
+      WireScanner run(value);
+      for (uint64_t id; !run.done(); ++feature.count)
+        if (!run.varint(id))
+          return false;
+      break;
+    }
+    }
+    feature.values = value;
+    packed = true;
+  }
+  return true;
+}
+
+/// Reads the Feature in `bytes` whose oneof holds at most one member once:
+/// protobuf merges a member that comes again and replaces one that another
+/// follows.
+bool scanFeature(std::string_view bytes, WireFeature &feature) {
+  WireScanner scanner(bytes);
+  std::string_view list;
+  while (!scanner.done()) {
+    uint32_t field, type;
+    if (!scanner.tag(field, type))
+      return false;
+    if (field > 3) {
+      if (!scanner.skip(type))
+        return false;
+      continue;
+    }
+    if (type != kLength || feature.kind != tensorflow::Feature::KIND_NOT_SET ||
+        !scanner.bytes(list))
+      return false;
+    // The oneof's cases are the numbers of its fields.
+    feature.kind = static_cast<tensorflow::Feature::KindCase>(field);
+  }
+  return feature.kind == tensorflow::Feature::KIND_NOT_SET ||
+         scanList(list, feature);
+}
+
+/// Reads the map entry in `bytes`, key and Feature, each there at most once.
+bool scanEntry(std::string_view bytes, std::string_view &key,
+               WireFeature &feature) {
+  WireScanner entry(bytes);
+  std::string_view value;
+  bool seen[2] = {false, false};
+  while (!entry.done()) {
+    uint32_t field, type;
+    if (!entry.tag(field, type))
+      return false;
+    if (field > 2) {
+      if (!entry.skip(type))
+        return false;
+      continue;
+    }
+    if (type != kLength || seen[field - 1] ||
+        !entry.bytes(field == 1 ? key : value))
+      return false;
+    seen[field - 1] = true;
+  }
+  // Protobuf refuses a key that is not UTF-8; an ASCII one is.
+  for (char c : key)
+    if (static_cast<uint8_t>(c) >= 0x80)
+      return false;
+  return scanFeature(value, feature);
+}
+
 } // namespace
 
 struct ExampleParser::State {
   std::vector<tensorflow::Feature::KindCase> kinds;
+  /// The slow path's Example.
   tensorflow::Example example;
+  /// Each request's feature in the example being added, and the int64s the
+  /// fast path decodes for it.
+  std::vector<Found> found;
+  std::vector<std::vector<int64_t>> ids;
+  /// What add() restores when it fails.
+  std::vector<size_t> sizes;
+  std::vector<ElementType> types;
+  std::vector<tensorflow::Feature::KindCase> savedKinds;
+  std::vector<size_t> savedCounts;
+
+  /// Finds the requested features in the wire bytes of `record`; false
+  /// leaves the record to parse(), which knows all that protobuf does: a
+  /// missing feature (whose error lists those present), bytes that are not
+  /// an Example, or any shape but the common one.
+  bool scan(std::string_view record,
+            const std::vector<FeatureRequest> &features);
+  /// Finds them in the Example protobuf parses; false when it is none.
+  bool parse(std::string_view record,
+             const std::vector<FeatureRequest> &features);
 };
+
+bool ExampleParser::State::scan(std::string_view record,
+                                const std::vector<FeatureRequest> &features) {
+  found.assign(features.size(), Found{});
+  WireScanner example(record);
+  while (!example.done()) {
+    uint32_t field, type;
+    std::string_view map;
+    if (!example.tag(field, type))
+      return false;
+    if (field != 1) {
+      if (!example.skip(type))
+        return false;
+      continue;
+    }
+    // Several Features merge, their entries as if in one.
+    if (type != kLength || !example.bytes(map))
+      return false;
+    WireScanner entries(map);
+    while (!entries.done()) {
+      std::string_view entry, key;
+      WireFeature feature;
+      if (!entries.tag(field, type))
+        return false;
+      if (field != 1) {
+        if (!entries.skip(type))
+          return false;
+        continue;
+      }
+      if (type != kLength || !entries.bytes(entry) ||
+          !scanEntry(entry, key, feature))
+        return false;
+      // A later entry of a key replaces an earlier one, as in protobuf's map.
+      for (size_t i = 0; i < features.size(); ++i) {
+        if (features[i].name != key)
+          continue;
+        found[i] = {true, feature.kind, feature.count, feature.values.data(),
+                    feature.kind == tensorflow::Feature::kBytesList
+                        ? feature.values
+                        : std::string_view()};
+        if (feature.kind == tensorflow::Feature::kInt64List) {
+          ids[i].clear();
+          WireScanner run(feature.values);
+          for (uint64_t id; run.varint(id);)
+            ids[i].push_back(static_cast<int64_t>(id));
+          found[i].values = ids[i].data();
+        }
+      }
+    }
+  }
+  for (size_t i = 0; i < features.size(); ++i)
+    if (!found[i].present && !features[i].varlen)
+      return false;
+  return true;
+}
+
+bool ExampleParser::State::parse(std::string_view record,
+                                 const std::vector<FeatureRequest> &features) {
+  if (!example.ParseFromArray(record.data(), static_cast<int>(record.size())))
+    return false;
+  found.assign(features.size(), Found{});
+  const auto &map = example.features().feature();
+  for (size_t i = 0; i < features.size(); ++i) {
+    auto it = map.find(features[i].name);
+    if (it == map.end())
+      continue;
+    const tensorflow::Feature &feature = it->second;
+    Found &out = found[i];
+    out.present = true;
+    out.kind = feature.kind_case();
+    switch (out.kind) {
+    case tensorflow::Feature::kFloatList:
+      out.count = feature.float_list().value_size();
+      out.values = feature.float_list().value().data();
+      break;
+    case tensorflow::Feature::kInt64List:
+      out.count = feature.int64_list().value_size();
+      out.values = feature.int64_list().value().data();
+      break;
+    case tensorflow::Feature::kBytesList:
+      out.count = feature.bytes_list().value_size();
+      if (out.count > 0)
+        out.first = feature.bytes_list().value(0);
+      break;
+    default:
+      break;
+    }
+  }
+  return true;
+}
 
 ExampleParser::ExampleParser(std::vector<FeatureRequest> features)
     : features(std::move(features)), state(std::make_unique<State>()) {
   size_t n = this->features.size();
   state->kinds.assign(n, tensorflow::Feature::KIND_NOT_SET);
+  state->ids.resize(n);
   arrays.resize(n);
   counts.resize(n);
   for (size_t i = 0; i < n; ++i) {
@@ -125,39 +434,33 @@ void ExampleParser::add(std::string_view record, const std::string &file,
     return std::runtime_error(file + ": record " + std::to_string(index) +
                               ": " + message);
   };
-  tensorflow::Example &example = state->example;
-  if (!example.ParseFromArray(record.data(), static_cast<int>(record.size())))
+  if (!state->scan(record, features) && !state->parse(record, features))
     throw fail("not a tf.train.Example");
   // Nothing is appended unless every feature is read.
-  std::vector<size_t> sizes(arrays.size());
-  for (size_t i = 0; i < arrays.size(); ++i)
-    sizes[i] = arrays[i].bytes.size();
-  std::vector<tensorflow::Feature::KindCase> kinds = state->kinds;
-  std::vector<size_t> counts = this->counts;
-  std::vector<ElementType> types(arrays.size());
-  for (size_t i = 0; i < arrays.size(); ++i)
-    types[i] = arrays[i].type;
+  state->sizes.resize(arrays.size());
+  state->types.resize(arrays.size());
+  for (size_t i = 0; i < arrays.size(); ++i) {
+    state->sizes[i] = arrays[i].bytes.size();
+    state->types[i] = arrays[i].type;
+  }
+  state->savedKinds = state->kinds;
+  state->savedCounts = this->counts;
   try {
-    const auto &map = example.features().feature();
     for (size_t i = 0; i < features.size(); ++i) {
       const FeatureRequest &request = features[i];
       const std::string &name = request.name;
-      auto it = map.find(name);
+      const Found &feature = state->found[i];
       if (request.varlen) {
         // tf.io.VarLenFeature: a missing feature, or one that holds no
         // kind of list, is an empty list.
         int count = 0;
         const int64_t *ids = nullptr;
-        if (it != map.end()) {
-          const tensorflow::Feature &feature = it->second;
-          if (feature.kind_case() == tensorflow::Feature::kInt64List) {
-            count = feature.int64_list().value_size();
-            ids = feature.int64_list().value().data();
-          } else if (feature.kind_case() != tensorflow::Feature::KIND_NOT_SET) {
-            throw fail("feature '" + name + "' is a " +
-                       kindName(feature.kind_case()) +
-                       "; varlen reads an int64_list of ids");
-          }
+        if (feature.kind == tensorflow::Feature::kInt64List) {
+          count = static_cast<int>(feature.count);
+          ids = static_cast<const int64_t *>(feature.values);
+        } else if (feature.kind != tensorflow::Feature::KIND_NOT_SET) {
+          throw fail("feature '" + name + "' is a " + kindName(feature.kind) +
+                     "; varlen reads an int64_list of ids");
         }
         if (count > request.rowLength)
           throw fail("varlen feature '" + name + "' holds " +
@@ -177,9 +480,10 @@ void ExampleParser::add(std::string_view record, const std::string &file,
                       sizeof(int64_t));
         continue;
       }
-      if (it == map.end()) {
+      if (!feature.present) {
+        // Only the slow path finds a feature missing, and has the names.
         std::vector<std::string> names;
-        for (const auto &[present, feature] : map)
+        for (const auto &[present, value] : state->example.features().feature())
           names.push_back(present);
         std::sort(names.begin(), names.end());
         std::string list;
@@ -188,57 +492,50 @@ void ExampleParser::add(std::string_view record, const std::string &file,
         throw fail("the Example has no feature '" + name +
                    "' (it has: " + (list.empty() ? "none" : list) + ")");
       }
-      const tensorflow::Feature &feature = it->second;
       FeatureValues values{};
-      switch (feature.kind_case()) {
+      switch (feature.kind) {
       case tensorflow::Feature::kFloatList:
-        values = {ElementType::F32,
-                  static_cast<size_t>(feature.float_list().value_size()),
-                  feature.float_list().value().data()};
+        values = {ElementType::F32, feature.count, feature.values};
         break;
       case tensorflow::Feature::kInt64List:
-        values = {ElementType::I64,
-                  static_cast<size_t>(feature.int64_list().value_size()),
-                  feature.int64_list().value().data()};
+        values = {ElementType::I64, feature.count, feature.values};
         if (request.table) {
           std::string refused =
-              refusedId(request, feature.int64_list().value().data(),
-                        feature.int64_list().value_size());
+              refusedId(request, static_cast<const int64_t *>(feature.values),
+                        static_cast<int>(feature.count));
           if (!refused.empty())
             throw fail(refused);
         }
         break;
       case tensorflow::Feature::kBytesList:
-        if (feature.bytes_list().value_size() != 1)
+        if (feature.count != 1)
           throw fail("feature '" + name + "' is a bytes_list of " +
-                     std::to_string(feature.bytes_list().value_size()) +
+                     std::to_string(feature.count) +
                      " values; DTF reads one value of raw bytes per "
                      "example");
-        values = {ElementType::U8, feature.bytes_list().value(0).size(),
-                  feature.bytes_list().value(0).data()};
+        values = {ElementType::U8, feature.first.size(), feature.first.data()};
         break;
       default:
         throw fail("feature '" + name + "' holds no values");
       }
       if (request.values && values.count != this->counts[i])
         throw fail(
-            "feature '" + name + "' is a " + kindName(feature.kind_case()) +
-            " of " + std::to_string(values.count) + " values where " +
+            "feature '" + name + "' is a " + kindName(feature.kind) + " of " +
+            std::to_string(values.count) + " values where " +
             (request.rowOf.empty() ? std::string("a row") : request.rowOf) +
             " takes " + std::to_string(this->counts[i]));
       if (state->kinds[i] == tensorflow::Feature::KIND_NOT_SET) {
-        state->kinds[i] = feature.kind_case();
+        state->kinds[i] = feature.kind;
         this->counts[i] = values.count;
         arrays[i].type = values.type;
-      } else if (feature.kind_case() != state->kinds[i] ||
+      } else if (feature.kind != state->kinds[i] ||
                  values.count != this->counts[i]) {
-        throw fail("feature '" + name + "' is a " +
-                   kindName(feature.kind_case()) + " of " +
-                   std::to_string(values.count) +
+        throw fail("feature '" + name + "' is a " + kindName(feature.kind) +
+                   " of " + std::to_string(values.count) +
                    " values where the first example's is a " +
                    kindName(state->kinds[i]) + " of " +
                    std::to_string(this->counts[i]) +
-                   (feature.kind_case() == state->kinds[i] &&
+                   (feature.kind == state->kinds[i] &&
                             state->kinds[i] == tensorflow::Feature::kInt64List
                         ? " (a ragged list of ids: bind it with varlen)"
                         : ""));
@@ -250,11 +547,11 @@ void ExampleParser::add(std::string_view record, const std::string &file,
     }
   } catch (...) {
     for (size_t i = 0; i < arrays.size(); ++i) {
-      arrays[i].bytes.resize(sizes[i]);
-      arrays[i].type = types[i];
+      arrays[i].bytes.resize(state->sizes[i]);
+      arrays[i].type = state->types[i];
     }
-    state->kinds = std::move(kinds);
-    this->counts = std::move(counts);
+    state->kinds.swap(state->savedKinds);
+    this->counts.swap(state->savedCounts);
     throw;
   }
   ++rows;

@@ -6,7 +6,10 @@
 #include "runtime/core/Error.h"
 #include "runtime/data/Records.h"
 
+#include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -263,13 +266,26 @@ struct StreamingInput::Reader {
 
   /// The columns of `arrays`, converted for the placeholders; rows that do
   /// not convert are found one at a time, and (Skip) dropped from `kept`.
-  std::vector<Tensor> convert(std::vector<Array> &arrays,
+  std::vector<Column> convert(std::vector<Array> &arrays,
                               std::vector<const Pending *> &kept) {
     const size_t n = arrays.size();
-    std::vector<Tensor> columns;
+    std::vector<Column> columns(n);
+    // Pixels convert row by row without a failure: the parser checked
+    // that each row holds the placeholder's number of values.
+    for (size_t i = 0; i < n; ++i)
+      columns[i].isPixels = arrays[i].type == ElementType::U8 &&
+                            (input.types[i].dtype == DType::F32 ||
+                             input.types[i].dtype == DType::F64) &&
+                            !input.specs[i].oneHotClasses &&
+                            !input.requests[i].varlen;
     try {
       for (size_t i = 0; i < n; ++i)
-        columns.push_back(toColumn(arrays[i], input.specs[i], input.types[i]));
+        if (!columns[i].isPixels)
+          columns[i].converted =
+              toColumn(arrays[i], input.specs[i], input.types[i]);
+      for (size_t i = 0; i < n; ++i)
+        if (columns[i].isPixels)
+          columns[i].pixels = std::move(arrays[i].bytes);
       return columns;
     } catch (const std::invalid_argument &) {
     }
@@ -278,6 +294,8 @@ struct StreamingInput::Reader {
     for (size_t r = 0; r < kept.size(); ++r) {
       bool ok = true;
       for (size_t i = 0; i < n && ok; ++i) {
+        if (columns[i].isPixels)
+          continue;
         try {
           toColumn(
               rowOf(arrays[i], static_cast<int64_t>(r),
@@ -302,10 +320,13 @@ struct StreamingInput::Reader {
       }
     }
     kept = std::move(goodKept);
-    columns.clear();
-    for (size_t i = 0; i < n; ++i)
-      columns.push_back(toColumn(selectRows(arrays[i], good), input.specs[i],
-                                 input.types[i]));
+    for (size_t i = 0; i < n; ++i) {
+      Array rows = selectRows(arrays[i], good);
+      if (columns[i].isPixels)
+        columns[i].pixels = std::move(rows.bytes);
+      else
+        columns[i].converted = toColumn(rows, input.specs[i], input.types[i]);
+    }
     return columns;
   }
 
@@ -364,6 +385,57 @@ struct StreamingInput::Reader {
 // The batching thread: chunks through the shuffle buffer into batches.
 //===----------------------------------------------------------------------===//
 
+namespace {
+
+/// The shuffle buffer's memory: one anonymous mapping of its whole
+/// capacity, which the kernel fills as it is touched (a vector grown row
+/// by row copied the buffer at each doubling), on 2 MB pages where it gives
+/// them: examples are put and taken at random slots, a TLB miss a copy on
+/// 4 KB pages.
+class SlotMemory {
+public:
+  explicit SlotMemory(size_t bytes) : size(bytes) {
+    if (bytes == 0)
+      return;
+    void *mapped = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mapped == MAP_FAILED)
+      throw std::bad_alloc();
+    // Advice only: a kernel without transparent huge pages keeps 4 KB.
+    madvise(mapped, bytes, MADV_HUGEPAGE);
+    memory = static_cast<uint8_t *>(mapped);
+  }
+  ~SlotMemory() {
+    if (memory)
+      munmap(memory, size);
+  }
+  SlotMemory(const SlotMemory &) = delete;
+  SlotMemory &operator=(const SlotMemory &) = delete;
+
+  uint8_t *data() const { return memory; }
+
+private:
+  uint8_t *memory = nullptr;
+  size_t size;
+};
+
+/// Lowers this thread's priority below the training step's. The readers
+/// and the batching thread work ahead (the prefetch and shuffle buffers),
+/// so where the cores are all busy the step should have them first: at
+/// equal priority a step waited for a core behind them. Where a core is
+/// free they run at once, and a step short of input sleeps and leaves them
+/// its core. On Linux a thread's nice value is its own.
+void yieldToTheStep() {
+  constexpr int kInputNice = 10;
+  errno = 0;
+  int current = getpriority(PRIO_PROCESS, 0);
+  if (errno == 0)
+    setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()),
+                std::min(current + kInputNice, 19));
+}
+
+} // namespace
+
 struct StreamingInput::Batcher {
   StreamingInput &input;
   const int64_t batch;
@@ -375,9 +447,14 @@ struct StreamingInput::Batcher {
   int64_t row = 0;
   bool exhausted = false;
   std::mt19937_64 random;
-  /// The shuffle buffer: slot j of placeholder i at bytes j * rowBytes[i]
+  /// Per placeholder: whether its rows are pixels (Column), as the first
+  /// chunk brought them, and the bytes of a row so.
+  std::vector<bool> pixels;
+  std::vector<size_t> stored;
+  std::vector<double> scales;
+  /// The shuffle buffer: slot j of placeholder i at bytes j * stored[i]
   /// of slots[i]; slots [0, count) hold examples.
-  std::vector<std::vector<uint8_t>> slots;
+  std::vector<std::unique_ptr<SlotMemory>> slots;
   std::vector<ExampleOrigin> origins;
   int64_t count = 0;
 
@@ -385,7 +462,33 @@ struct StreamingInput::Batcher {
       : input(input), batch(batch), shuffle(input.options.shuffleBuffer > 1),
         capacity(input.options.shuffleBuffer),
         account(input.options.accountBatches), n(input.names.size()),
-        random(input.options.shuffleSeed), slots(n) {}
+        random(input.options.shuffleSeed) {
+    for (const InputSpec &spec : input.specs)
+      scales.push_back(spec.scale.value_or(1.0));
+  }
+
+  /// Takes the rows' form from the first chunk; a later chunk must bring
+  /// the same (a feature that is bytes in some records and numbers in
+  /// others is the data's error).
+  void checkForm(const Chunk &chunk) {
+    if (pixels.empty()) {
+      for (size_t i = 0; i < n; ++i) {
+        pixels.push_back(chunk.columns[i].isPixels);
+        stored.push_back(pixels[i] ? input.rowElements[i] : input.rowBytes[i]);
+      }
+      if (shuffle)
+        for (size_t i = 0; i < n; ++i)
+          slots.push_back(std::make_unique<SlotMemory>(
+              static_cast<size_t>(capacity) * stored[i]));
+      return;
+    }
+    for (size_t i = 0; i < n; ++i)
+      if (chunk.columns[i].isPixels != pixels[i])
+        throw std::runtime_error("streaming input: feature '" +
+                                 input.requests[i].name +
+                                 "' is bytes in some records and a list of "
+                                 "numbers in others");
+  }
 
   /// Whether an example is at `row` of `current` (taking the next chunk).
   bool have() {
@@ -394,24 +497,50 @@ struct StreamingInput::Batcher {
       current = Chunk();
       if (!input.pop(current))
         exhausted = true;
+      else
+        checkForm(current);
     }
     return !exhausted;
   }
 
   const uint8_t *currentRow(size_t i) const {
-    return static_cast<const uint8_t *>(current.columns[i].rawData()) +
-           static_cast<size_t>(row) * input.rowBytes[i];
+    const Column &column = current.columns[i];
+    const uint8_t *data =
+        column.isPixels
+            ? column.pixels.data()
+            : static_cast<const uint8_t *>(column.converted.rawData());
+    return data + static_cast<size_t>(row) * stored[i];
+  }
+
+  uint8_t *slot(size_t i, int64_t j) const {
+    return slots[i]->data() + static_cast<size_t>(j) * stored[i];
+  }
+
+  /// Writes row `from` of placeholder i (as stored) to row `k` of `out`,
+  /// converting pixels as toColumn does.
+  void emit(size_t i, const uint8_t *from, uint8_t *out, int64_t k) const {
+    uint8_t *to = out + static_cast<size_t>(k) * input.rowBytes[i];
+    if (!pixels[i]) {
+      std::memcpy(to, from, input.rowBytes[i]);
+      return;
+    }
+    const double scale = scales[i];
+    const size_t values = input.rowElements[i];
+    if (input.types[i].dtype == DType::F32) {
+      auto *floats = reinterpret_cast<float *>(to);
+      for (size_t v = 0; v < values; ++v)
+        floats[v] = static_cast<float>(static_cast<double>(from[v]) * scale);
+    } else {
+      auto *doubles = reinterpret_cast<double *>(to);
+      for (size_t v = 0; v < values; ++v)
+        doubles[v] = static_cast<double>(from[v]) * scale;
+    }
   }
 
   /// Moves the example at `row` into slot `j` (<= count).
   void put(int64_t j) {
-    for (size_t i = 0; i < n; ++i) {
-      size_t bytes = input.rowBytes[i];
-      if (slots[i].size() < static_cast<size_t>(j + 1) * bytes)
-        slots[i].resize(static_cast<size_t>(j + 1) * bytes);
-      std::memcpy(slots[i].data() + static_cast<size_t>(j) * bytes,
-                  currentRow(i), bytes);
-    }
+    for (size_t i = 0; i < n; ++i)
+      std::memcpy(slot(i, j), currentRow(i), stored[i]);
     if (account) {
       if (origins.size() < static_cast<size_t>(j + 1))
         origins.resize(static_cast<size_t>(j + 1));
@@ -457,23 +586,15 @@ struct StreamingInput::Batcher {
             break;
           int64_t j =
               std::uniform_int_distribution<int64_t>(0, count - 1)(random);
-          for (size_t i = 0; i < n; ++i) {
-            size_t bytes = input.rowBytes[i];
-            std::memcpy(columns[i] + static_cast<size_t>(k) * bytes,
-                        slots[i].data() + static_cast<size_t>(j) * bytes,
-                        bytes);
-          }
+          for (size_t i = 0; i < n; ++i)
+            emit(i, slot(i, j), columns[i], k);
           if (account)
             out.origins.push_back(origins[static_cast<size_t>(j)]);
           if (have()) {
             put(j);
           } else if (j != --count) {
-            for (size_t i = 0; i < n; ++i) {
-              size_t bytes = input.rowBytes[i];
-              std::memcpy(slots[i].data() + static_cast<size_t>(j) * bytes,
-                          slots[i].data() + static_cast<size_t>(count) * bytes,
-                          bytes);
-            }
+            for (size_t i = 0; i < n; ++i)
+              std::memcpy(slot(i, j), slot(i, count), stored[i]);
             if (account)
               origins[static_cast<size_t>(j)] =
                   origins[static_cast<size_t>(count)];
@@ -481,11 +602,8 @@ struct StreamingInput::Batcher {
         } else {
           if (!have())
             break;
-          for (size_t i = 0; i < n; ++i) {
-            size_t bytes = input.rowBytes[i];
-            std::memcpy(columns[i] + static_cast<size_t>(k) * bytes,
-                        currentRow(i), bytes);
-          }
+          for (size_t i = 0; i < n; ++i)
+            emit(i, currentRow(i), columns[i], k);
           if (account)
             out.origins.push_back(current.origins[static_cast<size_t>(row)]);
           ++row;
@@ -528,8 +646,8 @@ StreamingInput::StreamingInput(
     const ExampleType &type = placeholders.at(spec.placeholder);
     names.push_back(spec.placeholder);
     types.push_back(type);
-    rowBytes.push_back(static_cast<size_t>(numElementsOf(type.shape)) *
-                       dtypeSize(type.dtype));
+    rowElements.push_back(static_cast<size_t>(numElementsOf(type.shape)));
+    rowBytes.push_back(rowElements.back() * dtypeSize(type.dtype));
     FeatureRequest request = featureRequest(spec, placeholders, tables);
     // Every example holds what one example of the placeholder takes: a
     // record that does not is the record's error, not its chunk's.
@@ -643,6 +761,7 @@ void StreamingInput::finish(int64_t left) {
 void StreamingInput::readLoop(int cycle) {
   // Readers convert and scale what they read (Denormals.h).
   flushDenormalsInThisThread();
+  yieldToTheStep();
   try {
     Reader(*this, cycle).run();
   } catch (const Stopped &) {
@@ -658,6 +777,7 @@ void StreamingInput::readLoop(int cycle) {
 
 void StreamingInput::batchLoop() {
   flushDenormalsInThisThread();
+  yieldToTheStep();
   try {
     Batcher(*this, batchSize).run();
   } catch (const Stopped &) {
@@ -699,7 +819,7 @@ void StreamingInput::nextBatch(int64_t batch, FeedMap &feeds) {
                 "streaming input: " + std::to_string(unsettled.size()) +
                     " batches handed out are not settled (batchTrained or "
                     "batchLost): the trainer must settle every batch");
-  Batch out;
+  std::shared_ptr<Batch> out;
   if (!lost.empty()) {
     out = std::move(lost.front());
     lost.pop_front();
@@ -723,20 +843,17 @@ void StreamingInput::nextBatch(int64_t batch, FeedMap &feeds) {
                         std::to_string(batchSize) + ")");
       throw Error(ErrorCode::Cancelled, "streaming input: stopped");
     }
-    out = std::move(ready.front());
+    out = std::make_shared<Batch>(std::move(ready.front()));
     ready.pop_front();
     changed.notify_all();
   }
+  for (auto &[name, tensor] : out->feeds)
+    feeds[name] =
+        Tensor::view(tensor.dtype(), tensor.shape(), tensor.rawData(), out);
   if (options.accountBatches) {
-    Batch kept;
-    kept.origins = out.origins;
-    for (const auto &[name, tensor] : out.feeds)
-      kept.feeds.emplace(name, tensor.clone());
     lastId = ++nextId;
-    unsettled.emplace(lastId, std::move(kept));
+    unsettled.emplace(lastId, std::move(out));
   }
-  for (auto &[name, tensor] : out.feeds)
-    feeds[name] = std::move(tensor);
   ++batches;
 }
 
@@ -750,7 +867,7 @@ void StreamingInput::awaitAccounted() {
     work->flush();
 }
 
-std::map<uint64_t, StreamingInput::Batch>::iterator
+std::map<uint64_t, std::shared_ptr<StreamingInput::Batch>>::iterator
 StreamingInput::unsettledLocked(uint64_t id) {
   auto it = unsettled.find(id);
   if (it == unsettled.end())
@@ -768,7 +885,7 @@ void StreamingInput::batchPushing(uint64_t id) {
   {
     std::lock_guard<std::mutex> lock(mutex);
     auto it = unsettledLocked(id);
-    origins = it->second.origins;
+    origins = it->second->origins;
   }
   work->pushing(origins);
 }
@@ -780,7 +897,7 @@ void StreamingInput::batchTrained(uint64_t id, int64_t globalStep) {
   {
     std::lock_guard<std::mutex> lock(mutex);
     auto it = unsettledLocked(id);
-    origins = std::move(it->second.origins);
+    origins = std::move(it->second->origins);
     unsettled.erase(it);
   }
   work->trained(origins, globalStep);
@@ -793,7 +910,7 @@ void StreamingInput::batchLost(uint64_t id, bool inDoubt) {
   {
     std::lock_guard<std::mutex> lock(mutex);
     auto it = unsettledLocked(id);
-    origins = it->second.origins;
+    origins = it->second->origins;
     lost.push_back(std::move(it->second));
     unsettled.erase(it);
   }

@@ -16,10 +16,14 @@
 // one each). They parse records in chunks of `chunkRecords` into rows of
 // the placeholders' types (the conversions of Inputs.h, the same checks and
 // errors as the in-memory path), each tagged with where it came from
-// (ExampleOrigin). A thread draws the examples through a shuffle buffer of
-// `shuffleBuffer` examples (tf.data's shuffle: filled first, then each
-// example is drawn from a random slot, which the next example read fills)
-// into batches, `prefetchBatches` ahead of nextBatch().
+// (ExampleOrigin); a bytes feature for a float placeholder stays bytes
+// until its batch (Column: the same values, a quarter of the memory). A
+// thread draws the examples through a shuffle buffer of `shuffleBuffer`
+// examples (tf.data's shuffle: filled first, then each example is drawn
+// from a random slot, which the next example read fills) into batches,
+// `prefetchBatches` ahead of nextBatch(). The readers and the batching
+// thread run at a lower priority than the training step: they work ahead,
+// and where the cores are busy the step should have them first.
 //
 // Memory: what is read but not yet handed out is at most the shuffle
 // buffer, the batch being assembled and `prefetchBatches` ready ones, and
@@ -184,13 +188,26 @@ public:
   void cancel();
 
 private:
+  /// A column of a chunk: its rows as the placeholder takes them, or
+  /// (isPixels) the u8 values of a bytes feature that the batching thread
+  /// converts to floats with the binding's scale as it places a row in a
+  /// batch. The shuffle buffer holds rows as the chunks bring them: pixels
+  /// are a quarter of their floats' bytes through it.
+  struct Column {
+    Tensor converted;
+    std::vector<uint8_t> pixels;
+    bool isPixels = false;
+  };
   /// Examples parsed and converted by a reader: a row of each column.
   struct Chunk {
-    std::vector<Tensor> columns;
+    std::vector<Column> columns;
     std::vector<ExampleOrigin> origins;
     int64_t rows = 0;
   };
-  /// A batch, and where its examples came from (with accounting).
+  /// A batch, and where its examples came from (with accounting). Served
+  /// as views that share it: an unsettled batch stays for a re-serve
+  /// without a copy (the feeds are read, never written: a placeholder's
+  /// kernel copies its feed).
   struct Batch {
     FeedMap feeds;
     std::vector<ExampleOrigin> origins;
@@ -225,6 +242,8 @@ private:
   std::vector<FeatureRequest> requests;
   /// Bytes of one example of each placeholder.
   std::vector<size_t> rowBytes;
+  /// Elements of one example of each placeholder.
+  std::vector<size_t> rowElements;
   const std::shared_ptr<WorkSource> work;
   const StreamingOptions options;
 
@@ -244,11 +263,12 @@ private:
   // Accounting.
   uint64_t lastId = 0;
   uint64_t nextId = 0;
-  std::map<uint64_t, Batch> unsettled;
+  std::map<uint64_t, std::shared_ptr<Batch>> unsettled;
   /// Batch `id` among the unsettled; Error(Internal) when it is not one.
   /// Requires the mutex.
-  std::map<uint64_t, Batch>::iterator unsettledLocked(uint64_t id);
-  std::deque<Batch> lost;
+  std::map<uint64_t, std::shared_ptr<Batch>>::iterator
+  unsettledLocked(uint64_t id);
+  std::deque<std::shared_ptr<Batch>> lost;
   int warnings = 0;
 
   std::atomic<int64_t> records{0}, bytes{0}, skipped{0}, units{0}, buffered{0},

@@ -4,13 +4,16 @@
 // CoordinationService that PS task 0 hosts. Like PsClient: a deadline on
 // every call, errors (dtf::Error) naming the coordinator's address and the
 // RPC, long waits done in slices so that a dead coordinator is noticed
-// quickly. Thread-safe.
+// quickly. Thread-safe. ReportData, a call a step of each worker that
+// streams its input, goes over PS task 0's local socket when the worker is
+// on its host (LocalTransport.h), as the PS client's step calls do.
 //
 //===----------------------------------------------------------------------===//
 
 #pragma once
 
 #include "runtime/coord/CoordinatorConnection.h"
+#include "runtime/rpc/LocalTransport.h"
 #include "runtime/rpc/Options.h"
 
 #include "coordination.grpc.pb.h"
@@ -55,11 +58,20 @@ public:
   void restoreDataState(const std::string &state) override;
   coord::DataStats dataStats() override;
 
+  /// Whether ReportData goes over the coordinator's local socket (asks for
+  /// it when not yet known).
+  bool usesLocalTransport() { return localChannel() != nullptr; }
+
 private:
+  /// The coordinator's local socket, asked for once it answers; null when
+  /// it has none or this client is not on its host (or uses TLS).
+  std::shared_ptr<LocalChannel> localChannel();
+
   std::string peer_;
   ClientOptions options;
   std::shared_ptr<grpc::Channel> channel;
   std::unique_ptr<Coordination::Stub> stub;
+  LocalEndpoint local;
 };
 
 } // namespace dtf::rpc

@@ -6,6 +6,8 @@
 #include "runtime/rpc/CoordinationWire.h"
 #include "runtime/rpc/StatusConversion.h"
 
+#include <grpcpp/impl/codegen/proto_utils.h>
+
 #include <chrono>
 #include <exception>
 #include <optional>
@@ -138,6 +140,40 @@ grpc::Status CoordinationService::ReportData(grpc::ServerContext *context,
   return serve(*context, [&] {
     coordinator_.reportData(request->worker(), decodeReport(*request));
   });
+}
+
+grpc::Status
+CoordinationService::LocalEndpoint(grpc::ServerContext *context,
+                                   const CoordinatorEndpointRequest *,
+                                   CoordinatorEndpointResponse *response) {
+  return serve(*context, [&] { response->set_socket_name(localEndpoint); });
+}
+
+grpc::Status CoordinationService::serveLocal(LocalMethod method,
+                                             const grpc::ByteBuffer &request,
+                                             grpc::ByteBuffer &response) {
+  if (method != LocalMethod::ReportData)
+    return grpc::Status(grpc::StatusCode::UNIMPLEMENTED,
+                        "the coordinator takes no local method " +
+                            std::to_string(static_cast<uint32_t>(method)));
+  ReportDataRequest message;
+  grpc::ByteBuffer bytes(request);
+  if (grpc::Status parsed =
+          grpc::SerializationTraits<ReportDataRequest>::Deserialize(&bytes,
+                                                                    &message);
+      !parsed.ok())
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                        "coordinator: a local ReportData that does not "
+                        "parse: " +
+                            parsed.error_message());
+  try {
+    coordinator_.reportData(message.worker(), decodeReport(message));
+  } catch (...) {
+    return toStatus(std::current_exception());
+  }
+  bool own = false;
+  return grpc::SerializationTraits<ReportDataResponse>::Serialize(
+      ReportDataResponse(), &response, &own);
 }
 
 grpc::Status

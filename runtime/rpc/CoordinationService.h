@@ -12,6 +12,7 @@
 #pragma once
 
 #include "runtime/coord/Coordinator.h"
+#include "runtime/rpc/LocalTransport.h"
 
 #include "coordination.grpc.pb.h"
 
@@ -36,6 +37,15 @@ public:
   void requireClusterToken(std::string token) {
     clusterToken = std::move(token);
   }
+
+  /// The local socket that also takes ReportData (LocalTransport.h), named
+  /// to clients by LocalEndpoint; set by Server::start before it serves.
+  void offerLocalEndpoint(std::string name) { localEndpoint = std::move(name); }
+
+  /// ReportData from a local connection, whose hello carried the cluster
+  /// token: the same call as the RPC's.
+  grpc::Status serveLocal(LocalMethod method, const grpc::ByteBuffer &request,
+                          grpc::ByteBuffer &response);
 
   grpc::Status RegisterTask(grpc::ServerContext *context,
                             const RegisterTaskRequest *request,
@@ -70,6 +80,9 @@ public:
   grpc::Status ReportData(grpc::ServerContext *context,
                           const ReportDataRequest *request,
                           ReportDataResponse *response) override;
+  grpc::Status LocalEndpoint(grpc::ServerContext *context,
+                             const CoordinatorEndpointRequest *request,
+                             CoordinatorEndpointResponse *response) override;
   grpc::Status GetDataState(grpc::ServerContext *context,
                             const GetDataStateRequest *request,
                             GetDataStateResponse *response) override;
@@ -90,6 +103,7 @@ private:
 
   coord::Coordinator &coordinator_;
   std::string clusterToken;
+  std::string localEndpoint;
 };
 
 } // namespace dtf::rpc

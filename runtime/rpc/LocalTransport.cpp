@@ -399,7 +399,7 @@ void LocalServer::serve(int fd) {
     grpc::ByteBuffer response;
     grpc::Status status;
     if (method == LocalMethod::Pull || method == LocalMethod::Push ||
-        method == LocalMethod::PushPull)
+        method == LocalMethod::PushPull || method == LocalMethod::ReportData)
       status = handler(method, frame.payload, response);
     else
       status = grpc::Status(grpc::StatusCode::UNIMPLEMENTED,
@@ -582,6 +582,34 @@ grpc::Status LocalChannel::PendingCall::finish(grpc::ByteBuffer &response,
                         frameText(frame));
   response = std::move(frame.payload);
   return grpc::Status::OK;
+}
+
+std::shared_ptr<LocalChannel>
+LocalEndpoint::channel(const Ask &ask,
+                       std::chrono::steady_clock::time_point deadline) {
+  std::lock_guard<std::mutex> lock(mutex);
+  if (decided)
+    return local;
+  std::optional<std::string> name = ask();
+  if (!name)
+    return nullptr;
+  decided = true;
+  if (name->empty())
+    return nullptr;
+  auto opened =
+      std::make_shared<LocalChannel>(*name, clusterToken, maxMessageBytes);
+  if (!opened->open(deadline).ok())
+    return nullptr;
+  local = std::move(opened);
+  return local;
+}
+
+void LocalEndpoint::forget(const std::shared_ptr<LocalChannel> &failed) {
+  std::lock_guard<std::mutex> lock(mutex);
+  if (local == failed) {
+    local.reset();
+    decided = false;
+  }
 }
 
 } // namespace dtf::rpc

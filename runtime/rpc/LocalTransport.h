@@ -8,19 +8,24 @@
 // socket under gRPC (`unix:` addresses) removes TCP but none of that.
 //
 // For a worker and a PS task on one host, Pull, Push and PushPull therefore
-// go over a Unix-domain socket of their own: the same messages (protobuf
-// wire format, TensorWire.h) in frames of a 16-byte header, a call a frame
-// each way, one serving thread per connection blocked in read(), the
-// calling thread blocked in poll(). A round trip is two wake-ups, as the
-// socket's own. Everything else (initialization, steps, snapshots, the
-// coordinator, workers) stays on gRPC, and so do these calls between hosts.
+// go over a Unix-domain socket of their own, and so does the data
+// coordinator's ReportData, a call a step of each worker that streams its
+// input (PS task 0's gRPC server spent as much CPU on it as on the step's
+// update): the same messages (protobuf wire format, TensorWire.h) in
+// frames of a 16-byte header, a call a frame each way, one serving thread
+// per connection blocked in read(), the calling thread blocked in poll(). A
+// round trip is two wake-ups, as the socket's own. Everything else
+// (initialization, steps, snapshots, the rest of the coordinator, workers)
+// stays on gRPC, and so do these calls between hosts.
 //
 // Finding it: the PS task's gRPC service answers LocalEndpoint with the name
 // of an abstract socket (Linux; "@dtf-ps-<pid>-<random>"). Abstract names
 // live in the network namespace, so a client in another host or container
-// fails to connect and keeps gRPC. The first frame on a connection carries
-// the cluster token, checked as gRPC's metadata is; a server with TLS offers
-// no endpoint, since a local socket cannot check a client certificate.
+// fails to connect and keeps gRPC. The coordination service of PS task 0
+// answers its own LocalEndpoint with the name of the same socket. The first
+// frame on a connection carries the cluster token, checked as gRPC's metadata
+// is; a server with TLS offers no endpoint, since a local socket cannot check a
+// client certificate.
 //
 // Frames: {uint32 magic "DTFL", uint16 code, uint16 aligned offset, uint64
 // length} then `length` bytes, little-endian. A request's code is its
@@ -43,6 +48,7 @@
 #include <list>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -54,7 +60,8 @@ enum class LocalMethod : uint32_t {
   Hello = 0,
   Pull = 1,
   Push = 2,
-  PushPull = 3
+  PushPull = 3,
+  ReportData = 4
 };
 
 /// Serves LocalMethod calls on an abstract Unix-domain socket.
@@ -165,6 +172,36 @@ private:
   uint64_t maxMessageBytes;
   std::mutex mutex;
   std::vector<int> idle;
+};
+
+/// A client's way to its server's local socket: asks the server for the
+/// name once it answers, connects, and keeps the channel until a call on
+/// it finds the server gone (a restarted server is behind another socket).
+/// Thread-safe.
+class LocalEndpoint {
+public:
+  /// What the server answered its LocalEndpoint RPC with: the socket's
+  /// name ("": it offers none), or nullopt when it could not be asked (it
+  /// is asked again at the next call).
+  using Ask = std::function<std::optional<std::string>()>;
+
+  LocalEndpoint(std::string clusterToken, uint64_t maxMessageBytes)
+      : clusterToken(std::move(clusterToken)),
+        maxMessageBytes(maxMessageBytes) {}
+
+  /// The channel, or null when the server offers no socket or this client
+  /// cannot connect to it (another host or network namespace): gRPC then.
+  std::shared_ptr<LocalChannel>
+  channel(const Ask &ask, std::chrono::steady_clock::time_point deadline);
+  /// A call on `failed` found the server gone: ask again at the next call.
+  void forget(const std::shared_ptr<LocalChannel> &failed);
+
+private:
+  std::string clusterToken;
+  uint64_t maxMessageBytes;
+  std::mutex mutex;
+  bool decided = false;
+  std::shared_ptr<LocalChannel> local;
 };
 
 } // namespace dtf::rpc

@@ -284,6 +284,7 @@ grpc::Status ParameterServerService::serveLocal(LocalMethod method,
   case LocalMethod::PushPull:
     return pushPull(request, response, true);
   case LocalMethod::Hello:
+  case LocalMethod::ReportData:
     break;
   }
   return grpc::Status(grpc::StatusCode::UNIMPLEMENTED,

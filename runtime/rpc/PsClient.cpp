@@ -17,7 +17,9 @@ PsClient::PsClient(std::string taskName, std::string address,
     : peer_("PS " + taskName + " at " + address), options_(options),
       channel(createChannel(address, options)),
       stub(ParameterServer::NewStub(channel)),
-      rawStub(std::make_unique<grpc::GenericStub>(channel)) {
+      rawStub(std::make_unique<grpc::GenericStub>(channel)),
+      local(options.clusterToken,
+            static_cast<uint64_t>(options.maxMessageBytes)) {
   checkChunkSize(options_.chunkBytes, options_.maxMessageBytes);
 }
 
@@ -178,39 +180,21 @@ Result PsClient::finishRawCall(
 std::shared_ptr<LocalChannel> PsClient::localChannel() {
   if (!options_.localTransport || options_.tls.enabled())
     return nullptr;
-  std::lock_guard<std::mutex> lock(localMutex);
-  if (localDecided)
-    return local;
-  grpc::ClientContext context;
-  prepareCall(context, options_, options_.callTimeout);
-  LocalEndpointResponse endpoint;
-  grpc::Status asked =
-      stub->LocalEndpoint(&context, LocalEndpointRequest(), &endpoint);
-  // A task that is down is asked again at the next call; one that answers
-  // has decided (UNIMPLEMENTED: a task that predates local sockets).
-  if (!asked.ok() && asked.error_code() != grpc::StatusCode::UNIMPLEMENTED)
-    return nullptr;
-  localDecided = true;
-  if (!asked.ok() || endpoint.socket_name().empty())
-    return nullptr;
-  auto channel = std::make_shared<LocalChannel>(
-      endpoint.socket_name(), options_.clusterToken,
-      static_cast<uint64_t>(options_.maxMessageBytes));
-  // Not on the task's host (or in its network namespace): gRPC it is.
-  if (!channel->open(std::chrono::steady_clock::now() + options_.callTimeout)
-           .ok())
-    return nullptr;
-  local = std::move(channel);
-  return local;
-}
-
-void PsClient::forgetLocalChannel(const std::shared_ptr<LocalChannel> &failed) {
-  // The task may have restarted behind another socket: ask again.
-  std::lock_guard<std::mutex> lock(localMutex);
-  if (local == failed) {
-    local.reset();
-    localDecided = false;
-  }
+  return local.channel(
+      [&]() -> std::optional<std::string> {
+        grpc::ClientContext context;
+        prepareCall(context, options_, options_.callTimeout);
+        LocalEndpointResponse endpoint;
+        grpc::Status asked =
+            stub->LocalEndpoint(&context, LocalEndpointRequest(), &endpoint);
+        // A task that predates local sockets offers none.
+        if (asked.error_code() == grpc::StatusCode::UNIMPLEMENTED)
+          return std::string();
+        if (!asked.ok())
+          return std::nullopt;
+        return endpoint.socket_name();
+      },
+      std::chrono::steady_clock::now() + options_.callTimeout);
 }
 
 bool PsClient::usesLocalTransport() { return localChannel() != nullptr; }
@@ -231,7 +215,7 @@ std::future<Result> PsClient::startLocalCall(
     grpc::ByteBuffer response;
     grpc::Status status = pending->finish(response, deadline);
     if (status.error_code() == grpc::StatusCode::UNAVAILABLE)
-      forgetLocalChannel(channel);
+      local.forget(channel);
     return finishRawCall(method, status, sent, response, decode);
   });
 }

@@ -10,6 +10,7 @@
 #pragma once
 
 #include "runtime/ps/PsConnection.h"
+#include "runtime/rpc/LocalTransport.h"
 #include "runtime/rpc/Options.h"
 #include "runtime/rpc/TensorCodec.h"
 
@@ -27,8 +28,6 @@
 #include <vector>
 
 namespace dtf::rpc {
-
-class LocalChannel;
 
 /// A PS task over gRPC; Pull, Push and PushPull over its local socket
 /// instead when it is on this host (LocalTransport.h).
@@ -142,7 +141,6 @@ private:
   /// The task's local socket when the client can use it (asked once, and
   /// again after it failed), else null.
   std::shared_ptr<LocalChannel> localChannel();
-  void forgetLocalChannel(const std::shared_ptr<LocalChannel> &failed);
 
   std::string peer_;
   ClientOptions options_;
@@ -151,9 +149,7 @@ private:
   /// Pull, Push and PushPull, on raw messages (runtime/rpc/TensorWire.h).
   std::unique_ptr<grpc::GenericStub> rawStub;
   ps::TransferCounters counters;
-  std::mutex localMutex;
-  bool localDecided = false;
-  std::shared_ptr<LocalChannel> local;
+  LocalEndpoint local;
 };
 
 } // namespace dtf::rpc

@@ -106,8 +106,14 @@ void Server::addService(ParameterServerService &service) {
             "dtf-ps", options.clusterToken,
             "PS task " + service.task().taskName(),
             static_cast<uint64_t>(options.maxMessageBytes),
-            [&service](LocalMethod method, const grpc::ByteBuffer &request,
-                       grpc::ByteBuffer &response) {
+            [this, &service](LocalMethod method,
+                             const grpc::ByteBuffer &request,
+                             grpc::ByteBuffer &response) {
+              if (method == LocalMethod::ReportData)
+                return coordination
+                           ? coordination->serveLocal(method, request, response)
+                           : grpc::Status(grpc::StatusCode::UNIMPLEMENTED,
+                                          "this task hosts no coordinator");
               return service.serveLocal(method, request, response);
             }),
         &service);
@@ -120,6 +126,7 @@ void Server::addService(WorkerService &service) {
 
 void Server::addService(CoordinationService &service) {
   service.requireClusterToken(options.clusterToken);
+  coordination = &service;
   addService(service, [&service] { service.beginShutdown(); });
 }
 
@@ -127,6 +134,8 @@ void Server::start() {
   for (auto &[local, service] : localServers) {
     local->start();
     service->offerLocalEndpoint(local->name());
+    if (coordination)
+      coordination->offerLocalEndpoint(local->name());
   }
   grpc::ServerBuilder builder;
   // With SO_REUSEPORT (gRPC's default on Linux) a second server on a busy

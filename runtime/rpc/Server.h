@@ -111,6 +111,9 @@ private:
   /// The local sockets of PS services, with the service each serves.
   std::vector<std::pair<std::unique_ptr<LocalServer>, ParameterServerService *>>
       localServers;
+  /// Takes the ReportData calls of the local sockets, when this server
+  /// hosts the coordinator.
+  CoordinationService *coordination = nullptr;
   std::unique_ptr<grpc::Server> server;
   int port_ = 0;
 

@@ -436,6 +436,88 @@ TEST(StreamingTest, ValuesThePlaceholderCannotTakeNameTheRecord) {
   EXPECT_TRUE(contains(message, "class id 3 is outside [0, 3)")) << message;
 }
 
+/// A file of examples [first, first + count): "id", and "img" the bytes
+/// (id % 256, 255, 0), or (`asFloats`) those values as a float_list.
+void writePixels(const std::string &path, int64_t first, int64_t count,
+                 bool asFloats = false) {
+  std::string bytes;
+  for (int64_t id = first; id < first + count; ++id) {
+    tensorflow::Example example;
+    auto &features = *example.mutable_features()->mutable_feature();
+    features["id"].mutable_int64_list()->add_value(id);
+    const uint8_t pixels[3] = {static_cast<uint8_t>(id % 256), 255, 0};
+    if (asFloats)
+      for (uint8_t pixel : pixels)
+        features["img"].mutable_float_list()->add_value(pixel);
+    else
+      features["img"].mutable_bytes_list()->add_value(
+          std::string(reinterpret_cast<const char *>(pixels), 3));
+    bytes += frameRecord(example.SerializeAsString());
+  }
+  writeFile(path, bytes);
+}
+
+// Pixels stay bytes through the shuffle buffer and are scaled as the batch
+// is assembled: the values the in-memory path gives, in f32 and f64.
+TEST(StreamingTest, PixelsAreScaledAsTheBatchIsAssembled) {
+  std::string dir = tempDir();
+  writePixels(dir + "/f", 0, 300);
+  for (DType dtype : {DType::F32, DType::F64})
+    for (int64_t shuffle : {0, 64}) {
+      std::map<std::string, ExampleType> model = {{"id", {DType::I64, {}}},
+                                                  {"img", {dtype, {3}}}};
+      std::vector<InputSpec> specs = {
+          parseInputSpec("id=tfrecord:" + dir + "/f", "--input"),
+          parseInputSpec("img=tfrecord:" + dir + "/f,scale=1/255", "--input")};
+      StreamingOptions options;
+      options.shuffleBuffer = shuffle;
+      StreamingInput input(specs, model, {}, localWork(dir + "/f", 1000, 1),
+                           options);
+      std::set<int64_t> seen;
+      for (int b = 0; b < 30; ++b) {
+        FeedMap feeds;
+        input.nextBatch(10, feeds);
+        std::vector<int64_t> ids = feeds.at("id").toVector<int64_t>();
+        const Tensor &img = feeds.at("img");
+        ASSERT_EQ(img.shape(), Shape({10, 3}));
+        for (size_t r = 0; r < ids.size(); ++r) {
+          seen.insert(ids[r]);
+          const double scale = 1.0 / 255;
+          const double want[3] = {static_cast<double>(ids[r] % 256) * scale,
+                                  255 * scale, 0};
+          for (int v = 0; v < 3; ++v) {
+            double got = dtype == DType::F32 ? img.data<float>()[r * 3 + v]
+                                             : img.data<double>()[r * 3 + v];
+            double expected =
+                dtype == DType::F32 ? static_cast<float>(want[v]) : want[v];
+            EXPECT_EQ(got, expected) << "example " << ids[r] << " value " << v
+                                     << " shuffle " << shuffle;
+          }
+        }
+      }
+      EXPECT_EQ(seen.size(), 300u);
+    }
+}
+
+// A feature that is bytes in some records and floats in others fails,
+// naming it: whichever reader met both, or the batching thread.
+TEST(StreamingTest, AFeatureOfBytesAndOfFloatsFails) {
+  std::string dir = tempDir();
+  writePixels(dir + "/a", 0, 50);
+  writePixels(dir + "/b", 50, 50, /*asFloats=*/true);
+  std::map<std::string, ExampleType> model = {{"img", {DType::F32, {3}}}};
+  std::vector<InputSpec> specs = {
+      parseInputSpec("img=tfrecord:" + dir + "/*,scale=1/255", "--input")};
+  StreamingInput input(specs, model, {}, localWork(dir + "/*", 1 << 20, 1),
+                       StreamingOptions());
+  std::string message = failureOf(input, 10);
+  EXPECT_TRUE(contains(message, "feature 'img'")) << message;
+  EXPECT_TRUE(contains(message, "bytes in some records and a list of "
+                                "numbers in others") ||
+              contains(message, "where the first example's is a"))
+      << message;
+}
+
 TEST(StreamingTest, AVanishedFileFailsOrIsSkipped) {
   std::string dir = tempDir();
   writeExamples(dir + "/a", 0, 10);

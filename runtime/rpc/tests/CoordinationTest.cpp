@@ -417,6 +417,69 @@ TEST(CoordinationTest, AMalformedDataReportIsInvalidArgument) {
   EXPECT_EQ(worker.dataStats().recordsTrained, 0);
 }
 
+/// PS task 0 as dtf-run serves it: its variables and the coordinator on
+/// one server.
+struct RunningPsTaskZero {
+  explicit RunningPsTaskZero(mlir::func::FuncOp function,
+                             ServerOptions serverOptions = {"127.0.0.1:0"})
+      : task(std::make_unique<exec::PsProgram>(function), Replication::async(),
+             {}),
+        coordinator(cluster(1, 2)), coordination(coordinator),
+        service(task, [this] { server.requestStop(); }),
+        server(std::move(serverOptions)) {
+    server.addService(service);
+    server.addService(coordination);
+    server.start();
+  }
+  ps::ParameterServer task;
+  coord::Coordinator coordinator;
+  CoordinationService coordination;
+  ParameterServerService service;
+  // Last: it calls the services while stopping.
+  Server server;
+};
+
+// A worker on PS task 0's host reports each step over its local socket;
+// one told not to, over gRPC: the coordinator takes both alike.
+TEST(CoordinationTest, AWorkerOnTheHostReportsDataOverTheLocalSocket) {
+  TestModule module(kOneVariableModule);
+  RunningPsTaskZero ps(module.function("ps_0"));
+  ClientOptions grpcOnly = fastClientOptions();
+  grpcOnly.localTransport = false;
+  CoordinationClient local(ps.server.address(), fastClientOptions());
+  CoordinationClient remote(ps.server.address(), grpcOnly);
+  EXPECT_TRUE(local.usesLocalTransport());
+  EXPECT_FALSE(remote.usesLocalTransport());
+
+  local.registerTask("worker", 0);
+  remote.registerTask("worker", 1);
+  local.defineData(0, dataSet(2, 1));
+  remote.defineData(1, dataSet(2, 1));
+  std::optional<WorkUnit> a = local.acquireUnit(0, milliseconds(1'000));
+  std::optional<WorkUnit> b = remote.acquireUnit(1, milliseconds(1'000));
+  ASSERT_TRUE(a && b);
+  coord::DataReport first;
+  first.trained = coord::groupExamples({{0, a->id, 0}, {0, a->id, 1}});
+  first.globalStep = 1;
+  local.reportData(0, first);
+  coord::DataReport second;
+  second.trained = coord::groupExamples({{0, b->id, 0}});
+  second.globalStep = 2;
+  remote.reportData(1, second);
+  coord::DataStats stats = local.dataStats();
+  EXPECT_EQ(stats.recordsTrained, 3);
+  EXPECT_EQ(stats.recordsTrainedPerWorker, (std::vector<int64_t>{2, 1}));
+
+  // The coordinator's errors come back as over gRPC.
+  coord::DataReport bad;
+  bad.trained = coord::groupExamples({{0, 7, 0}});
+  Error error = expectError([&] { local.reportData(0, bad); });
+  EXPECT_EQ(error.code(), ErrorCode::InvalidArgument);
+  EXPECT_TRUE(contains(error.what(), "ReportData failed: ")) << error.what();
+  EXPECT_TRUE(contains(error.what(), "reported unit 7 of a data set of 2"))
+      << error.what();
+}
+
 // The whole protocol of runtime/rpc/README.md with two PS tasks and two
 // workers, PS task 0 hosting the coordinator beside its variables.
 constexpr const char *kTwoPsModule = R"mlir(
