@@ -64,6 +64,19 @@ int64_t integerAt(const Array &array, int64_t index) {
 
 } // namespace
 
+void scalePixels(const uint8_t *in, size_t count, double scale, DType dtype,
+                 void *out) {
+  if (dtype == DType::F32) {
+    auto *floats = static_cast<float *>(out);
+    for (size_t i = 0; i < count; ++i)
+      floats[i] = static_cast<float>(static_cast<double>(in[i]) * scale);
+  } else {
+    auto *doubles = static_cast<double *>(out);
+    for (size_t i = 0; i < count; ++i)
+      doubles[i] = static_cast<double>(in[i]) * scale;
+  }
+}
+
 Tensor toColumn(const Array &array, const InputSpec &spec,
                 const ExampleType &type) {
   std::string where = spec.origin + ": input of placeholder '" +
@@ -127,16 +140,8 @@ Tensor toColumn(const Array &array, const InputSpec &spec,
     }
     if (array.type == ElementType::U8) {
       // Pixels, the common case, without a switch per element.
-      const uint8_t *in = array.bytes.data();
-      if (type.dtype == DType::F32) {
-        float *out = column.data<float>();
-        for (int64_t i = 0; i < count; ++i)
-          out[i] = static_cast<float>(static_cast<double>(in[i]) * scale);
-      } else {
-        double *out = column.data<double>();
-        for (int64_t i = 0; i < count; ++i)
-          out[i] = static_cast<double>(in[i]) * scale;
-      }
+      scalePixels(array.bytes.data(), static_cast<size_t>(count), scale,
+                  type.dtype, column.rawData());
       return column;
     }
     for (int64_t i = 0; i < count; ++i) {

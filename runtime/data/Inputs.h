@@ -77,6 +77,12 @@ featureRequest(const InputSpec &spec,
 Tensor toColumn(const Array &array, const InputSpec &spec,
                 const ExampleType &type);
 
+/// `count` pixels at `in` as floats of `dtype` (F32 or F64) times `scale`
+/// at `out`, as toColumn converts a u8 array; streaming input converts its
+/// rows with it as it assembles a batch (Streaming.h).
+void scalePixels(const uint8_t *in, size_t count, double scale, DType dtype,
+                 void *out);
+
 std::vector<std::pair<std::string, Tensor>>
 readColumns(const std::vector<InputSpec> &specs,
             const std::map<std::string, ExampleType> &placeholders,

@@ -264,6 +264,16 @@ struct StreamingInput::Reader {
     }
   }
 
+  /// Called in the handler of `error`, a record's: rethrows it under
+  /// BadRecordPolicy::Fail, else counts the record skipped.
+  void skipRecordOrRethrow(const std::exception &error) {
+    if (!skip)
+      throw;
+    input.countSkipped(std::string("streaming input: skipping a record: ") +
+                           error.what(),
+                       false);
+  }
+
   /// The columns of `arrays`, converted for the placeholders; rows that do
   /// not convert are found one at a time, and (Skip) dropped from `kept`.
   std::vector<Column> convert(std::vector<Array> &arrays,
@@ -305,12 +315,7 @@ struct StreamingInput::Reader {
                         std::to_string(kept[r]->origin.record)),
               input.specs[i], input.types[i]);
         } catch (const std::invalid_argument &error) {
-          if (!skip)
-            throw;
-          input.countSkipped(
-              std::string("streaming input: skipping a record: ") +
-                  error.what(),
-              false);
+          skipRecordOrRethrow(error);
           ok = false;
         }
       }
@@ -340,12 +345,7 @@ struct StreamingInput::Reader {
         try {
           parser.add(record.data, *record.label, record.origin.record);
         } catch (const std::runtime_error &error) {
-          if (!skip)
-            throw;
-          input.countSkipped(
-              std::string("streaming input: skipping a record: ") +
-                  error.what(),
-              false);
+          skipRecordOrRethrow(error);
           continue;
         }
         kept.push_back(&record);
@@ -524,17 +524,8 @@ struct StreamingInput::Batcher {
       std::memcpy(to, from, input.rowBytes[i]);
       return;
     }
-    const double scale = scales[i];
-    const size_t values = input.rowElements[i];
-    if (input.types[i].dtype == DType::F32) {
-      auto *floats = reinterpret_cast<float *>(to);
-      for (size_t v = 0; v < values; ++v)
-        floats[v] = static_cast<float>(static_cast<double>(from[v]) * scale);
-    } else {
-      auto *doubles = reinterpret_cast<double *>(to);
-      for (size_t v = 0; v < values; ++v)
-        doubles[v] = static_cast<double>(from[v]) * scale;
-    }
+    scalePixels(from, input.rowElements[i], scales[i], input.types[i].dtype,
+                to);
   }
 
   /// Moves the example at `row` into slot `j` (<= count).

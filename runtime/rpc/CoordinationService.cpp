@@ -33,6 +33,10 @@ CoordinationService::serve(const grpc::ServerContext &context,
           checkClusterToken(context, clusterToken, "coordinator");
       !denied.ok())
     return denied;
+  return answer(handle);
+}
+
+grpc::Status CoordinationService::answer(const std::function<void()> &handle) {
   try {
     handle();
   } catch (...) {
@@ -166,11 +170,11 @@ grpc::Status CoordinationService::serveLocal(LocalMethod method,
                         "coordinator: a local ReportData that does not "
                         "parse: " +
                             parsed.error_message());
-  try {
-    coordinator_.reportData(message.worker(), decodeReport(message));
-  } catch (...) {
-    return toStatus(std::current_exception());
-  }
+  if (grpc::Status reported = answer([&] {
+        coordinator_.reportData(message.worker(), decodeReport(message));
+      });
+      !reported.ok())
+    return reported;
   bool own = false;
   return grpc::SerializationTraits<ReportDataResponse>::Serialize(
       ReportDataResponse(), &response, &own);

@@ -100,6 +100,9 @@ private:
   /// tasks a request names.
   grpc::Status serve(const grpc::ServerContext &context,
                      const std::function<void()> &handle) const;
+  /// Runs `handle`; the status of what it threw (a local call's hello
+  /// checked the token already).
+  static grpc::Status answer(const std::function<void()> &handle);
 
   coord::Coordinator &coordinator_;
   std::string clusterToken;
