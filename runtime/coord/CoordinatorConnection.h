@@ -17,6 +17,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,6 +36,15 @@ struct WorkerStates {
   std::vector<int> done;
   std::vector<int> lost;
   std::vector<int> running;
+};
+
+/// A data report sent, its answer not yet read
+/// (CoordinatorConnection::startReportData).
+class PendingReport {
+public:
+  virtual ~PendingReport() = default;
+  /// Waits for the coordinator's answer; throws what reportData() throws.
+  virtual void finish() = 0;
 };
 
 class CoordinatorConnection {
@@ -81,6 +91,17 @@ public:
   /// Units read to their end, records pushing and records trained (with
   /// the global step they are in the model from): one call per step.
   virtual void reportData(int worker, const DataReport &report) = 0;
+  /// reportData() in two halves where the transport has them: the report
+  /// is sent before this returns, its answer read by finish(). A worker's
+  /// step thread sends its report so and reads the answer after the step's
+  /// computation, with no thread woken to carry it. Null where the
+  /// transport cannot send without waiting for the answer (gRPC, a
+  /// coordinator in this process): call reportData() from a thread of
+  /// your own.
+  virtual std::unique_ptr<PendingReport>
+  startReportData(int /*worker*/, const DataReport & /*report*/) {
+    return nullptr;
+  }
   /// The data state as of global step `globalStep`, as bytes to keep with
   /// the checkpoint of that step.
   virtual std::string dataState(int64_t globalStep) = 0;

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 #include <limits>
 #include <numeric>
 #include <random>
@@ -38,9 +39,8 @@ int64_t sizeOf(const std::vector<RecordRange> &ranges) {
   return size;
 }
 
-/// `ranges` sorted, overlapping or touching ones joined.
-std::vector<RecordRange> joined(std::vector<RecordRange> ranges) {
-  std::sort(ranges.begin(), ranges.end());
+/// Sorted `ranges` with overlapping or touching ones joined.
+std::vector<RecordRange> joinSorted(const std::vector<RecordRange> &ranges) {
   std::vector<RecordRange> result;
   result.reserve(ranges.size());
   for (const RecordRange &range : ranges)
@@ -49,6 +49,12 @@ std::vector<RecordRange> joined(std::vector<RecordRange> ranges) {
     else
       result.push_back(range);
   return result;
+}
+
+/// `ranges` sorted, overlapping or touching ones joined.
+std::vector<RecordRange> joined(std::vector<RecordRange> ranges) {
+  std::sort(ranges.begin(), ranges.end());
+  return joinSorted(ranges);
 }
 
 // A step's report names its batch's records one by one (a shuffled batch
@@ -62,9 +68,13 @@ void addRanges(std::vector<RecordRange> &ranges,
                const std::vector<RecordRange> &added) {
   if (added.empty())
     return;
-  std::vector<RecordRange> all(ranges);
-  all.insert(all.end(), added.begin(), added.end());
-  ranges = joined(std::move(all));
+  // Only the report's ranges need sorting: a unit's are kept sorted.
+  std::vector<RecordRange> adding = joined(added);
+  std::vector<RecordRange> all;
+  all.reserve(ranges.size() + adding.size());
+  std::merge(ranges.begin(), ranges.end(), adding.begin(), adding.end(),
+             std::back_inserter(all));
+  ranges = joinSorted(all);
 }
 
 /// Removes `removed` from sorted disjoint `ranges`.

@@ -668,7 +668,7 @@ void StreamingInput::cancel() {
     cancelled = true;
     stopped = true;
   }
-  changed.notify_all();
+  wakeAll();
   // A reader may wait in the source's next().
   work->cancel();
   for (std::thread &thread : threads)
@@ -702,23 +702,32 @@ void StreamingInput::fail(std::exception_ptr failure) {
       error = failure;
     stopped = true;
   }
-  changed.notify_all();
+  wakeAll();
+}
+
+void StreamingInput::wakeAll() {
+  chunkSpace.notify_all();
+  chunkQueued.notify_all();
+  batchSpace.notify_all();
+  batchReady.notify_all();
 }
 
 bool StreamingInput::push(Chunk chunk) {
   std::unique_lock<std::mutex> lock(mutex);
   const size_t queued = static_cast<size_t>(options.readerThreads);
-  changed.wait(lock, [&] { return stopped || chunks.size() < queued; });
+  chunkSpace.wait(lock, [&] { return stopped || chunks.size() < queued; });
   if (stopped)
     return false;
   chunks.push_back(std::move(chunk));
-  changed.notify_all();
+  // Notified unlocked: a woken thread would otherwise wait for the mutex.
+  lock.unlock();
+  chunkQueued.notify_one();
   return true;
 }
 
 bool StreamingInput::pop(Chunk &chunk) {
   std::unique_lock<std::mutex> lock(mutex);
-  changed.wait(
+  chunkQueued.wait(
       lock, [&] { return stopped || !chunks.empty() || activeReaders == 0; });
   if (stopped)
     throw Stopped();
@@ -726,18 +735,20 @@ bool StreamingInput::pop(Chunk &chunk) {
     return false;
   chunk = std::move(chunks.front());
   chunks.pop_front();
-  changed.notify_all();
+  lock.unlock();
+  chunkSpace.notify_one();
   return true;
 }
 
 void StreamingInput::pushReady(Batch batch) {
   std::unique_lock<std::mutex> lock(mutex);
-  changed.wait(
+  batchSpace.wait(
       lock, [&] { return stopped || ready.size() < options.prefetchBatches; });
   if (stopped)
     throw Stopped();
   ready.push_back(std::move(batch));
-  changed.notify_all();
+  lock.unlock();
+  batchReady.notify_one();
 }
 
 void StreamingInput::finish(int64_t left) {
@@ -746,7 +757,7 @@ void StreamingInput::finish(int64_t left) {
     ended = true;
     droppedAtEnd = left;
   }
-  changed.notify_all();
+  batchReady.notify_all();
 }
 
 void StreamingInput::readLoop(int cycle) {
@@ -763,7 +774,7 @@ void StreamingInput::readLoop(int cycle) {
     std::lock_guard<std::mutex> lock(mutex);
     --activeReaders;
   }
-  changed.notify_all();
+  chunkQueued.notify_all();
 }
 
 void StreamingInput::batchLoop() {
@@ -811,6 +822,7 @@ void StreamingInput::nextBatch(int64_t batch, FeedMap &feeds) {
                     " batches handed out are not settled (batchTrained or "
                     "batchLost): the trainer must settle every batch");
   std::shared_ptr<Batch> out;
+  bool tookReady = false;
   if (!lost.empty()) {
     out = std::move(lost.front());
     lost.pop_front();
@@ -818,7 +830,7 @@ void StreamingInput::nextBatch(int64_t batch, FeedMap &feeds) {
     auto wake = [&] { return error || !ready.empty() || ended || stopped; };
     if (!wake()) {
       auto before = std::chrono::steady_clock::now();
-      changed.wait(lock, wake);
+      batchReady.wait(lock, wake);
       waitSeconds += std::chrono::duration<double>(
                          std::chrono::steady_clock::now() - before)
                          .count();
@@ -836,7 +848,7 @@ void StreamingInput::nextBatch(int64_t batch, FeedMap &feeds) {
     }
     out = std::make_shared<Batch>(std::move(ready.front()));
     ready.pop_front();
-    changed.notify_all();
+    tookReady = true;
   }
   for (auto &[name, tensor] : out->feeds)
     feeds[name] =
@@ -846,6 +858,9 @@ void StreamingInput::nextBatch(int64_t batch, FeedMap &feeds) {
     unsettled.emplace(lastId, std::move(out));
   }
   ++batches;
+  lock.unlock();
+  if (tookReady)
+    batchSpace.notify_one();
 }
 
 uint64_t StreamingInput::lastBatchId() const {

@@ -232,6 +232,8 @@ private:
   /// are dropped.
   void finish(int64_t left);
   bool stopping() const;
+  /// Wakes every thread waiting on the input's conditions.
+  void wakeAll();
   /// Counts a bad record skipped (BadRecordPolicy::Skip) and says why in a
   /// line on std::cerr; after the first 20 lines, only those `always`.
   void countSkipped(const std::string &message, bool always);
@@ -248,7 +250,13 @@ private:
   const StreamingOptions options;
 
   mutable std::mutex mutex;
-  std::condition_variable changed;
+  /// One condition a waiter: a chunk or a batch handed on wakes the one
+  /// thread that waits for it, not every thread of the input (the step's
+  /// thread among them), which cost a context switch each a step.
+  /// Readers wait for room in `chunks`, the batching thread for a chunk
+  /// and for room in `ready`, nextBatch() for a batch. wakeAll() wakes
+  /// every waiter (a stop, an error).
+  std::condition_variable chunkSpace, chunkQueued, batchSpace, batchReady;
   bool started = false;
   /// The threads are to stop (cancel(), or an error).
   bool stopped = false;

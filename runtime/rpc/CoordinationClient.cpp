@@ -150,17 +150,64 @@ std::shared_ptr<LocalChannel> CoordinationClient::localChannel() {
       std::chrono::steady_clock::now() + options.callTimeout);
 }
 
+namespace {
+
+/// ReportData sent on a local connection, its answer unread. The client
+/// outlives it (a pending report is finished before its source ends).
+class LocalPendingReport final : public coord::PendingReport {
+public:
+  LocalPendingReport(LocalEndpoint &local,
+                     std::shared_ptr<LocalChannel> channel,
+                     LocalChannel::PendingCall call, const std::string &peer,
+                     std::chrono::steady_clock::time_point deadline)
+      : local(local), channel(std::move(channel)), call(std::move(call)),
+        peer(peer), deadline(deadline) {}
+
+  void finish() override {
+    grpc::ByteBuffer response;
+    grpc::Status status = call.finish(response, deadline);
+    // The coordinator may have restarted behind another socket: the next
+    // call asks again. This one fails as a gRPC call would: a report is
+    // not sent twice, since the coordinator may have applied it.
+    if (status.error_code() == grpc::StatusCode::UNAVAILABLE)
+      local.forget(channel);
+    if (!status.ok())
+      throw callError(peer, "ReportData", status);
+  }
+
+private:
+  LocalEndpoint &local;
+  std::shared_ptr<LocalChannel> channel;
+  LocalChannel::PendingCall call;
+  const std::string &peer;
+  std::chrono::steady_clock::time_point deadline;
+};
+
+} // namespace
+
 void CoordinationClient::reportData(int worker,
                                     const coord::DataReport &report) {
+  if (std::unique_ptr<coord::PendingReport> pending =
+          startReportData(worker, report)) {
+    pending->finish();
+    return;
+  }
   ReportDataRequest request;
   request.set_worker(worker);
   encodeReport(report, &request);
+  unaryCall(peer_, "ReportData", options, *stub,
+            &Coordination::Stub::ReportData, request);
+}
+
+std::unique_ptr<coord::PendingReport>
+CoordinationClient::startReportData(int worker,
+                                    const coord::DataReport &report) {
   std::shared_ptr<LocalChannel> channel = localChannel();
-  if (!channel) {
-    unaryCall(peer_, "ReportData", options, *stub,
-              &Coordination::Stub::ReportData, request);
-    return;
-  }
+  if (!channel)
+    return nullptr;
+  ReportDataRequest request;
+  request.set_worker(worker);
+  encodeReport(report, &request);
   grpc::ByteBuffer bytes;
   bool own = false;
   if (grpc::Status serialized =
@@ -169,16 +216,10 @@ void CoordinationClient::reportData(int worker,
       !serialized.ok())
     throw callError(peer_, "ReportData", serialized);
   auto deadline = std::chrono::steady_clock::now() + options.callTimeout;
-  grpc::ByteBuffer response;
-  grpc::Status status = channel->start(LocalMethod::ReportData, bytes, deadline)
-                            .finish(response, deadline);
-  // The coordinator may have restarted behind another socket: the next call
-  // asks again. This one fails as a gRPC call would: a report is not sent
-  // twice, since the coordinator may have applied it.
-  if (status.error_code() == grpc::StatusCode::UNAVAILABLE)
-    local.forget(channel);
-  if (!status.ok())
-    throw callError(peer_, "ReportData", status);
+  LocalChannel::PendingCall call =
+      channel->start(LocalMethod::ReportData, bytes, deadline);
+  return std::make_unique<LocalPendingReport>(local, std::move(channel),
+                                              std::move(call), peer_, deadline);
 }
 
 std::string CoordinationClient::dataState(int64_t globalStep) {

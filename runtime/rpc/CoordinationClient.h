@@ -54,6 +54,10 @@ public:
   std::optional<WorkUnit>
   acquireUnit(int worker, std::chrono::milliseconds timeout) override;
   void reportData(int worker, const coord::DataReport &report) override;
+  /// Over the local socket only (null on gRPC): the frame is written on the
+  /// caller's thread, and finish() reads the answer.
+  std::unique_ptr<coord::PendingReport>
+  startReportData(int worker, const coord::DataReport &report) override;
   std::string dataState(int64_t globalStep) override;
   void restoreDataState(const std::string &state) override;
   coord::DataStats dataStats() override;

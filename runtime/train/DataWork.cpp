@@ -113,7 +113,7 @@ bool CoordinatedWorkSource::retrying(const Call &call) {
         throw;
     }
     std::unique_lock<std::mutex> lock(mutex);
-    changed.wait_for(lock, backoff, [&] { return cancelled.load(); });
+    toSend.wait_for(lock, backoff, [&] { return cancelled.load(); });
     backoff = std::min(backoff * 2, std::chrono::milliseconds(1000));
   }
   return false;
@@ -149,8 +149,8 @@ std::optional<WorkUnit> CoordinatedWorkSource::next() {
         throw;
       if (error.code() != ErrorCode::DeadlineExceeded) {
         std::unique_lock<std::mutex> lock(mutex);
-        changed.wait_for(lock, std::chrono::milliseconds(200),
-                         [&] { return cancelled.load(); });
+        toSend.wait_for(lock, std::chrono::milliseconds(200),
+                        [&] { return cancelled.load(); });
       }
     }
   }
@@ -188,17 +188,81 @@ void CoordinatedWorkSource::unitRead(const WorkUnit &unit, int64_t records) {
   // At the end of the data, others wait for it (the coordinator's drained
   // end): it goes now, not with the next step's report.
   queued.back().urgent = true;
-  changed.notify_all();
+  toSend.notify_all();
 }
 
 void CoordinatedWorkSource::pushing(
     const std::vector<ExampleOrigin> &examples) {
   std::vector<coord::UnitRecords> grouped = coord::groupExamples(examples);
-  std::lock_guard<std::mutex> lock(mutex);
+  std::unique_lock<std::mutex> lock(mutex);
   coord::DataReport &report = openReportLocked(false);
   report.pushing.insert(report.pushing.end(), grouped.begin(), grouped.end());
   queued.back().urgent = true;
-  changed.notify_all();
+  if (reportInFlight || queued.size() > 1 || cancelled) {
+    // Behind another report: the reporter thread sends it in turn.
+    toSend.notify_all();
+    return;
+  }
+  // Nothing ahead of it: this thread sends it, and flush() reads the answer.
+  coord::DataReport sending = std::move(queued.front().report);
+  queued.pop_front();
+  reportInFlight = true;
+  lock.unlock();
+  std::unique_ptr<coord::PendingReport> call;
+  try {
+    call = coordinator.startReportData(worker, sending);
+  } catch (const Error &) {
+    // Not sent (the coordinator's socket not known yet, and not asked): the
+    // reporter thread sends it, and says why if it cannot.
+  }
+  lock.lock();
+  if (call) {
+    direct = DirectReport{std::move(call), std::move(sending)};
+  } else {
+    reportInFlight = false;
+    requeueLocked(std::move(sending));
+  }
+  // The reporter thread has nothing to do unless a report came meanwhile
+  // (woken for nothing, it cost the step a context switch).
+  if (!queued.empty())
+    toSend.notify_all();
+}
+
+void CoordinatedWorkSource::requeueLocked(coord::DataReport report) {
+  // Sealed: what is queued behind it must be applied after it.
+  queued.push_front(QueuedReport{std::move(report), /*urgent=*/true,
+                                 /*sealed=*/true});
+}
+
+void CoordinatedWorkSource::warnRefused(const Error &error) const {
+  // Not one a retry fixes (a report the coordinator refuses): the examples
+  // count as not trained, and are read again.
+  std::cerr << "Worker " << worker
+            << ": warning: a data report was refused: " << error.what()
+            << std::endl;
+}
+
+void CoordinatedWorkSource::finishDirect(DirectReport sent) {
+  bool retry = false;
+  try {
+    sent.call->finish();
+  } catch (const Error &error) {
+    if (isRecoverable(error.code()))
+      retry = true;
+    else
+      warnRefused(error);
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    reportInFlight = false;
+    if (retry)
+      requeueLocked(std::move(sent.report));
+    else
+      ++sentCount;
+    if (!queued.empty())
+      toSend.notify_all();
+  }
+  sentChanged.notify_all();
 }
 
 void CoordinatedWorkSource::notTrained(
@@ -213,7 +277,7 @@ void CoordinatedWorkSource::notTrained(
   // batch serving these examples again says so in a report of its own.
   queued.back().sealed = true;
   queued.back().urgent = true;
-  changed.notify_all();
+  toSend.notify_all();
 }
 
 void CoordinatedWorkSource::trained(const std::vector<ExampleOrigin> &examples,
@@ -232,8 +296,16 @@ void CoordinatedWorkSource::flush() {
   std::unique_lock<std::mutex> lock(mutex);
   uint64_t target = queuedCount;
   flushTarget = std::max(flushTarget, target);
-  changed.notify_all();
-  changed.wait(lock, [&] { return sentCount >= target || cancelled; });
+  if (direct) {
+    DirectReport sent = std::move(*direct);
+    direct.reset();
+    lock.unlock();
+    finishDirect(std::move(sent));
+    lock.lock();
+  }
+  if (sentCount < target)
+    toSend.notify_all();
+  sentChanged.wait(lock, [&] { return sentCount >= target || cancelled; });
 }
 
 void CoordinatedWorkSource::cancel() {
@@ -241,7 +313,8 @@ void CoordinatedWorkSource::cancel() {
     std::lock_guard<std::mutex> lock(mutex);
     cancelled = true;
   }
-  changed.notify_all();
+  toSend.notify_all();
+  sentChanged.notify_all();
 }
 
 void CoordinatedWorkSource::sendReports() {
@@ -250,33 +323,44 @@ void CoordinatedWorkSource::sendReports() {
     {
       std::unique_lock<std::mutex> lock(mutex);
       // A report goes when something in it is urgent, when one is queued
-      // behind it, or when flush() waits for it.
-      changed.wait(lock, [&] {
+      // behind it, or when flush() waits for it; after the one on its way,
+      // whose answer this thread reads if the step's thread sent it.
+      toSend.wait(lock, [&] {
         return cancelled || (!queued.empty() &&
                              (queued.front().urgent || queued.size() > 1 ||
-                              flushTarget > sentCount));
+                              flushTarget > sentCount) &&
+                             (!reportInFlight || direct));
       });
       if (queued.empty() ||
           (cancelled && !queued.front().urgent && flushTarget <= sentCount))
         return;
+      // Cancelled with a report on its way: training stops, and what the
+      // report says is not waited for (as a retry is not).
+      if (cancelled && reportInFlight)
+        return;
+      if (direct) {
+        DirectReport sent = std::move(*direct);
+        direct.reset();
+        lock.unlock();
+        finishDirect(std::move(sent));
+        continue;
+      }
       report = std::move(queued.front().report);
       queued.pop_front();
+      reportInFlight = true;
     }
     bool sent = false;
     try {
       sent = retrying([&] { coordinator.reportData(worker, report); });
     } catch (const Error &error) {
-      // Not one a retry fixes (a report the coordinator refuses): the
-      // examples count as not trained, and are read again.
-      std::cerr << "Worker " << worker
-                << ": warning: a data report was refused: " << error.what()
-                << std::endl;
+      warnRefused(error);
       sent = true;
     }
     std::lock_guard<std::mutex> lock(mutex);
+    reportInFlight = false;
     if (sent)
       ++sentCount;
-    changed.notify_all();
+    sentChanged.notify_all();
     if (!sent)
       return; // cancelled
   }

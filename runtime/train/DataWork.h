@@ -13,6 +13,7 @@
 #pragma once
 
 #include "runtime/coord/CoordinatorConnection.h"
+#include "runtime/core/Error.h"
 #include "runtime/core/WorkUnits.h"
 
 #include <atomic>
@@ -21,6 +22,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -55,13 +57,18 @@ private:
 };
 
 /// A between-graph worker's units, from the cluster's data coordinator
-/// (runtime/coord/DataCoordinator.h). Reports go in the background, in
-/// order, one per trained batch (a report carries one global step):
-/// pushing() and trained() queue and return; flush() waits until the
-/// coordinator has what was queued, so that a step's push goes only once
-/// the coordinator knows its examples are in flight. A call that fails for
-/// a reason a retry can fix (PS task 0 restarting) is retried until it
-/// goes through or the source is cancelled.
+/// (runtime/coord/DataCoordinator.h). Reports go in order, one at a time,
+/// one per trained batch (a report carries one global step): pushing() and
+/// trained() queue and return; flush() waits until the coordinator has
+/// what was queued, so that a step's push goes only once the coordinator
+/// knows its examples are in flight. A reporter thread sends them; but
+/// where the connection can send a report and read its answer later
+/// (startReportData, PS task 0's local socket) and nothing is ahead of it,
+/// pushing() sends the step's report on the step's thread and flush()
+/// reads the answer: no thread is woken a step (perf: the hand-offs cost
+/// the worker four context switches a step). A call that fails for a
+/// reason a retry can fix (PS task 0 restarting) is retried, by the
+/// reporter thread, until it goes through or the source is cancelled.
 class CoordinatedWorkSource final : public WorkSource {
 public:
   CoordinatedWorkSource(coord::CoordinatorConnection &coordinator, int worker,
@@ -97,13 +104,28 @@ private:
   template <typename Call> bool retrying(const Call &call);
   /// The reporter thread: sends the queued reports in order.
   void sendReports();
+  /// A report that pushing() sent on the step's thread, its answer unread.
+  struct DirectReport {
+    std::unique_ptr<coord::PendingReport> call;
+    coord::DataReport report;
+  };
+  /// Reads `sent`'s answer (without the mutex); a failure a retry may fix
+  /// puts its report back at the head of the queue for the reporter.
+  void finishDirect(DirectReport sent);
+  /// Puts a report that did not go through back at the head of the queue.
+  /// Requires the mutex.
+  void requeueLocked(coord::DataReport report);
+  /// Says that a report the coordinator refused is dropped.
+  void warnRefused(const Error &error) const;
 
   coord::CoordinatorConnection &coordinator;
   const int worker;
   const coord::DataSetDefinition definition;
 
   std::mutex mutex;
-  std::condition_variable changed;
+  /// The reporter thread waits on toSend (and waits of next() and of
+  /// retries, for a cancel), flush() on sentChanged.
+  std::condition_variable toSend, sentChanged;
   /// Held while defining: the readers' first next() calls wait for one
   /// definition.
   std::mutex defining;
@@ -119,6 +141,12 @@ private:
   };
   /// Reports not sent yet, oldest first.
   std::deque<QueuedReport> queued;
+  /// A report is on its way (sent, its answer not read): the next one
+  /// waits for it.
+  bool reportInFlight = false;
+  /// The report on its way when pushing() sent it: flush() reads its
+  /// answer, or the reporter thread when a report is to follow.
+  std::optional<DirectReport> direct;
   /// Reports queued and sent, counted since the start; flush() wants those
   /// up to flushTarget sent.
   uint64_t queuedCount = 0;
