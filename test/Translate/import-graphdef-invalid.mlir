@@ -3,7 +3,7 @@
 // RUN: split-file %s %t
 // RUN: not dtf-translate --import-graphdef %t/unknown-op.pbtxt 2> %t/err
 // RUN: FileCheck %s --check-prefix=UNKNOWN < %t/err && count 1 < %t/err
-// UNKNOWN: unknown-op.pbtxt:7:1: error: node 'act' (Tanh): op 'Tanh' is not one dtf-translate imports
+// UNKNOWN: unknown-op.pbtxt:7:1: error: 1 node uses 1 op dtf-translate does not import: 'Tanh' (1: 'act')
 
 // RUN: not dtf-translate --import-graphdef %t/malformed.pbtxt 2> %t/err
 // RUN: FileCheck %s --check-prefix=MALFORMED < %t/err && count 1 < %t/err

@@ -8,7 +8,12 @@
 //
 // Reads a TensorFlow GraphDef (binary, or text when named *.pbtxt) and
 // prints the dtf module. Errors are one line each, "file:line:col: error:
-// ...", with the node at fault.
+// ...", with the node at fault; a graph with ops DTF does not import fails
+// with one line that lists them all.
+//
+//   dtf-translate --list-graphdef-ops > docs/tf-ops.md
+//
+// Prints the TensorFlow ops --import-graphdef imports, as a markdown page.
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,6 +45,10 @@ static cl::opt<bool>
     importGraphDef("import-graphdef",
                    cl::desc("Import a TensorFlow GraphDef (.pb, or text "
                             ".pbtxt) as a dtf module"));
+static cl::opt<bool> listGraphDefOps(
+    "list-graphdef-ops",
+    cl::desc("Print the TensorFlow ops --import-graphdef imports, and what "
+             "each becomes, as markdown (docs/tf-ops.md)"));
 static cl::list<std::string> outputs(
     "outputs",
     cl::desc("Nodes whose values the imported function returns after the "
@@ -65,6 +74,10 @@ int main(int argc, char **argv) {
   google::protobuf::SetLogHandler(
       [](google::protobuf::LogLevel, const char *, int, const std::string &) {});
   cl::ParseCommandLineOptions(argc, argv, "dtf translation tool\n");
+  if (listGraphDefOps) {
+    dtf::translate::printImportedOps(llvm::outs());
+    return 0;
+  }
   if (!importGraphDef) {
     llvm::errs() << "dtf-translate: choose a translation (--import-graphdef)\n";
     return 1;

@@ -17,6 +17,7 @@
 #include "translate/graphdef/GraphDefImport.h"
 
 #include "translate/graphdef/ImportContext.h"
+#include "translate/graphdef/OpTranslators.h"
 #include "translate/graphdef/TrainingGraph.h"
 
 #include "dialects/dtf/IR/DTFDialect.h"
@@ -28,12 +29,15 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <google/protobuf/io/tokenizer.h>
 #include <google/protobuf/text_format.h>
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -85,6 +89,44 @@ LogicalResult collectNeeded(ImportContext &import, int root,
     }
   }
   return success();
+}
+
+/// The error of a graph whose import meets ops dtf-translate does not import
+/// (ImportContext::recordUnsupportedOp): each op, the most used first, with
+/// how many nodes use it and which, the first few in the graph's order. The
+/// error of one node points at its line, as any error about a node.
+void reportUnsupportedOps(const ImportContext &import) {
+  const std::set<int> &nodes = import.getUnsupportedOpNodes();
+  std::map<std::string, SmallVector<int>> nodesByOp;
+  for (int index : nodes)
+    nodesByOp[import.node(index).op()].push_back(index);
+  // Ops as many nodes use stay in the map's order, by name.
+  SmallVector<std::pair<std::string, SmallVector<int>>> ops(nodesByOp.begin(),
+                                                            nodesByOp.end());
+  llvm::stable_sort(ops, [](const auto &a, const auto &b) {
+    return a.second.size() > b.second.size();
+  });
+  InFlightDiagnostic error =
+      emitError(nodes.size() == 1 ? import.locationOf(*nodes.begin())
+                                  : import.fileLocation());
+  error << nodes.size() << (nodes.size() == 1 ? " node uses " : " nodes use ")
+        << ops.size() << (ops.size() == 1 ? " op" : " ops")
+        << " dtf-translate does not import: ";
+  // Enough names to find the nodes by; a line, not a listing of the graph.
+  constexpr size_t maxNames = 4;
+  llvm::interleave(
+      ops,
+      [&](const auto &op) {
+        ArrayRef<int> users = op.second;
+        size_t shown = users.size() <= maxNames ? users.size() : maxNames - 1;
+        error << "'" << op.first << "' (" << users.size() << ": ";
+        for (auto [position, index] : llvm::enumerate(users.take_front(shown)))
+          error << (position ? ", '" : "'") << import.node(index).name() << "'";
+        if (shown < users.size())
+          error << " and " << users.size() - shown << " more";
+        error << ")";
+      },
+      [&] { error << ", "; });
 }
 
 /// The module's dtf.cluster: the tasks the graph's devices name.
@@ -179,13 +221,18 @@ OwningOpRef<ModuleOp> importGraph(ImportContext &import,
     if (isVariableOp(import.node(index).op()) &&
         failed(declareVariable(import, *training, index)))
       return nullptr;
+  // Every root is translated, though one fails: the ops DTF does not import
+  // are all listed in one error, wherever the roots reach them.
   SmallVector<Value> returned;
+  bool translated = true;
   for (auto [root, output] : roots) {
     FailureOr<Value> result = import.resolve(root, output);
-    if (failed(result))
-      return nullptr;
-    returned.push_back(*result);
+    if (succeeded(result))
+      returned.push_back(*result);
+    translated &= succeeded(result);
   }
+  if (!translated)
+    return nullptr;
   if (training->lossNode) {
     Value step;
     if (training->globalStep)
@@ -250,29 +297,79 @@ OwningOpRef<ModuleOp> importGraphDef(StringRef bytes, StringRef filename,
       locations.push_back(NameLoc::get(
           StringAttr::get(context, graph.node(index).name()), fileLoc));
   }
-  // One error: the first one names the node at fault, and what follows
-  // from it would only repeat it.
-  bool reported = false;
-  ScopedDiagnosticHandler firstErrorOnly(context, [&](Diagnostic &) {
-    if (reported)
-      return success();
-    reported = true;
-    return failure();
-  });
   ImportContext import(graph, filename, std::move(locations), context);
   import.setMaxIds(options.maxIdsPerExample, options.maxIdsPerInput);
-  OwningOpRef<ModuleOp> module = importGraph(import, options);
-  // An L given for an input the graph does not have is a typo, which would
-  // otherwise leave that input at the default.
-  if (module)
-    for (const auto &[input, ids] : options.maxIdsPerInput)
-      if (!import.isSparseInput(input)) {
-        import.failAtFile() << "--max-ids-per-example names '" << input
-                            << "', which is no SparseTensor input of the "
-                               "graph";
-        return nullptr;
-      }
+  OwningOpRef<ModuleOp> module;
+  // One error: the first one names the node at fault, and what follows
+  // from it would only repeat it. It is held until the import ends: where
+  // the graph uses ops DTF does not import, the list of them all is the
+  // error instead.
+  std::optional<Diagnostic> firstError;
+  {
+    ScopedDiagnosticHandler holdFirstError(context, [&](Diagnostic &error) {
+      if (error.getSeverity() != DiagnosticSeverity::Error)
+        return failure();
+      if (!firstError)
+        firstError.emplace(std::move(error));
+      return success();
+    });
+    module = importGraph(import, options);
+    // An L given for an input the graph does not have is a typo, which
+    // would otherwise leave that input at the default.
+    if (module)
+      for (const auto &[input, ids] : options.maxIdsPerInput)
+        if (!import.isSparseInput(input)) {
+          import.failAtFile() << "--max-ids-per-example names '" << input
+                              << "', which is no SparseTensor input of the "
+                                 "graph";
+          module = nullptr;
+          break;
+        }
+  }
+  // Ahead of the module and of the first error: the update of an optimizer
+  // DTF does not recognize is recorded without an error, and the rest of
+  // the graph may import.
+  if (!import.getUnsupportedOpNodes().empty()) {
+    reportUnsupportedOps(import);
+    return nullptr;
+  }
+  if (firstError)
+    context->getDiagEngine().emit(std::move(*firstError));
   return module;
+}
+
+void printImportedOps(llvm::raw_ostream &os) {
+  os << "# The TensorFlow ops dtf-translate imports\n\n"
+        "_Generated by `dtf-translate --list-graphdef-ops > docs/tf-ops.md` "
+        "from the\n"
+        "importer's tables (translate/graphdef/OpTranslators.cpp, "
+        "TrainingGraph.cpp);\n"
+        "test/Translate/supported-ops-doc.mlir checks that it is current._\n\n"
+        "`dtf-translate --import-graphdef` translates the forward graph, "
+        "from the loss\n"
+        "and the requested outputs back to the placeholders and variables; "
+        "each node it\n"
+        "translates is of one of the ops below. What else a TF1 graph holds "
+        "is read,\n"
+        "not translated: the inside of "
+        "tf.nn.sigmoid_cross_entropy_with_logits, of the\n"
+        "embedding lookups and of the shapes a Reshape folds, the "
+        "initializers, the\n"
+        "gradients and the optimizer's slots. A graph whose forward graph "
+        "uses another\n"
+        "op fails to import with one error that names each such op, how "
+        "many nodes use\n"
+        "it and which.\n";
+  graphdef::printOpTranslatorTable(os);
+  os << "\n## Optimizer updates\n\n"
+        "Recognized, not translated: they name the trainable variables and "
+        "the\n"
+        "optimizer of `dtf.minimize`, with its hyper-parameters. A graph "
+        "with the\n"
+        "update of another optimizer fails to import.\n\n"
+        "| TensorFlow op |\n| --- |\n";
+  for (StringRef op : graphdef::recognizedApplyOps())
+    os << "| `" << op << "` |\n";
 }
 
 } // namespace dtf::translate

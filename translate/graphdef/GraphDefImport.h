@@ -27,6 +27,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <cstdint>
 #include <map>
@@ -56,9 +57,18 @@ struct GraphDefImportOptions {
 /// the name ends in .pbtxt, binary otherwise. Errors are emitted on the
 /// context with the file (and the node's line in a text GraphDef) and
 /// return null.
+///
+/// A graph whose import would translate nodes of ops dtf-translate does not
+/// import (or that holds the update of an optimizer DTF does not recognize)
+/// fails with one error that lists them all, rather than with the first
+/// error the translation met.
 mlir::OwningOpRef<mlir::ModuleOp>
 importGraphDef(llvm::StringRef bytes, llvm::StringRef filename,
                mlir::MLIRContext *context,
                const GraphDefImportOptions &options);
+
+/// Prints the TensorFlow ops importGraphDef imports, and what each becomes,
+/// as the markdown page docs/tf-ops.md, which is this output.
+void printImportedOps(llvm::raw_ostream &os);
 
 } // namespace dtf::translate

@@ -476,14 +476,18 @@ FailureOr<Value> ImportContext::operand(int user, int input) {
 }
 
 FailureOr<Value> ImportContext::resolve(int index, int output) {
+  if (untranslatable.count(index))
+    return failure();
   auto found = results.find(index);
   if (found == results.end()) {
     if (failed(enter(index)))
       return failure();
     FailureOr<SmallVector<Value>> translated = translate(index);
     leave(index);
-    if (failed(translated))
+    if (failed(translated)) {
+      untranslatable.insert(index);
       return failure();
+    }
     found = results.insert({index, *translated}).first;
   }
   if (output >= int(found->second.size()) || !found->second[output]) {
@@ -515,7 +519,17 @@ FailureOr<SmallVector<Value>> ImportContext::translate(int index) {
   const std::string &op = node(index).op();
   OpTranslator translator = findOpTranslator(op);
   if (!translator) {
-    fail(index) << "op '" << op << "' is not one dtf-translate imports";
+    recordUnsupportedOp(index);
+    // Were the op imported, its inputs would be translated as well: the ops
+    // they use that DTF does not import belong to the same list.
+    for (const std::string &input : node(index).input()) {
+      InputRef ref = parseInput(input);
+      if (ref.control)
+        continue;
+      FailureOr<int> source = lookup(index, ref.node);
+      if (succeeded(source))
+        (void)resolve(*source, ref.output);
+    }
     return failure();
   }
   return translator(*this, index);

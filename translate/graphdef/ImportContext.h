@@ -104,6 +104,14 @@ public:
   mlir::InFlightDiagnostic fail(int index) const;
   /// An error about the graph as a whole, at the file.
   mlir::InFlightDiagnostic failAtFile() const;
+  /// Records node `index` as one whose op dtf-translate does not import. No
+  /// error is emitted for it: the import goes on to find the others, and
+  /// fails with the list of them all (GraphDefImport.cpp).
+  void recordUnsupportedOp(int index) { unsupportedOpNodes.insert(index); }
+  /// The nodes recorded by recordUnsupportedOp, in the graph's order.
+  const std::set<int> &getUnsupportedOpNodes() const {
+    return unsupportedOpNodes;
+  }
   /// Runs `check`, one of MLIR's that reports through diagnostics (an op's
   /// type inference or verifier), and makes its failure an error about node
   /// `index` in the check's own words.
@@ -149,7 +157,8 @@ public:
   /// The value of input `input` of `user`, translated if it is not yet; an
   /// error where it is a variable itself rather than a read of it.
   mlir::FailureOr<mlir::Value> operand(int user, int input);
-  /// Output `output` of node `index`, translated if it is not yet.
+  /// Output `output` of node `index`, translated if it is not yet; a node
+  /// whose translation failed fails again without a second error.
   mlir::FailureOr<mlir::Value> resolve(int index, int output);
   /// Records `variable` as the declaration of variable node `index`: its
   /// handle is the node's value.
@@ -192,7 +201,9 @@ public:
 
 private:
   /// Translates node `index` with its op's translator: one value per output
-  /// of the node, null for the outputs DTF does not import.
+  /// of the node, null for the outputs DTF does not import. A node of an op
+  /// without a translator is recorded by recordUnsupportedOp, and its inputs
+  /// are translated for the unsupported ops they use.
   mlir::FailureOr<llvm::SmallVector<mlir::Value>> translate(int index);
 
   const tensorflow::GraphDef &graph;
@@ -204,6 +215,11 @@ private:
   llvm::StringMap<int> byName;
   /// The values of each translated node, by output.
   llvm::DenseMap<int, llvm::SmallVector<mlir::Value>> results;
+  /// The nodes whose translation failed, which the import goes on past (to
+  /// list every unsupported op) and must not translate again: each of their
+  /// users would, as often as paths lead to them.
+  std::set<int> untranslatable;
+  std::set<int> unsupportedOpNodes;
   llvm::DenseMap<int, ir::VariableOp> variables;
   llvm::DenseMap<int, std::pair<ir::VariableOp, int>> shards;
   llvm::DenseMap<int, mlir::Value> sparseInputs;

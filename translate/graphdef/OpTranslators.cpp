@@ -8,8 +8,10 @@
 //      createPinned<OpT>(import, index, ...), which reports operands the
 //      op does not take as the node's error, and reports what else DTF
 //      cannot compute with import.fail(index);
-//   2. add one entry, the op's name and its translator, to
-//      buildOpTranslatorTable (several names may share one translator);
+//   2. add one entry to buildOpTranslatorTable, in the section of its kind:
+//      the op's name, its translator (several names may share one) and
+//      what its node becomes, which docs/tf-ops.md lists (regenerate it with
+//      `dtf-translate --list-graphdef-ops > docs/tf-ops.md`);
 //   3. add a node of the op to test/Translate/Inputs/make_graphs.py (or a
 //      split-file case of its own) and check its dtf ops and its errors in
 //      a lit test beside test/Translate/import-graphdef-ops.mlir.
@@ -26,9 +28,12 @@
 
 #include "mlir/IR/Verifier.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <cassert>
+#include <string>
 #include <utility>
 
 using namespace mlir;
@@ -525,80 +530,165 @@ Results translateCast(ImportContext &import, int index) {
 // The table
 //===----------------------------------------------------------------------===//
 
-using OpTranslatorTable = llvm::StringMap<OpTranslator>;
+/// What the table knows of a TensorFlow op the importer translates.
+struct OpTranslation {
+  OpTranslator translator;
+  /// The section of docs/tf-ops.md it is listed in.
+  StringRef category;
+  /// What a node of it becomes, as docs/tf-ops.md says it.
+  std::string becomes;
+};
 
-/// Registers `translator` as the translator of TensorFlow op `op`.
-void add(OpTranslatorTable &table, StringRef op, OpTranslator translator) {
-  bool inserted = table.try_emplace(op, translator).second;
-  assert(inserted && "two translators for one TensorFlow op");
-  (void)inserted;
+struct OpTranslatorTable {
+  llvm::StringMap<OpTranslation> byOp;
+  /// The categories, in the order of the table's sections.
+  SmallVector<StringRef> categories;
+};
+
+/// Fills the table one section at a time.
+class OpTranslatorTableBuilder {
+public:
+  explicit OpTranslatorTableBuilder(OpTranslatorTable &table) : table(table) {}
+
+  /// Starts the section of the entries that follow.
+  void section(StringRef category) {
+    table.categories.push_back(category);
+    this->category = category;
+  }
+
+  /// Registers `translator` as the translator of TensorFlow op `op`, whose
+  /// node becomes `becomes`.
+  void add(StringRef op, OpTranslator translator, std::string becomes) {
+    OpTranslation translation{translator, category, std::move(becomes)};
+    bool inserted = table.byOp.try_emplace(op, std::move(translation)).second;
+    assert(inserted && "two translators for one TensorFlow op");
+    (void)inserted;
+  }
+
+private:
+  OpTranslatorTable &table;
+  StringRef category;
+};
+
+/// The name of dtf op OpT, as docs/tf-ops.md writes it.
+template <typename OpT>
+std::string dtfOp() {
+  return "`" + OpT::getOperationName().str() + "`";
 }
 
 OpTranslatorTable buildOpTranslatorTable() {
-  OpTranslatorTable t;
+  OpTranslatorTable table;
+  OpTranslatorTableBuilder t(table);
 
-  // Graph inputs and state.
-  add(t, "VariableV2", translateVariable);
-  add(t, "Variable", translateVariable);
-  add(t, "VarHandleOp", translateVariable);
-  add(t, "Identity", translateIdentity);
-  add(t, "ReadVariableOp", translateReadVariableOp);
-  add(t, "Placeholder", translatePlaceholder);
-  add(t, "Const", translateConst);
+  t.section("Graph inputs and state");
+  std::string variable = dtfOp<VariableOp>() +
+                         ", initialized as its initial value's assignment "
+                         "says (a Const, Fill, tf.truncated_normal, "
+                         "tf.random_normal)";
+  t.add("VariableV2", translateVariable, variable);
+  t.add("Variable", translateVariable, variable);
+  t.add("VarHandleOp", translateVariable, variable);
+  t.add("Identity", translateIdentity,
+        dtfOp<ReadOp>() + " of a reference variable; otherwise its input");
+  t.add("ReadVariableOp", translateReadVariableOp, dtfOp<ReadOp>());
+  t.add("Placeholder", translatePlaceholder, dtfOp<PlaceholderOp>());
+  t.add("Const", translateConst,
+        dtfOp<ConstantOp>() + ", or an attribute where a dtf op takes one "
+                              "(axes, shapes, hyper-parameters)");
 
-  // Math.
-  add(t, "MatMul", translateMatMul);
-  add(t, "Add", translateAdd);
-  add(t, "AddV2", translateAdd);
-  add(t, "Sub", translateBinary<SubOp>);
-  add(t, "Mul", translateBinary<MulOp>);
-  add(t, "RealDiv", translateBinary<DivOp>);
-  add(t, "Equal", translateBinary<EqualOp>);
-  add(t, "BiasAdd", translateBiasAdd);
-  add(t, "Neg", translateUnary<NegOp>);
-  add(t, "Relu", translateUnary<ReluOp>);
-  add(t, "Softmax", translateUnary<SoftmaxOp>);
-  add(t, "Log", translateUnary<LogOp>);
-  add(t, "ClipByValue", translateClipByValue);
-  add(t, "Maximum", translateMaximum);
-  add(t, "SoftmaxCrossEntropyWithLogits",
-      translateCrossEntropy<SoftmaxCrossEntropyWithLogitsOp>);
-  add(t, "SparseSoftmaxCrossEntropyWithLogits",
-      translateCrossEntropy<SparseSoftmaxCrossEntropyWithLogitsOp>);
-  add(t, "Sigmoid", translateUnary<SigmoidOp>);
+  t.section("Math");
+  t.add("MatMul", translateMatMul, dtfOp<MatMulOp>());
+  std::string add = dtfOp<AddOp>() + "; " +
+                    dtfOp<SigmoidCrossEntropyWithLogitsOp>() +
+                    " where it ends tf.nn.sigmoid_cross_entropy_with_logits";
+  t.add("Add", translateAdd, add);
+  t.add("AddV2", translateAdd, add);
+  t.add("Sub", translateBinary<SubOp>, dtfOp<SubOp>());
+  t.add("Mul", translateBinary<MulOp>, dtfOp<MulOp>());
+  t.add("RealDiv", translateBinary<DivOp>, dtfOp<DivOp>());
+  t.add("Equal", translateBinary<EqualOp>, dtfOp<EqualOp>());
+  t.add("BiasAdd", translateBiasAdd, dtfOp<BiasAddOp>() + " (NHWC)");
+  t.add("Neg", translateUnary<NegOp>, dtfOp<NegOp>());
+  t.add("Relu", translateUnary<ReluOp>, dtfOp<ReluOp>());
+  t.add("Softmax", translateUnary<SoftmaxOp>, dtfOp<SoftmaxOp>());
+  t.add("Log", translateUnary<LogOp>, dtfOp<LogOp>());
+  t.add("ClipByValue", translateClipByValue, dtfOp<ClipByValueOp>());
+  t.add("Maximum", translateMaximum,
+        dtfOp<ClipByValueOp>() +
+            ", only as tf.clip_by_value's Maximum(Minimum(t, max), min)");
+  t.add("SoftmaxCrossEntropyWithLogits",
+        translateCrossEntropy<SoftmaxCrossEntropyWithLogitsOp>,
+        dtfOp<SoftmaxCrossEntropyWithLogitsOp>() +
+            " (its backprop output is DTF's autodiff)");
+  t.add("SparseSoftmaxCrossEntropyWithLogits",
+        translateCrossEntropy<SparseSoftmaxCrossEntropyWithLogitsOp>,
+        dtfOp<SparseSoftmaxCrossEntropyWithLogitsOp>() +
+            " (its backprop output is DTF's autodiff)");
+  t.add("Sigmoid", translateUnary<SigmoidOp>, dtfOp<SigmoidOp>());
 
-  // Embedding lookups.
-  add(t, "GatherV2", translateGather);
-  add(t, "ResourceGather", translateGather);
-  add(t, "DynamicStitch", translateDynamicStitch);
-  add(t, "ParallelDynamicStitch", translateDynamicStitch);
-  add(t, "SparseSegmentSum", translateEmbeddingLookupSparse);
-  add(t, "SparseSegmentMean", translateEmbeddingLookupSparse);
-  add(t, "SparseSegmentSqrtN", translateEmbeddingLookupSparse);
-  add(t, "SegmentSum", translateEmbeddingLookupSparse);
-  add(t, "DivNoNan", translateEmbeddingLookupSparse);
+  t.section("Embedding lookups");
+  std::string gather = dtfOp<EmbeddingLookupOp>() + " of a variable's rows, " +
+                       dtfOp<GatherOp>() + " of a value's (axis 0)";
+  t.add("GatherV2", translateGather, gather);
+  t.add("ResourceGather", translateGather, gather);
+  std::string stitch = dtfOp<EmbeddingLookupOp>() +
+                       " of a partitioned table, as tf.nn.embedding_lookup "
+                       "looks it up";
+  t.add("DynamicStitch", translateDynamicStitch, stitch);
+  t.add("ParallelDynamicStitch", translateDynamicStitch, stitch);
+  std::string combine = dtfOp<EmbeddingLookupOp>() + " and " +
+                        dtfOp<EmbeddingCombineOp>() +
+                        ", as tf.nn.embedding_lookup_sparse combines rows";
+  t.add("SparseSegmentSum", translateEmbeddingLookupSparse, combine);
+  t.add("SparseSegmentMean", translateEmbeddingLookupSparse, combine);
+  t.add("SparseSegmentSqrtN", translateEmbeddingLookupSparse, combine);
+  t.add("SegmentSum", translateEmbeddingLookupSparse, combine);
+  t.add("DivNoNan", translateEmbeddingLookupSparse, combine);
 
-  // Reductions and shapes.
-  add(t, "Sum", translateReduction<ReduceSumOp>);
-  add(t, "Mean", translateReduction<ReduceMeanOp>);
-  add(t, "Reshape", translateReshape);
-  add(t, "ConcatV2", translateConcat);
-  add(t, "ArgMax", translateArgMax);
-  add(t, "Cast", translateCast);
+  t.section("Reductions and shapes");
+  t.add("Sum", translateReduction<ReduceSumOp>, dtfOp<ReduceSumOp>());
+  t.add("Mean", translateReduction<ReduceMeanOp>, dtfOp<ReduceMeanOp>());
+  t.add("Reshape", translateReshape,
+        dtfOp<ReshapeOp>() + " to the shape folded at import (none where "
+                             "the shape stays)");
+  t.add("ConcatV2", translateConcat, dtfOp<ConcatOp>());
+  t.add("ArgMax", translateArgMax, dtfOp<ArgMaxOp>() + " (int64)");
+  t.add("Cast", translateCast, dtfOp<CastOp>());
 
-  // Convolution and pooling.
-  add(t, "Conv2D", translateConv2D);
-  add(t, "MaxPool", translateMaxPool);
-  return t;
+  t.section("Convolution and pooling");
+  t.add("Conv2D", translateConv2D,
+        dtfOp<Conv2DOp>() + " (NHWC, without dilation)");
+  t.add("MaxPool", translateMaxPool, dtfOp<MaxPoolOp>() + " (NHWC)");
+  return table;
+}
+
+/// Built once, then only read.
+const OpTranslatorTable &opTranslatorTable() {
+  static const OpTranslatorTable table = buildOpTranslatorTable();
+  return table;
 }
 
 } // namespace
 
 OpTranslator findOpTranslator(StringRef op) {
-  // Built once, then only read.
-  static const OpTranslatorTable table = buildOpTranslatorTable();
-  auto it = table.find(op);
-  return it == table.end() ? nullptr : it->second;
+  const llvm::StringMap<OpTranslation> &byOp = opTranslatorTable().byOp;
+  auto it = byOp.find(op);
+  return it == byOp.end() ? nullptr : it->second.translator;
+}
+
+void printOpTranslatorTable(llvm::raw_ostream &os) {
+  const OpTranslatorTable &table = opTranslatorTable();
+  for (StringRef category : table.categories) {
+    SmallVector<StringRef> ops;
+    for (const auto &entry : table.byOp)
+      if (entry.second.category == category)
+        ops.push_back(entry.first());
+    llvm::sort(ops);
+    os << "\n## " << category << "\n\n"
+       << "| TensorFlow op | dtf |\n| --- | --- |\n";
+    for (StringRef op : ops)
+      os << "| `" << op << "` | " << table.byOp.lookup(op).becomes << " |\n";
+  }
 }
 
 } // namespace dtf::translate::graphdef

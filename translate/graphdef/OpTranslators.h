@@ -14,6 +14,10 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 
+namespace llvm {
+class raw_ostream;
+} // namespace llvm
+
 namespace dtf::translate::graphdef {
 
 class ImportContext;
@@ -27,5 +31,9 @@ using OpTranslator = mlir::FailureOr<llvm::SmallVector<mlir::Value>> (*)(
 /// The translator of TensorFlow op `op`, or null when dtf-translate does not
 /// import it.
 OpTranslator findOpTranslator(llvm::StringRef op);
+
+/// Prints the table as markdown, one section per kind of op: the TensorFlow
+/// ops sorted by name, each with what its node becomes.
+void printOpTranslatorTable(llvm::raw_ostream &os);
 
 } // namespace dtf::translate::graphdef

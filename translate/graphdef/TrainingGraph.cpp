@@ -6,6 +6,8 @@
 
 #include "dialects/dtf/IR/DTFDialect.h"
 
+#include "llvm/ADT/StringExtras.h"
+
 #include <map>
 
 using namespace mlir;
@@ -16,7 +18,7 @@ namespace {
 
 /// The optimizer apply ops DTF recognizes, by the input index of their
 /// gradient.
-std::optional<int> gradientInputOf(const std::string &op) {
+const std::map<std::string, int> &gradientInputs() {
   static const std::map<std::string, int> applies = {
       {"ApplyGradientDescent", 2},
       {"ResourceApplyGradientDescent", 2},
@@ -36,10 +38,24 @@ std::optional<int> gradientInputOf(const std::string &op) {
       {"ResourceSparseApplyFtrl", 3},
       {"SparseApplyFtrlV2", 3},
       {"ResourceSparseApplyFtrlV2", 3}};
-  auto it = applies.find(op);
-  if (it == applies.end())
+  return applies;
+}
+
+/// The input index of the gradient of optimizer apply op `op`; none where
+/// DTF does not recognize it.
+std::optional<int> gradientInputOf(const std::string &op) {
+  auto it = gradientInputs().find(op);
+  if (it == gradientInputs().end())
     return std::nullopt;
   return it->second;
+}
+
+/// Whether `op` is named as TensorFlow names the updates of its optimizers,
+/// [Resource][Sparse]Apply<Optimizer>, whether DTF recognizes it or not.
+bool isNamedAsApplyOp(StringRef op) {
+  op.consume_front("Resource");
+  op.consume_front("Sparse");
+  return op.consume_front("Apply") && !op.empty() && llvm::isUpper(op.front());
 }
 
 /// The value of every element of a variable `initializer` initializes with
@@ -302,6 +318,13 @@ bool isVariableOp(const std::string &op) {
   return op == "VariableV2" || op == "Variable" || op == "VarHandleOp";
 }
 
+SmallVector<StringRef> recognizedApplyOps() {
+  SmallVector<StringRef> ops;
+  for (const auto &entry : gradientInputs())
+    ops.push_back(entry.first);
+  return ops;
+}
+
 /// The output of the node whose gradients the ops under `scope/` compute:
 /// tf.gradients(loss) starts from Fill(shape of the loss, 1), and the first
 /// gradient op that reads that seed is named after the loss's op:
@@ -348,7 +371,12 @@ FailureOr<TrainingGraph> recognizeTraining(ImportContext &import) {
   // The apply ops, in the graph's order.
   std::vector<int> applies;
   for (int index = 0; index < import.nodeCount(); ++index) {
-    std::optional<int> gradient = gradientInputOf(import.node(index).op());
+    const std::string &op = import.node(index).op();
+    std::optional<int> gradient = gradientInputOf(op);
+    // Another optimizer's update would leave the variables it trains
+    // untrained in the import.
+    if (!gradient && isNamedAsApplyOp(op))
+      import.recordUnsupportedOp(index);
     if (!gradient)
       continue;
     applies.push_back(index);

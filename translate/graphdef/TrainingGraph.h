@@ -12,6 +12,8 @@
 
 #include "mlir/IR/Attributes.h"
 #include "mlir/Support/LLVM.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
 
 #include <map>
 #include <optional>
@@ -24,6 +26,11 @@ class ImportContext;
 
 /// Whether `op` declares a variable (a reference or a resource variable).
 bool isVariableOp(const std::string &op);
+
+/// The optimizer apply ops whose optimizer DTF recognizes, sorted. A graph
+/// with another ([Resource][Sparse]Apply<Optimizer>) uses an op dtf-translate
+/// does not import.
+llvm::SmallVector<llvm::StringRef> recognizedApplyOps();
 
 /// The training of the graph, as one dtf.minimize says it.
 struct TrainingGraph {
@@ -51,6 +58,8 @@ struct TrainingGraph {
 
 /// Recognizes the optimizer, the trainable variables, the loss and the global
 /// step from the optimizer's apply ops; a graph without them trains nothing.
+/// The apply ops of other optimizers are recorded as unsupported ops
+/// (ImportContext::recordUnsupportedOp).
 mlir::FailureOr<TrainingGraph> recognizeTraining(ImportContext &import);
 
 /// Declares variable node `index` as a dtf.variable, with the initializer of
