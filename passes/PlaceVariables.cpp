@@ -32,6 +32,7 @@
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/MathExtras.h"
 #include <limits>
+#include <numeric>
 
 namespace dtf::ir {
 #define GEN_PASS_DEF_PLACEVARIABLESPASS
@@ -151,10 +152,43 @@ static SmallVector<int64_t> splitRows(int64_t dim0, int64_t numShards) {
   return rows;
 }
 
-/// The initializer of shard `shard` of a variable initialized by `init`.
-/// Random initializers get a distinct seed per shard, so that the shards are
-/// not all the same stream of samples: `(seed + 1) * 2^20 + shard`.
-static Attribute getShardInitializer(Attribute init, int64_t shard) {
+/// The rows of `values` that shard `shard` of `shardRows.size()` holds:
+/// rows `shard`, `shard + numShards`, ... by `strategy` mod, the shard's
+/// range of consecutive rows by div.
+static DenseElementsAttr getShardRows(DenseElementsAttr values,
+                                      ArrayRef<int64_t> shardRows,
+                                      PartitionStrategy strategy,
+                                      int64_t shard) {
+  auto type = cast<RankedTensorType>(values.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  shape[0] = shardRows[shard];
+  auto shardType = RankedTensorType::get(shape, type.getElementType());
+  if (values.isSplat())
+    return DenseElementsAttr::get(shardType, values.getSplatValue<Attribute>());
+  int64_t numShards = shardRows.size();
+  int64_t rowSize = type.getNumElements() / type.getDimSize(0);
+  auto elements = llvm::to_vector(values.getValues<Attribute>());
+  int64_t firstRow =
+      strategy == PartitionStrategy::Mod
+          ? shard
+          : std::accumulate(shardRows.begin(), shardRows.begin() + shard,
+                            int64_t(0));
+  int64_t rowStride = strategy == PartitionStrategy::Mod ? numShards : 1;
+  SmallVector<Attribute> rows;
+  for (int64_t k = 0; k < shardRows[shard]; ++k)
+    llvm::append_range(
+        rows, ArrayRef(elements).slice((firstRow + k * rowStride) * rowSize,
+                                       rowSize));
+  return DenseElementsAttr::get(shardType, rows);
+}
+
+/// The initializer of shard `shard` of a variable of `group` initialized by
+/// `init`. Random initializers get a distinct seed per shard, so that the
+/// shards are not all the same stream of samples: `(seed + 1) * 2^20 +
+/// shard`. A dense initializer gives each shard its rows.
+static Attribute getShardInitializer(Attribute init,
+                                     const ColocationGroup &group,
+                                     int64_t shard) {
   auto shardSeed = [&](int64_t seed) {
     return static_cast<int64_t>((static_cast<uint64_t>(seed) + 1) << 20) +
            shard;
@@ -169,6 +203,16 @@ static Attribute getShardInitializer(Attribute init, int64_t shard) {
         return RandomNormalInitAttr::get(normal.getContext(), normal.getMean(),
                                          normal.getStddev(),
                                          shardSeed(normal.getSeed()));
+      })
+      .Case([&](RandomUniformInitAttr uniform) -> Attribute {
+        return RandomUniformInitAttr::get(
+            uniform.getContext(), uniform.getMinval(), uniform.getMaxval(),
+            shardSeed(uniform.getSeed()));
+      })
+      .Case([&](DenseInitAttr dense) -> Attribute {
+        return DenseInitAttr::get(
+            dense.getContext(), getShardRows(dense.getValue(), group.shardRows,
+                                             group.strategy, shard));
       })
       .Default([](Attribute other) { return other; });
 }
@@ -464,7 +508,7 @@ void PlaceVariablesPass::shardGroup(ColocationGroup &group) {
               builder.getContext(),
               withRows(member.getValueType(), group.shardRows[shard])),
           builder.getStringAttr(name),
-          getShardInitializer(member.getInitializer(), shard),
+          getShardInitializer(member.getInitializer(), group, shard),
           builder.getBoolAttr(member.getTrainable()), colocateWith);
       // A shard is not partitioned again.
       for (NamedAttribute attr : member->getDiscardableAttrs())

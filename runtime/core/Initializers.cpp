@@ -12,6 +12,8 @@ namespace dtf::initializers {
 
 namespace {
 
+constexpr double kTwoPowMinus53 = 1.0 / 9007199254740992.0;
+
 /// The 64-bit words of a counter-based generator: word k of key K is
 /// SplitMix64's output for the state K + k * golden ratio, so any word is
 /// computed from the key alone, without a sequence before it.
@@ -57,10 +59,23 @@ public:
   }
 
 private:
-  static constexpr double kTwoPowMinus53 = 1.0 / 9007199254740992.0;
   Engine engine_;
   double spare_ = 0.0;
   bool hasSpare_ = false;
+};
+
+/// Uniform samples in [0, 1) from a 64-bit engine: its top 53 bits, scaled,
+/// so every double of the form k * 2^-53 is equally likely.
+template <typename Engine> class StandardUniformSource {
+public:
+  explicit StandardUniformSource(uint64_t seed) : engine_(seed) {}
+
+  double next() {
+    return static_cast<double>(engine_() >> 11) * kTwoPowMinus53;
+  }
+
+private:
+  Engine engine_;
 };
 
 /// A sample further than 2 from 0 is drawn again, as in TensorFlow's
@@ -84,6 +99,35 @@ void checkStddev(const char *op, double stddev) {
   if (!(stddev >= 0.0))
     throw std::invalid_argument(kernels::opError(
         op, "stddev must be >= 0, got " + std::to_string(stddev)));
+}
+
+/// Checks that [minval, maxval) is a finite range that holds a value of
+/// `dtype`, so that drawing again a sample that rounds to maxval ends.
+void checkUniformBounds(const char *op, DType dtype, double minval,
+                        double maxval) {
+  double lower = minval, upper = maxval;
+  if (dtype == DType::F32) {
+    lower = static_cast<float>(minval);
+    upper = static_cast<float>(maxval);
+  }
+  if (!std::isfinite(maxval - minval) || !std::isfinite(lower) ||
+      !std::isfinite(upper) || !(lower < upper))
+    throw std::invalid_argument(kernels::opError(
+        op, "needs finite bounds minval < maxval in " +
+                std::string(dtypeName(dtype)) + ", got [" +
+                std::to_string(minval) + ", " + std::to_string(maxval) + ")"));
+}
+
+/// A sample of [minval, maxval) in T from `source`'s samples of [0, 1). One
+/// that rounds up to maxval in T is drawn again.
+template <typename T, typename Source>
+T drawUniform(Source &source, double minval, double maxval) {
+  T upper = static_cast<T>(maxval);
+  T sample;
+  do {
+    sample = static_cast<T>(minval + (maxval - minval) * source.next());
+  } while (!(sample < upper));
+  return sample;
 }
 
 } // namespace
@@ -118,14 +162,26 @@ void truncated_normal(Tensor &tensor, double mean, double stddev,
   });
 }
 
+void random_uniform(Tensor &tensor, double minval, double maxval,
+                    uint64_t seed) {
+  checkUniformBounds("random_uniform", tensor.dtype(), minval, maxval);
+  StandardUniformSource<std::mt19937_64> source(seed);
+  kernels::dispatchFloat("random_uniform", tensor.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T *out = tensor.data<T>();
+    for (int64_t i = 0, n = tensor.numElements(); i < n; ++i)
+      out[i] = drawUniform<T>(source, minval, maxval);
+  });
+}
+
 namespace {
 
-/// Fills row i of `rows` from a StandardNormalSource<CounterEngine> keyed
-/// by the seed and ids[i], drawing each sample with `draw`.
-template <typename Draw>
-void fillRowsPerId(const char *op, Tensor &rows, const Tensor &ids, double mean,
-                   double stddev, uint64_t seed, Draw draw) {
-  checkStddev(op, stddev);
+/// Fills row i of `rows` with `draw(source, tag)` for a Source keyed by the
+/// seed and ids[i] (a StandardNormalSource or StandardUniformSource of a
+/// CounterEngine); `tag` names the element type draw returns.
+template <template <typename> class Source, typename Draw>
+void fillRowsPerId(const char *op, Tensor &rows, const Tensor &ids,
+                   uint64_t seed, Draw draw) {
   if (ids.dtype() != DType::I64 || ids.rank() != 1 || rows.rank() < 1 ||
       rows.dim(0) != ids.dim(0))
     throw std::invalid_argument(kernels::opError(
@@ -141,10 +197,10 @@ void fillRowsPerId(const char *op, Tensor &rows, const Tensor &ids, double mean,
     using T = typename decltype(tag)::type;
     T *out = rows.data<T>();
     for (int64_t row = 0; row < numRows; ++row) {
-      StandardNormalSource<CounterEngine> source(
+      Source<CounterEngine> source(
           CounterEngine::mix(seedKey + static_cast<uint64_t>(idData[row])));
       for (int64_t i = 0; i < rowSize; ++i)
-        out[row * rowSize + i] = static_cast<T>(mean + stddev * draw(source));
+        out[row * rowSize + i] = draw(source, tag);
     }
   });
 }
@@ -153,14 +209,32 @@ void fillRowsPerId(const char *op, Tensor &rows, const Tensor &ids, double mean,
 
 void random_normal_rows(Tensor &rows, const Tensor &ids, double mean,
                         double stddev, uint64_t seed) {
-  fillRowsPerId("random_normal", rows, ids, mean, stddev, seed,
-                [](auto &source) { return source.next(); });
+  checkStddev("random_normal", stddev);
+  fillRowsPerId<StandardNormalSource>(
+      "random_normal", rows, ids, seed, [&](auto &source, auto tag) {
+        using T = typename decltype(tag)::type;
+        return static_cast<T>(mean + stddev * source.next());
+      });
 }
 
 void truncated_normal_rows(Tensor &rows, const Tensor &ids, double mean,
                            double stddev, uint64_t seed) {
-  fillRowsPerId("truncated_normal", rows, ids, mean, stddev, seed,
-                [](auto &source) { return drawWithinTwoSigma(source); });
+  checkStddev("truncated_normal", stddev);
+  fillRowsPerId<StandardNormalSource>(
+      "truncated_normal", rows, ids, seed, [&](auto &source, auto tag) {
+        using T = typename decltype(tag)::type;
+        return static_cast<T>(mean + stddev * drawWithinTwoSigma(source));
+      });
+}
+
+void random_uniform_rows(Tensor &rows, const Tensor &ids, double minval,
+                         double maxval, uint64_t seed) {
+  checkUniformBounds("random_uniform", rows.dtype(), minval, maxval);
+  fillRowsPerId<StandardUniformSource>(
+      "random_uniform", rows, ids, seed, [&](auto &source, auto tag) {
+        using T = typename decltype(tag)::type;
+        return drawUniform<T>(source, minval, maxval);
+      });
 }
 
 } // namespace dtf::initializers

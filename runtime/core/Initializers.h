@@ -4,7 +4,10 @@
 // deterministic for a given seed on every platform: they draw from
 // std::mt19937_64 (whose output the standard fixes) and transform with our own
 // Box-Muller instead of std::normal_distribution (whose algorithm is
-// implementation-defined).
+// implementation-defined), and the uniform ones scale the engine's top 53
+// bits instead of using std::uniform_real_distribution (likewise). They are
+// not TensorFlow's samples for the same seed (TensorFlow draws from Philox):
+// the distribution is equal, the values are not bit-equal.
 //
 // The row forms fill the rows of a dynamic embedding table, created one id
 // at a time in whatever order the ids first arrive: row i's values depend
@@ -36,6 +39,13 @@ void random_normal(Tensor &tensor, double mean, double stddev, uint64_t seed);
 /// discarded and drawn again, as in TensorFlow's truncated_normal.
 void truncated_normal(Tensor &tensor, double mean, double stddev,
                       uint64_t seed);
+/// Independent samples of the uniform distribution on [minval, maxval)
+/// (f32/f64 only), as TensorFlow's random_uniform: minval + (maxval - minval)
+/// * u for u uniform in [0, 1). A sample that rounds to maxval in the
+/// tensor's dtype is drawn again, so every element is below maxval there.
+/// The bounds must be finite, with minval < maxval in the dtype.
+void random_uniform(Tensor &tensor, double minval, double maxval,
+                    uint64_t seed);
 
 /// Row i of `rows` (f32/f64 [n, ...]) gets N(mean, stddev^2) samples keyed
 /// by `seed` and ids[i] (`ids` i64 [n]), whatever the other rows.
@@ -45,5 +55,9 @@ void random_normal_rows(Tensor &rows, const Tensor &ids, double mean,
 /// mean, as truncated_normal does.
 void truncated_normal_rows(Tensor &rows, const Tensor &ids, double mean,
                            double stddev, uint64_t seed);
+/// Row i of `rows` (f32/f64 [n, ...]) gets random_uniform's samples of
+/// [minval, maxval) keyed by `seed` and ids[i] (`ids` i64 [n]).
+void random_uniform_rows(Tensor &rows, const Tensor &ids, double minval,
+                         double maxval, uint64_t seed);
 
 } // namespace dtf::initializers

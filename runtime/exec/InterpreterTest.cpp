@@ -2,6 +2,8 @@
 
 #include "runtime/exec/Interpreter.h"
 
+#include "runtime/core/Initializers.h"
+
 #include "passes/InitAll.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -154,6 +156,36 @@ TEST_F(InterpreterTest, BindsFunctionArguments) {
   wrongShape.push_back(Tensor::fromVector<float>({1}, {2.0f}));
   EXPECT_THROW(interpreter.run(function, {}, std::move(wrongShape)),
                EvalError);
+}
+
+TEST_F(InterpreterTest, InitializesVariablesWithDenseValuesAndUniformSamples) {
+  mlir::func::FuncOp function = parse(R"mlir(
+    func.func @main() {
+      %a = dtf.variable "a" init(#dtf.dense_init<dense<[[1.0, 2.0], [3.0, 4.5]]> : tensor<2x2xf32>>) : !dtf.resource<tensor<2x2xf32>>
+      %b = dtf.variable "b" init(#dtf.dense_init<dense<[7, -1, 3]> : tensor<3xi64>>) : !dtf.resource<tensor<3xi64>>
+      %c = dtf.variable "c" init(#dtf.random_uniform<minval = -0.5, maxval = 0.25, seed = 9>) : !dtf.resource<tensor<4x5xf32>>
+      return
+    }
+  )mlir");
+  VariableStore store;
+  dtf::exec::initializeVariables(function, store, {});
+  EXPECT_EQ(store.at("a").shape(), (dtf::Shape{2, 2}));
+  EXPECT_EQ(store.at("a").toVector<float>(),
+            (std::vector<float>{1.0f, 2.0f, 3.0f, 4.5f}));
+  EXPECT_EQ(store.at("b").toVector<int64_t>(),
+            (std::vector<int64_t>{7, -1, 3}));
+  Tensor expected(DType::F32, {4, 5});
+  dtf::initializers::random_uniform(expected, -0.5, 0.25, 9);
+  EXPECT_EQ(store.at("c").toVector<float>(), expected.toVector<float>());
+
+  // Promoted to f64, the values are the same.
+  VariableStore promoted;
+  dtf::exec::EvalOptions options;
+  options.promoteToF64 = true;
+  dtf::exec::initializeVariables(function, promoted, options);
+  EXPECT_EQ(promoted.at("a").dtype(), DType::F64);
+  EXPECT_EQ(promoted.at("a").toVector<double>(),
+            (std::vector<double>{1.0, 2.0, 3.0, 4.5}));
 }
 
 } // namespace

@@ -128,6 +128,13 @@ Tensor initialValue(ir::VariableOp variable, const EvalOptions &options) {
     initializers::random_normal(tensor, normal.getMean().convertToDouble(),
                                 normal.getStddev().convertToDouble(),
                                 normal.getSeed());
+  else if (auto uniform = dyn_cast<ir::RandomUniformInitAttr>(init))
+    initializers::random_uniform(tensor, uniform.getMinval().convertToDouble(),
+                                 uniform.getMaxval().convertToDouble(),
+                                 uniform.getSeed());
+  else if (auto dense = dyn_cast<ir::DenseInitAttr>(init))
+    // The verifier matched the values' type to the variable's.
+    tensor = fromElementsAttr(dense.getValue(), options);
   else
     fail(variable, "has an unknown initializer");
   return tensor;

@@ -130,6 +130,10 @@ Tensor PsProgram::initializeRows(const std::string &name,
     initializers::random_normal_rows(
         rows, ids, normal.getMean().convertToDouble(),
         normal.getStddev().convertToDouble(), normal.getSeed());
+  else if (auto uniform = mlir::dyn_cast<dtf::ir::RandomUniformInitAttr>(init))
+    initializers::random_uniform_rows(
+        rows, ids, uniform.getMinval().convertToDouble(),
+        uniform.getMaxval().convertToDouble(), uniform.getSeed());
   else
     throw std::invalid_argument("PS task " + signature_.taskName + ": '" +
                                 name +

@@ -583,8 +583,10 @@ OpTranslatorTable buildOpTranslatorTable() {
   t.section("Graph inputs and state");
   std::string variable = dtfOp<VariableOp>() +
                          ", initialized as its initial value's assignment "
-                         "says (a Const, Fill, tf.truncated_normal, "
-                         "tf.random_normal)";
+                         "says: zeros, ones, a constant, an array of "
+                         "values, tf.truncated_normal, tf.random_normal, "
+                         "tf.random_uniform and the variance-scaling "
+                         "initializers built on them (glorot, he, lecun)";
   t.add("VariableV2", translateVariable, variable);
   t.add("Variable", translateVariable, variable);
   t.add("VarHandleOp", translateVariable, variable);

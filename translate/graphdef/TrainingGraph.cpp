@@ -68,17 +68,70 @@ std::optional<double> uniformValue(Attribute initializer) {
   return std::nullopt;
 }
 
+/// The seed of random op `index`: its own (seed2) is the one a script sets
+/// with seed=; seed is the graph's.
+int64_t randomSeedOf(ImportContext &import, int index) {
+  const tensorflow::AttrValue *seed2 = import.attr(index, "seed2");
+  const tensorflow::AttrValue *seed = import.attr(index, "seed");
+  return seed2 && seed2->i() ? seed2->i() : seed ? seed->i() : 0;
+}
+
+/// Whether input `input` of `index` is, through Identity nodes, a node of
+/// op `op`; sets `source` to it.
+bool isInputOp(ImportContext &import, int index, int input, StringRef op,
+               int &source) {
+  if (import.node(index).input_size() <= input)
+    return false;
+  FailureOr<int> node = import.throughIdentities(index, input);
+  if (failed(node) || import.node(*node).op() != op)
+    return false;
+  source = *node;
+  return true;
+}
+
+/// The upper bound of tf.random_uniform's samples minval + u * range, u of
+/// [0, 1), whose `range` is input `input` of Mul `product`: Sub(max, min)
+/// of two scalar Consts (`min` being `minval`), or a Const where the graph
+/// folded it.
+FailureOr<double> uniformMaxval(ImportContext &import, int product, int input,
+                                double minval) {
+  int difference;
+  if (isInputOp(import, product, input, "Sub", difference)) {
+    FailureOr<double> maxval = import.scalar(difference, 0);
+    FailureOr<double> subtrahend = import.scalar(difference, 1);
+    if (failed(maxval) || failed(subtrahend))
+      return failure();
+    // max itself where the Sub subtracts minval, as TensorFlow's does:
+    // minval + (max - minval) may round away from it.
+    return *subtrahend == minval ? *maxval : minval + (*maxval - *subtrahend);
+  }
+  FailureOr<double> range = import.scalar(product, input);
+  if (failed(range))
+    return failure();
+  return minval + *range;
+}
+
+/// The #dtf.random_uniform of the samples of [minval, maxval) that
+/// RandomUniform node `sample` draws; an error naming it where the bounds
+/// are no range.
+FailureOr<Attribute> randomUniform(ImportContext &import, int sample,
+                                   double minval, double maxval) {
+  auto uniform = RandomUniformInitAttr::getChecked(
+      [&] { return import.fail(sample); }, import.getContext(), APFloat(minval),
+      APFloat(maxval), randomSeedOf(import, sample));
+  if (!uniform)
+    return failure();
+  return Attribute(uniform);
+}
+
 /// The initializer attribute of the initial value node `index` computes.
 FailureOr<Attribute> initialValue(ImportContext &import, int index) {
   MLIRContext *context = import.getContext();
   const std::string &op = import.node(index).op();
-  auto uniform = [&](DenseElementsAttr values) -> FailureOr<Attribute> {
-    if (!values.isSplat()) {
-      import.fail(index)
-          << "an initial value whose elements differ is not one of "
-             "DTF's initializers (zeros, a constant, normal samples)";
-      return failure();
-    }
+  auto fromConstant = [&](DenseElementsAttr values) -> Attribute {
+    // A numpy array, tf.constant_initializer of one.
+    if (!values.isSplat())
+      return DenseInitAttr::get(context, values);
     Attribute element = values.getSplatValue<Attribute>();
     double value = 0;
     if (auto f = dyn_cast<FloatAttr>(element))
@@ -88,8 +141,8 @@ FailureOr<Attribute> initialValue(ImportContext &import, int index) {
     else if (auto i = dyn_cast<IntegerAttr>(element))
       value = double(i.getValue().getSExtValue());
     if (value == 0)
-      return Attribute(ZerosInitAttr::get(context));
-    return Attribute(ConstantInitAttr::get(context, APFloat(value)));
+      return ZerosInitAttr::get(context);
+    return ConstantInitAttr::get(context, APFloat(value));
   };
   if (op == "Identity") {
     FailureOr<int> source = import.throughIdentities(index, 0);
@@ -101,7 +154,7 @@ FailureOr<Attribute> initialValue(ImportContext &import, int index) {
     FailureOr<DenseElementsAttr> values = import.constant(index);
     if (failed(values))
       return failure();
-    return uniform(*values);
+    return fromConstant(*values);
   }
   if (op == "Fill") {
     FailureOr<double> value = import.scalar(index, 1);
@@ -111,36 +164,54 @@ FailureOr<Attribute> initialValue(ImportContext &import, int index) {
       return Attribute(ZerosInitAttr::get(context));
     return Attribute(ConstantInitAttr::get(context, APFloat(*value)));
   }
-  // tf.truncated_normal / tf.random_normal: Add(Mul(sample, stddev), mean).
+  // tf.random_uniform of [0, 1), as tf.random_uniform_initializer(0, 1)
+  // draws it.
+  if (op == "RandomUniform")
+    return randomUniform(import, index, 0.0, 1.0);
+  // tf.truncated_normal / tf.random_normal, and so the normal variance
+  // scaling initializers (glorot_normal, he_normal, lecun_normal with their
+  // stddev computed into a Const): Add(Mul(sample, stddev), mean).
+  // tf.random_uniform, and so random_uniform_initializer and the uniform
+  // variance scaling ones (glorot_uniform, he_uniform, lecun_uniform):
+  // Add(Mul(sample, Sub(max, min)), min).
   if (op == "Add" || op == "AddV2") {
-    FailureOr<int> product = import.throughIdentities(index, 0);
-    if (failed(product))
-      return failure();
-    if (import.node(*product).op() == "Mul") {
-      FailureOr<int> sample = import.throughIdentities(*product, 0);
-      if (failed(sample))
-        return failure();
-      const std::string &kind = import.node(*sample).op();
-      if (kind == "TruncatedNormal" || kind == "RandomStandardNormal") {
-        FailureOr<double> stddev = import.scalar(*product, 1);
+    int product, sample;
+    if (isInputOp(import, index, 0, "Mul", product)) {
+      if (isInputOp(import, product, 0, "TruncatedNormal", sample) ||
+          isInputOp(import, product, 0, "RandomStandardNormal", sample)) {
+        FailureOr<double> stddev = import.scalar(product, 1);
         FailureOr<double> mean = import.scalar(index, 1);
         if (failed(stddev) || failed(mean))
           return failure();
-        // The op's own seed (seed2) is the one a script sets with seed=;
-        // seed is the graph's.
-        const tensorflow::AttrValue *seed2 = import.attr(*sample, "seed2");
-        const tensorflow::AttrValue *seed = import.attr(*sample, "seed");
-        int64_t value = seed2 && seed2->i() ? seed2->i() : seed ? seed->i() : 0;
-        if (kind == "TruncatedNormal")
+        int64_t seed = randomSeedOf(import, sample);
+        if (import.node(sample).op() == "TruncatedNormal")
           return Attribute(TruncatedNormalInitAttr::get(
-              context, APFloat(*mean), APFloat(*stddev), value));
+              context, APFloat(*mean), APFloat(*stddev), seed));
         return Attribute(RandomNormalInitAttr::get(context, APFloat(*mean),
-                                                   APFloat(*stddev), value));
+                                                   APFloat(*stddev), seed));
+      }
+      if (isInputOp(import, product, 0, "RandomUniform", sample)) {
+        FailureOr<double> minval = import.scalar(index, 1);
+        if (failed(minval))
+          return failure();
+        FailureOr<double> maxval = uniformMaxval(import, product, 1, *minval);
+        if (failed(maxval))
+          return failure();
+        return randomUniform(import, sample, *minval, *maxval);
       }
     }
   }
-  // One value times another: the optimizer slots' ones * initial value.
+  // One value times another: tf.random_uniform of [0, maxval) (a zero
+  // minval, Mul(sample, max)) and the optimizer slots' ones * initial
+  // value.
   if (op == "Mul") {
+    int sample;
+    if (isInputOp(import, index, 0, "RandomUniform", sample)) {
+      FailureOr<double> maxval = import.scalar(index, 1);
+      if (failed(maxval))
+        return failure();
+      return randomUniform(import, sample, 0.0, *maxval);
+    }
     FailureOr<int> lhs = import.throughIdentities(index, 0),
                    rhs = import.throughIdentities(index, 1);
     if (failed(lhs) || failed(rhs))
@@ -156,9 +227,11 @@ FailureOr<Attribute> initialValue(ImportContext &import, int index) {
       return Attribute(ConstantInitAttr::get(context, APFloat(*x * *y)));
     }
   }
-  import.fail(index) << "is not an initial value DTF recognizes (a Const, "
-                        "Fill, a product of those, or tf.truncated_normal / "
-                        "tf.random_normal's Add(Mul(sample, stddev), mean))";
+  import.fail(index)
+      << "is not an initial value DTF recognizes (a Const, Fill, a product "
+         "of those, tf.truncated_normal / tf.random_normal's Add(Mul(sample, "
+         "stddev), mean), or tf.random_uniform's Add(Mul(sample, Sub(max, "
+         "min)), min))";
   return failure();
 }
 
@@ -615,6 +688,13 @@ LogicalResult declareVariable(ImportContext &import,
   FailureOr<Attribute> initializer = initializerOf(import, training, index);
   if (failed(initializer))
     return failure();
+  if (auto dense = dyn_cast<DenseInitAttr>(*initializer);
+      dense && dense.getValue().getType() != *type) {
+    import.fail(index) << "of type " << *type
+                       << " is initialized with a constant of type "
+                       << dense.getValue().getType();
+    return failure();
+  }
   bool isTrainable = training.trainable.count(index) > 0;
   auto variable = builder.create<VariableOp>(
       import.locationOf(index), ResourceType::get(import.getContext(), *type),

@@ -237,6 +237,36 @@ RandomNormalInitAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return verifyNormalInit(emitError, mean, stddev);
 }
 
+LogicalResult
+RandomUniformInitAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                              APFloat minvalValue, APFloat maxvalValue,
+                              int64_t) {
+  double minval = minvalValue.convertToDouble();
+  double maxval = maxvalValue.convertToDouble();
+  if (!std::isfinite(minval) || !std::isfinite(maxval))
+    return emitError() << "minval and maxval must be finite, got [" << minval
+                       << ", " << maxval << ")";
+  if (!(minval < maxval))
+    return emitError() << "minval must be less than maxval, got [" << minval
+                       << ", " << maxval << ")";
+  // The samples are minval + (maxval - minval) * u.
+  if (!std::isfinite(maxval - minval))
+    return emitError() << "maxval - minval must be finite, got [" << minval
+                       << ", " << maxval << ")";
+  return success();
+}
+
+LogicalResult
+DenseInitAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                      DenseElementsAttr value) {
+  if (!value)
+    return emitError() << "dense_init needs element values";
+  if (!llvm::isa<RankedTensorType>(value.getType()))
+    return emitError() << "dense_init values must be a tensor, got "
+                       << value.getType();
+  return success();
+}
+
 static LogicalResult
 verifyLearningRate(function_ref<InFlightDiagnostic()> emitError,
                    const APFloat &rateValue) {

@@ -235,9 +235,56 @@ def DTF_RandomNormalInitAttr : DTF_Attr<"RandomNormalInit", "random_normal"> {
   let genVerifyDecl = 1;
 }
 
+def DTF_RandomUniformInitAttr
+    : DTF_Attr<"RandomUniformInit", "random_uniform"> {
+  let summary = "uniform samples in [minval, maxval)";
+  let description = [{
+    Independent samples of the uniform distribution on [minval, maxval), as
+    TensorFlow's `random_uniform_initializer` and the uniform variance
+    scaling initializers (`glorot_uniform`, `he_uniform`, `lecun_uniform`)
+    draw them. The samples follow `seed` deterministically on every platform
+    (runtime/core/Initializers.h), but they are not TensorFlow's: TensorFlow
+    draws from its Philox stream, DTF from its own generator, so the values
+    are equal in distribution, not bit-equal, to those of the same seed in
+    TensorFlow. A sample that rounds to `maxval` in the variable's element
+    type is drawn again.
+
+    ```mlir
+    %w = dtf.variable "w" init(#dtf.random_uniform<minval = -0.05, maxval = 0.05, seed = 3>)
+        : !dtf.resource<tensor<784x100xf32>>
+    ```
+  }];
+  let parameters = (ins DTF_F64Parameter<"lower bound, inclusive">:$minval,
+                        DTF_F64Parameter<"upper bound, exclusive">:$maxval,
+                        "int64_t":$seed);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+def DTF_DenseInitAttr : DTF_Attr<"DenseInit", "dense_init"> {
+  let summary = "initializes a variable with given element values";
+  let description = [{
+    The variable starts as `value`, whose type is the variable's: the
+    initial value of a TensorFlow variable that is a constant of differing
+    elements (a numpy array, `tf.constant_initializer` of an array). A
+    variable split into shards by rows gets its rows of `value` in each
+    shard.
+
+    ```mlir
+    %b = dtf.variable "b" init(#dtf.dense_init<dense<[0.5, -1.0]> : tensor<2xf32>>)
+        : !dtf.resource<tensor<2xf32>>
+    ```
+  }];
+  let parameters = (ins "::mlir::DenseElementsAttr":$value);
+  let assemblyFormat = "`<` $value `>`";
+  let genVerifyDecl = 1;
+}
+
 def DTF_InitializerAttr : AnyAttrOf<[DTF_ZerosInitAttr, DTF_ConstantInitAttr,
                                      DTF_TruncatedNormalInitAttr,
-                                     DTF_RandomNormalInitAttr]>;
+                                     DTF_RandomNormalInitAttr,
+                                     DTF_RandomUniformInitAttr,
+                                     DTF_DenseInitAttr]>;
 
 //===----------------------------------------------------------------------===//
 // Optimizers

@@ -181,9 +181,15 @@ LogicalResult VariableOp::verify() {
                << "' whole, but a dynamic table is only looked up and "
                   "updated by rows";
   Type elementType = getValueType().getElementType();
-  if (isa<TruncatedNormalInitAttr, RandomNormalInitAttr>(getInitializer()) &&
+  if (isa<TruncatedNormalInitAttr, RandomNormalInitAttr, RandomUniformInitAttr>(
+          getInitializer()) &&
       !isa<FloatType>(elementType))
     return emitOpError("random initializer needs a float variable, got ")
+           << getValueType();
+  if (auto dense = dyn_cast<DenseInitAttr>(getInitializer());
+      dense && dense.getValue().getType() != getValueType())
+    return emitOpError("dense_init values of type ")
+           << dense.getValue().getType() << " do not match the variable's "
            << getValueType();
   // Variable names identify checkpoint entries and PS state, so a duplicate
   // would silently alias two variables. The later definition is the one at

@@ -164,3 +164,117 @@ TEST(Initializers, RowsPerIdRejectIdsThatDoNotFitTheRows) {
       },
       {"truncated_normal", "i32[2]"});
 }
+
+namespace {
+/// The mean and variance of a sample of n uniforms on [a, b) lie within
+/// `kStandardErrors` standard errors of (a + b) / 2 and (b - a)^2 / 12: the
+/// mean's standard error is (b - a) / sqrt(12 n), the variance's
+/// (b - a)^2 / sqrt(180 n) (its fourth central moment is (b - a)^4 / 80).
+constexpr double kStandardErrors = 6;
+
+void expectUniformMoments(const Tensor &t, double a, double b) {
+  std::vector<double> v;
+  if (t.dtype() == DType::F32)
+    for (float x : t.toVector<float>())
+      v.push_back(x);
+  else
+    v = t.toVector<double>();
+  double n = v.size();
+  double sum = 0, sumSq = 0;
+  for (double x : v)
+    sum += x;
+  double mean = sum / n;
+  for (double x : v)
+    sumSq += (x - mean) * (x - mean);
+  double width = b - a;
+  EXPECT_NEAR(mean, (a + b) / 2, kStandardErrors * width / std::sqrt(12 * n));
+  EXPECT_NEAR(sumSq / n, width * width / 12,
+              kStandardErrors * width * width / std::sqrt(180 * n));
+}
+} // namespace
+
+TEST(Initializers, RandomUniformLiesInItsRangeWithItsMoments) {
+  Tensor f(DType::F32, {100000});
+  random_uniform(f, -0.05, 0.05, 3);
+  for (float x : f.toVector<float>()) {
+    ASSERT_GE(x, -0.05f);
+    ASSERT_LT(x, 0.05f);
+  }
+  expectUniformMoments(f, -0.05, 0.05);
+  Tensor d(DType::F64, {1000, 100});
+  random_uniform(d, 2.0, 5.0, 4);
+  for (double x : d.toVector<double>()) {
+    ASSERT_GE(x, 2.0);
+    ASSERT_LT(x, 5.0);
+  }
+  expectUniformMoments(d, 2.0, 5.0);
+}
+
+TEST(Initializers, RandomUniformIsDeterministicPerSeed) {
+  Tensor a(DType::F32, {64}), b(DType::F32, {64}), c(DType::F32, {64});
+  random_uniform(a, -1, 1, 7);
+  random_uniform(b, -1, 1, 7);
+  random_uniform(c, -1, 1, 8);
+  EXPECT_EQ(a.toVector<float>(), b.toVector<float>());
+  EXPECT_NE(a.toVector<float>(), c.toVector<float>());
+}
+
+TEST(Initializers, RandomUniformDrawsAgainASampleThatRoundsToMaxval) {
+  // [1, next float after 1): about half the samples round to maxval in f32.
+  Tensor t(DType::F32, {1000});
+  random_uniform(t, 1.0, std::nextafter(1.0f, 2.0f), 5);
+  EXPECT_EQ(t.toVector<float>(), std::vector<float>(1000, 1.0f));
+}
+
+TEST(Initializers, RandomUniformRejectsARangeWithoutValues) {
+  Tensor f(DType::F32, {2});
+  expectInvalidArgument([&] { random_uniform(f, 1.0, 1.0, 0); },
+                        {"random_uniform", "minval < maxval in f32"});
+  // Apart in f64, one value in f32.
+  expectInvalidArgument([&] { random_uniform(f, 1.0, 1.0 + 1e-12, 0); },
+                        {"random_uniform", "minval < maxval in f32"});
+  expectInvalidArgument([&] { random_uniform(f, -1e300, 1e300, 0); },
+                        {"random_uniform", "finite bounds"});
+  Tensor i(DType::I32, {2});
+  expectInvalidArgument([&] { random_uniform(i, 0, 1, 0); },
+                        {"random_uniform", "unsupported dtype i32"});
+}
+
+TEST(Initializers, RandomUniformRowsPerIdAreTheSameWhateverTheOrder) {
+  Tensor forward(DType::F32, {3, 4});
+  random_uniform_rows(forward, Tensor::fromVector<int64_t>({3}, {7, 9, 0}),
+                      -1.0, 1.0, 5);
+  Tensor backward(DType::F32, {2, 4});
+  random_uniform_rows(backward, Tensor::fromVector<int64_t>({2}, {0, 7}), -1.0,
+                      1.0, 5);
+  std::vector<float> f = forward.toVector<float>();
+  std::vector<float> b = backward.toVector<float>();
+  EXPECT_EQ(std::vector<float>(f.begin(), f.begin() + 4),
+            std::vector<float>(b.begin() + 4, b.end())); // id 7
+  EXPECT_EQ(std::vector<float>(f.begin() + 8, f.end()),
+            std::vector<float>(b.begin(), b.begin() + 4)); // id 0
+  EXPECT_NE(std::vector<float>(f.begin(), f.begin() + 4),
+            std::vector<float>(f.begin() + 4, f.begin() + 8));
+}
+
+TEST(Initializers, RandomUniformRowsLieInTheirRangeWithTheirMoments) {
+  const int64_t numRows = 25000;
+  std::vector<int64_t> ids(numRows);
+  for (int64_t i = 0; i < numRows; ++i)
+    ids[i] = i * 7919;
+  Tensor rows(DType::F64, {numRows, 4});
+  random_uniform_rows(rows, Tensor::fromVector<int64_t>({numRows}, ids), -3.0,
+                      0.5, 11);
+  for (double x : rows.toVector<double>()) {
+    ASSERT_GE(x, -3.0);
+    ASSERT_LT(x, 0.5);
+  }
+  expectUniformMoments(rows, -3.0, 0.5);
+  Tensor f(DType::F32, {2, 2});
+  expectInvalidArgument(
+      [&] {
+        random_uniform_rows(f, Tensor::fromVector<int64_t>({2}, {1, 2}), 2.0,
+                            -2.0, 0);
+      },
+      {"random_uniform", "minval < maxval"});
+}

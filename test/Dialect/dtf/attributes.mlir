@@ -98,6 +98,14 @@ func.func @initializers() {
   %5 = dtf.variable "f" init(#dtf.random_normal<mean = 1.5, stddev = 2.0, seed = 1>) : !dtf.resource<tensor<2xf32>>
   // CHECK: init(#dtf.random_normal<stddev = 0.01, seed = 9>) :
   %6 = dtf.variable "g" init(#dtf.random_normal<stddev = 1.0e-2, seed = 9>) : !dtf.resource<tensor<2xf32>>
+  // CHECK: init(#dtf.random_uniform<minval = -0.05, maxval = 0.05, seed = 3>) :
+  %7 = dtf.variable "h" init(#dtf.random_uniform<minval = -5.0e-2, maxval = 0.05, seed = 3>) : !dtf.resource<tensor<2xf32>>
+  // CHECK: init(#dtf.random_uniform<minval = 0.0, maxval = 1.0, seed = -1>) :
+  %8 = dtf.variable "i" init(#dtf.random_uniform<seed = -1, maxval = 1.0, minval = 0.0>) : !dtf.resource<tensor<2xf64>>
+  // CHECK: init(#dtf.dense_init<dense<{{\[}}[1.000000e+00, 2.000000e+00], [3.000000e+00, 4.500000e+00]]> : tensor<2x2xf32>>) :
+  %9 = dtf.variable "j" init(#dtf.dense_init<dense<[[1.0, 2.0], [3.0, 4.5]]> : tensor<2x2xf32>>) : !dtf.resource<tensor<2x2xf32>>
+  // CHECK: init(#dtf.dense_init<dense<[7, -1]> : tensor<2xi64>>) :
+  %10 = dtf.variable "k" init(#dtf.dense_init<dense<[7, -1]> : tensor<2xi64>>) : !dtf.resource<tensor<2xi64>>
   return
 }
 

@@ -178,6 +178,54 @@ func.func @random_normal_infinite_mean() {
 
 // -----
 
+func.func @random_uniform_empty_range() {
+  // expected-error @+1 {{minval must be less than maxval, got [5.000000e-01, 5.000000e-01)}}
+  %w = dtf.variable "w" init(#dtf.random_uniform<minval = 0.5, maxval = 0.5, seed = 1>) : !dtf.resource<tensor<2xf32>>
+  return
+}
+
+// -----
+
+func.func @random_uniform_reversed_range() {
+  // expected-error @+1 {{minval must be less than maxval, got [1.000000e+00, -1.000000e+00)}}
+  %w = dtf.variable "w" init(#dtf.random_uniform<minval = 1.0, maxval = -1.0, seed = 1>) : !dtf.resource<tensor<2xf32>>
+  return
+}
+
+// -----
+
+func.func @random_uniform_infinite_bound() {
+  // expected-error @+1 {{minval and maxval must be finite, got [0.000000e+00, INF)}}
+  %w = dtf.variable "w" init(#dtf.random_uniform<minval = 0.0, maxval = 0x7FF0000000000000, seed = 1>) : !dtf.resource<tensor<2xf32>>
+  return
+}
+
+// -----
+
+func.func @random_uniform_nan_bound() {
+  // expected-error @+1 {{minval and maxval must be finite, got [nan, 1.000000e+00)}}
+  %w = dtf.variable "w" init(#dtf.random_uniform<minval = 0x7FF8000000000000, maxval = 1.0, seed = 1>) : !dtf.resource<tensor<2xf32>>
+  return
+}
+
+// -----
+
+func.func @random_uniform_range_overflows() {
+  // expected-error @+1 {{maxval - minval must be finite, got [-1.000000e+308, 1.000000e+308)}}
+  %w = dtf.variable "w" init(#dtf.random_uniform<minval = -1.0e+308, maxval = 1.0e+308, seed = 1>) : !dtf.resource<tensor<2xf32>>
+  return
+}
+
+// -----
+
+func.func @dense_init_vector() {
+  // expected-error @+1 {{dense_init values must be a tensor, got 'vector<2xf32>'}}
+  %w = dtf.variable "w" init(#dtf.dense_init<dense<[1.0, 2.0]> : vector<2xf32>>) : !dtf.resource<tensor<2xf32>>
+  return
+}
+
+// -----
+
 func.func @sgd_zero_learning_rate(%loss: tensor<f32>) {
   // expected-error @+1 {{learning_rate must be positive and finite, got 0.000000e+00}}
   dtf.minimize %loss : tensor<f32>, #dtf.sgd<learning_rate = 0.0>
@@ -350,6 +398,30 @@ func.func @truncated_normal_integer_variable() {
 func.func @random_normal_integer_variable() {
   // expected-error @+1 {{'dtf.variable' op random initializer needs a float variable, got 'tensor<i64>'}}
   %w = dtf.variable "w" init(#dtf.random_normal<stddev = 0.1, seed = 1>) : !dtf.resource<tensor<i64>>
+  return
+}
+
+// -----
+
+func.func @random_uniform_integer_variable() {
+  // expected-error @+1 {{'dtf.variable' op random initializer needs a float variable, got 'tensor<3xi32>'}}
+  %w = dtf.variable "w" init(#dtf.random_uniform<minval = 0.0, maxval = 1.0, seed = 1>) : !dtf.resource<tensor<3xi32>>
+  return
+}
+
+// -----
+
+func.func @dense_init_shape_mismatch() {
+  // expected-error @+1 {{'dtf.variable' op dense_init values of type 'tensor<2x2xf32>' do not match the variable's 'tensor<4xf32>'}}
+  %w = dtf.variable "w" init(#dtf.dense_init<dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>>) : !dtf.resource<tensor<4xf32>>
+  return
+}
+
+// -----
+
+func.func @dense_init_element_type_mismatch() {
+  // expected-error @+1 {{'dtf.variable' op dense_init values of type 'tensor<2xf64>' do not match the variable's 'tensor<2xf32>'}}
+  %w = dtf.variable "w" init(#dtf.dense_init<dense<[1.0, 2.0]> : tensor<2xf64>>) : !dtf.resource<tensor<2xf32>>
   return
 }
 
