@@ -107,14 +107,14 @@ TEST(Initializers, RandomRejectsNonFloatAndNegativeStddev) {
                         {"truncated_normal", "stddev"});
 }
 
-TEST(Initializers, RowsPerIdAreTheSameWhateverTheOrderAndTheBatch) {
+/// A row initializer (rows, ids, seed) gives an id the same row whatever the
+/// other ids of the batch and their order, other ids and seeds other rows.
+template <typename FillRows>
+void expectRowsPerIdAreTheSameWhateverTheOrder(const FillRows &fill) {
   Tensor forward(DType::F32, {3, 4});
-  random_normal_rows(forward,
-                     Tensor::fromVector<int64_t>({3}, {7, 1LL << 62, 0}), 0.0,
-                     1.0, 5);
+  fill(forward, Tensor::fromVector<int64_t>({3}, {7, 1LL << 62, 0}), 5);
   Tensor backward(DType::F32, {2, 4});
-  random_normal_rows(backward, Tensor::fromVector<int64_t>({2}, {0, 7}), 0.0,
-                     1.0, 5);
+  fill(backward, Tensor::fromVector<int64_t>({2}, {0, 7}), 5);
   std::vector<float> f = forward.toVector<float>();
   std::vector<float> b = backward.toVector<float>();
   EXPECT_EQ(std::vector<float>(f.begin(), f.begin() + 4),
@@ -124,10 +124,18 @@ TEST(Initializers, RowsPerIdAreTheSameWhateverTheOrderAndTheBatch) {
   // Other ids and other seeds give other rows.
   EXPECT_NE(std::vector<float>(f.begin(), f.begin() + 4),
             std::vector<float>(f.begin() + 8, f.end()));
+  EXPECT_NE(std::vector<float>(f.begin(), f.begin() + 4),
+            std::vector<float>(f.begin() + 4, f.begin() + 8));
   Tensor otherSeed(DType::F32, {2, 4});
-  random_normal_rows(otherSeed, Tensor::fromVector<int64_t>({2}, {0, 7}), 0.0,
-                     1.0, 6);
+  fill(otherSeed, Tensor::fromVector<int64_t>({2}, {0, 7}), 6);
   EXPECT_NE(otherSeed.toVector<float>(), b);
+}
+
+TEST(Initializers, RowsPerIdAreTheSameWhateverTheOrderAndTheBatch) {
+  expectRowsPerIdAreTheSameWhateverTheOrder(
+      [](Tensor &rows, const Tensor &ids, int64_t seed) {
+        random_normal_rows(rows, ids, 0.0, 1.0, seed);
+      });
 }
 
 TEST(Initializers, RowsPerIdHaveTheMomentsOfTheirDistribution) {
@@ -241,20 +249,10 @@ TEST(Initializers, RandomUniformRejectsARangeWithoutValues) {
 }
 
 TEST(Initializers, RandomUniformRowsPerIdAreTheSameWhateverTheOrder) {
-  Tensor forward(DType::F32, {3, 4});
-  random_uniform_rows(forward, Tensor::fromVector<int64_t>({3}, {7, 9, 0}),
-                      -1.0, 1.0, 5);
-  Tensor backward(DType::F32, {2, 4});
-  random_uniform_rows(backward, Tensor::fromVector<int64_t>({2}, {0, 7}), -1.0,
-                      1.0, 5);
-  std::vector<float> f = forward.toVector<float>();
-  std::vector<float> b = backward.toVector<float>();
-  EXPECT_EQ(std::vector<float>(f.begin(), f.begin() + 4),
-            std::vector<float>(b.begin() + 4, b.end())); // id 7
-  EXPECT_EQ(std::vector<float>(f.begin() + 8, f.end()),
-            std::vector<float>(b.begin(), b.begin() + 4)); // id 0
-  EXPECT_NE(std::vector<float>(f.begin(), f.begin() + 4),
-            std::vector<float>(f.begin() + 4, f.begin() + 8));
+  expectRowsPerIdAreTheSameWhateverTheOrder(
+      [](Tensor &rows, const Tensor &ids, int64_t seed) {
+        random_uniform_rows(rows, ids, -1.0, 1.0, seed);
+      });
 }
 
 TEST(Initializers, RandomUniformRowsLieInTheirRangeWithTheirMoments) {
