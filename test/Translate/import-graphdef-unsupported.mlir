@@ -11,7 +11,7 @@
 // string placeholder, which the translation meets first.
 // RUN: not dtf-translate --import-graphdef %t/several.pbtxt 2> %t/err
 // RUN: FileCheck %s --check-prefix=SEVERAL < %t/err && count 1 < %t/err
-// SEVERAL: several.pbtxt: error: 5 nodes use 4 ops dtf-translate does not import: 'Tanh' (2: 'a/Tanh', 'b/Tanh'), 'ApplyRMSProp' (1: 'RMSProp/update_v/ApplyRMSProp'), 'Elu' (1: 'b/Elu'), 'Square' (1: 'square')
+// SEVERAL: several.pbtxt: error: 5 nodes use 4 ops dtf-translate does not import: 'Tanh' (2: 'a/Tanh', 'b/Tanh'), 'ApplyRMSProp' (1: 'RMSProp/update_v/ApplyRMSProp'), 'Elu' (1: 'b/Elu'), 'Softsign' (1: 'softsign')
 
 // Many nodes of one op: the first few, and how many more.
 // RUN: not dtf-translate --import-graphdef %t/many.pbtxt --outputs=t5,e3 2> %t/err
@@ -42,8 +42,8 @@ node { name: "h" op: "Mul" input: "w/read" input: "x" }
 node { name: "a/Tanh" op: "Tanh" input: "h" }
 node { name: "b/Elu" op: "Elu" input: "h" }
 node { name: "b/Tanh" op: "Tanh" input: "b/Elu" }
-node { name: "square" op: "Square" input: "a/Tanh" }
-node { name: "sum" op: "AddV2" input: "square" input: "b/Tanh" }
+node { name: "softsign" op: "Softsign" input: "a/Tanh" }
+node { name: "sum" op: "AddV2" input: "softsign" input: "b/Tanh" }
 node { name: "total" op: "AddV2" input: "z" input: "sum" }
 node { name: "axes" op: "Const" attr { key: "dtype" value { type: DT_INT32 } } attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 1 } } int_val: 0 } } } }
 node { name: "loss" op: "Sum" input: "total" input: "axes" }

@@ -177,6 +177,39 @@ Results translateIdentity(ImportContext &import, int index) {
   return SmallVector<Value>{*x};
 }
 
+/// AddN: tf.add_n, the sum of its N inputs (tf.losses' total loss and the
+/// regularization losses' sum), a chain of dtf.add; of one input, that
+/// input.
+Results translateAddN(ImportContext &import, int index) {
+  const tensorflow::AttrValue *count = import.attr(index, "N");
+  if (!count || count->i() < 1) {
+    import.fail(index) << "needs an 'N' of at least 1";
+    return failure();
+  }
+  FailureOr<Value> sum = import.operand(index, 0);
+  if (failed(sum))
+    return failure();
+  for (int64_t k = 1; k < count->i(); ++k) {
+    FailureOr<Value> term = import.operand(index, static_cast<int>(k));
+    if (failed(term))
+      return failure();
+    FailureOr<Operation *> added =
+        createChecked<AddOp>(import, index, *sum, *term);
+    if (failed(added))
+      return failure();
+    sum = (*added)->getResult(0);
+  }
+  return SmallVector<Value>{*sum};
+}
+
+/// Square: x * x, whose gradient DTF's autodiff derives from the product's.
+Results translateSquare(ImportContext &import, int index) {
+  FailureOr<Value> x = import.operand(index, 0);
+  if (failed(x))
+    return failure();
+  return createPinned<MulOp>(import, index, *x, *x);
+}
+
 Results translateReadVariableOp(ImportContext &import, int index) {
   FailureOr<int> source = import.throughIdentities(index, 0);
   if (failed(source))
@@ -592,6 +625,8 @@ OpTranslatorTable buildOpTranslatorTable() {
   t.add("VarHandleOp", translateVariable, variable);
   t.add("Identity", translateIdentity,
         dtfOp<ReadOp>() + " of a reference variable; otherwise its input");
+  t.add("Snapshot", translateIdentity,
+        dtfOp<ReadOp>() + " of a reference variable; otherwise its input");
   t.add("ReadVariableOp", translateReadVariableOp, dtfOp<ReadOp>());
   t.add("Placeholder", translatePlaceholder, dtfOp<PlaceholderOp>());
   t.add("Const", translateConst,
@@ -605,6 +640,9 @@ OpTranslatorTable buildOpTranslatorTable() {
                     " where it ends tf.nn.sigmoid_cross_entropy_with_logits";
   t.add("Add", translateAdd, add);
   t.add("AddV2", translateAdd, add);
+  t.add("AddN", translateAddN,
+        "a chain of " + dtfOp<AddOp>() + " (of one input, that input)");
+  t.add("Square", translateSquare, dtfOp<MulOp>() + " of the input by itself");
   t.add("Sub", translateBinary<SubOp>, dtfOp<SubOp>());
   t.add("Mul", translateBinary<MulOp>, dtfOp<MulOp>());
   t.add("RealDiv", translateBinary<DivOp>, dtfOp<DivOp>());
