@@ -490,6 +490,86 @@ Results translateReshape(ImportContext &import, int index) {
   return createPinned<ReshapeOp>(import, index, type, *x);
 }
 
+/// `x` under the shape `dims` of the same elements, a dtf.reshape (none
+/// where the shape is x's): at most one dimension dynamic, which the
+/// reshape infers when it runs.
+Results reshapeTo(ImportContext &import, int index, Value x,
+                  ArrayRef<int64_t> dims) {
+  if (llvm::count_if(dims, ShapedType::isDynamic) > 1) {
+    import.fail(index) << "would leave more than one dimension of unknown "
+                          "size, which DTF's reshape cannot infer";
+    return failure();
+  }
+  auto input = cast<RankedTensorType>(x.getType());
+  auto type = RankedTensorType::get(dims, input.getElementType());
+  if (type == input)
+    return SmallVector<Value>{x};
+  return createPinned<ReshapeOp>(import, index, type, x);
+}
+
+/// ExpandDims (tf.expand_dims): a dimension of size 1 inserted at the axis
+/// of input 1 (a negative one counts from the end, -1 appending).
+Results translateExpandDims(ImportContext &import, int index) {
+  FailureOr<Value> x = import.operand(index, 0);
+  FailureOr<SmallVector<int64_t>> axes = import.integers(index, 1);
+  if (failed(x) || failed(axes))
+    return failure();
+  auto type = cast<RankedTensorType>(x->getType());
+  int64_t rank = type.getRank();
+  if (axes->size() != 1 || (*axes)[0] < -(rank + 1) || (*axes)[0] > rank) {
+    import.fail(index) << "needs one axis in [" << -(rank + 1) << ", " << rank
+                       << "] for a tensor of rank " << rank;
+    return failure();
+  }
+  int64_t axis = (*axes)[0] < 0 ? (*axes)[0] + rank + 1 : (*axes)[0];
+  SmallVector<int64_t> dims(type.getShape());
+  dims.insert(dims.begin() + axis, 1);
+  return reshapeTo(import, index, *x, dims);
+}
+
+/// Squeeze (tf.squeeze): the dimensions of size 1 its squeeze_dims name
+/// removed, or all of them where it names none. A dimension of unknown
+/// size is removed only where named (as TensorFlow, which checks that it
+/// is 1 when it runs; DTF's reshape checks the element count).
+Results translateSqueeze(ImportContext &import, int index) {
+  FailureOr<Value> x = import.operand(index, 0);
+  if (failed(x))
+    return failure();
+  auto type = cast<RankedTensorType>(x->getType());
+  int64_t rank = type.getRank();
+  SmallVector<bool> removed(rank, false);
+  const tensorflow::AttrValue *named = import.attr(index, "squeeze_dims");
+  if (!named || named->list().i_size() == 0) {
+    for (int64_t dim = 0; dim < rank; ++dim) {
+      if (type.isDynamicDim(dim)) {
+        import.fail(index) << "squeezes every dimension of size 1, and "
+                              "dimension "
+                           << dim
+                           << " has an unknown size; name the dimensions "
+                              "(squeeze_dims)";
+        return failure();
+      }
+      removed[dim] = type.getDimSize(dim) == 1;
+    }
+  } else {
+    for (int64_t axis : named->list().i()) {
+      int64_t dim = axis < 0 ? axis + rank : axis;
+      if (dim < 0 || dim >= rank ||
+          (!type.isDynamicDim(dim) && type.getDimSize(dim) != 1)) {
+        import.fail(index) << "squeezes dimension " << axis << " of " << type
+                           << ", which is not one of size 1";
+        return failure();
+      }
+      removed[dim] = true;
+    }
+  }
+  SmallVector<int64_t> dims;
+  for (int64_t dim = 0; dim < rank; ++dim)
+    if (!removed[dim])
+      dims.push_back(type.getDimSize(dim));
+  return reshapeTo(import, index, *x, dims);
+}
+
 Results translateConv2D(ImportContext &import, int index) {
   FailureOr<Value> x = import.operand(index, 0),
                    filter = import.operand(index, 1);
@@ -691,6 +771,11 @@ OpTranslatorTable buildOpTranslatorTable() {
   t.add("Reshape", translateReshape,
         dtfOp<ReshapeOp>() + " to the shape folded at import (none where "
                              "the shape stays)");
+  t.add("ExpandDims", translateExpandDims,
+        dtfOp<ReshapeOp>() + " with a dimension of size 1 inserted");
+  t.add("Squeeze", translateSqueeze,
+        dtfOp<ReshapeOp>() + " without the dimensions of size 1 it names "
+                             "(all, where it names none)");
   t.add("ConcatV2", translateConcat, dtfOp<ConcatOp>());
   t.add("ArgMax", translateArgMax, dtfOp<ArgMaxOp>() + " (int64)");
   t.add("Cast", translateCast, dtfOp<CastOp>());
