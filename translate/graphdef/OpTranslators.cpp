@@ -210,6 +210,38 @@ Results translateSquare(ImportContext &import, int index) {
   return createPinned<MulOp>(import, index, *x, *x);
 }
 
+/// L2Loss (tf.nn.l2_loss, the weight decay of L2 regularization): half the
+/// sum of the squares, sum(x * x) * 0.5 of dtf ops, whose gradient (x)
+/// autodiff derives.
+Results translateL2Loss(ImportContext &import, int index) {
+  FailureOr<Value> x = import.operand(index, 0);
+  if (failed(x))
+    return failure();
+  auto type = cast<RankedTensorType>(x->getType());
+  if (!isa<FloatType>(type.getElementType())) {
+    import.fail(index) << "takes " << type << "; l2_loss is of floats";
+    return failure();
+  }
+  FailureOr<Operation *> square = createChecked<MulOp>(import, index, *x, *x);
+  if (failed(square))
+    return failure();
+  SmallVector<int64_t> axes =
+      llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
+  FailureOr<Operation *> sum = createChecked<ReduceSumOp>(
+      import, index, (*square)->getResult(0), axes, false);
+  if (failed(sum))
+    return failure();
+  auto scalar = RankedTensorType::get({}, type.getElementType());
+  FailureOr<Operation *> half = createChecked<ConstantOp>(
+      import, index,
+      DenseElementsAttr::get(scalar, ArrayRef<Attribute>{FloatAttr::get(
+                                         type.getElementType(), 0.5)}));
+  if (failed(half))
+    return failure();
+  return createPinned<MulOp>(import, index, (*sum)->getResult(0),
+                             (*half)->getResult(0));
+}
+
 Results translateReadVariableOp(ImportContext &import, int index) {
   FailureOr<int> source = import.throughIdentities(index, 0);
   if (failed(source))
@@ -723,6 +755,8 @@ OpTranslatorTable buildOpTranslatorTable() {
   t.add("AddN", translateAddN,
         "a chain of " + dtfOp<AddOp>() + " (of one input, that input)");
   t.add("Square", translateSquare, dtfOp<MulOp>() + " of the input by itself");
+  t.add("L2Loss", translateL2Loss,
+        dtfOp<ReduceSumOp>() + " of the squares, times 0.5");
   t.add("Sub", translateBinary<SubOp>, dtfOp<SubOp>());
   t.add("Mul", translateBinary<MulOp>, dtfOp<MulOp>());
   t.add("RealDiv", translateBinary<DivOp>, dtfOp<DivOp>());
