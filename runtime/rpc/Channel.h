@@ -3,6 +3,7 @@
 #pragma once
 
 #include "runtime/rpc/Errors.h"
+#include "runtime/rpc/LocalTransport.h"
 #include "runtime/rpc/Options.h"
 #include "runtime/rpc/TensorCodec.h"
 
@@ -12,6 +13,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -95,6 +97,33 @@ Response unaryCall(const std::string &peer, const char *rpc,
   if (!status.ok())
     throw callError(peer, rpc, status);
   return response;
+}
+
+/// The local socket of the server `stub` calls (LocalTransport.h), asked
+/// for with its LocalEndpoint RPC `method` once it answers: null where
+/// `options` keep to gRPC (no local transport, or TLS, which a local socket
+/// cannot check) or the server offers none (one that predates local
+/// sockets answers UNIMPLEMENTED).
+template <typename Stub, typename Request, typename Response>
+std::shared_ptr<LocalChannel>
+localChannelOf(LocalEndpoint &local, const ClientOptions &options, Stub &stub,
+               grpc::Status (Stub::*method)(grpc::ClientContext *,
+                                            const Request &, Response *)) {
+  if (!options.localTransport || options.tls.enabled())
+    return nullptr;
+  return local.channel(
+      [&]() -> std::optional<std::string> {
+        grpc::ClientContext context;
+        prepareCall(context, options, options.callTimeout);
+        Response endpoint;
+        grpc::Status asked = (stub.*method)(&context, Request(), &endpoint);
+        if (asked.error_code() == grpc::StatusCode::UNIMPLEMENTED)
+          return std::string();
+        if (!asked.ok())
+          return std::nullopt;
+        return endpoint.socket_name();
+      },
+      std::chrono::steady_clock::now() + options.callTimeout);
 }
 
 /// Waits until `channel` is connected, retrying with backoff, for at most

@@ -131,23 +131,8 @@ CoordinationClient::acquireUnit(int worker, std::chrono::milliseconds timeout) {
 }
 
 std::shared_ptr<LocalChannel> CoordinationClient::localChannel() {
-  if (!options.localTransport || options.tls.enabled())
-    return nullptr;
-  return local.channel(
-      [&]() -> std::optional<std::string> {
-        grpc::ClientContext context;
-        prepareCall(context, options, options.callTimeout);
-        CoordinatorEndpointResponse endpoint;
-        grpc::Status asked = stub->LocalEndpoint(
-            &context, CoordinatorEndpointRequest(), &endpoint);
-        // A coordinator that predates local sockets offers none.
-        if (asked.error_code() == grpc::StatusCode::UNIMPLEMENTED)
-          return std::string();
-        if (!asked.ok())
-          return std::nullopt;
-        return endpoint.socket_name();
-      },
-      std::chrono::steady_clock::now() + options.callTimeout);
+  return localChannelOf(local, options, *stub,
+                        &Coordination::Stub::LocalEndpoint);
 }
 
 namespace {

@@ -178,23 +178,8 @@ Result PsClient::finishRawCall(
 }
 
 std::shared_ptr<LocalChannel> PsClient::localChannel() {
-  if (!options_.localTransport || options_.tls.enabled())
-    return nullptr;
-  return local.channel(
-      [&]() -> std::optional<std::string> {
-        grpc::ClientContext context;
-        prepareCall(context, options_, options_.callTimeout);
-        LocalEndpointResponse endpoint;
-        grpc::Status asked =
-            stub->LocalEndpoint(&context, LocalEndpointRequest(), &endpoint);
-        // A task that predates local sockets offers none.
-        if (asked.error_code() == grpc::StatusCode::UNIMPLEMENTED)
-          return std::string();
-        if (!asked.ok())
-          return std::nullopt;
-        return endpoint.socket_name();
-      },
-      std::chrono::steady_clock::now() + options_.callTimeout);
+  return localChannelOf(local, options_, *stub,
+                        &ParameterServer::Stub::LocalEndpoint);
 }
 
 bool PsClient::usesLocalTransport() { return localChannel() != nullptr; }

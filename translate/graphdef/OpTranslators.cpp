@@ -489,6 +489,24 @@ Results translateReduction(ImportContext &import, int index) {
   return createPinned<OpT>(import, index, *x, *axes, keep && keep->b());
 }
 
+/// `x` under the shape `dims` of the same elements, a dtf.reshape: at most
+/// one dimension dynamic, which the reshape infers when it runs. None where
+/// the shape is x's: TensorFlow's functions reshape to the shape a tensor
+/// has already (flattening the outer dimensions of a matrix).
+Results reshapeTo(ImportContext &import, int index, Value x,
+                  ArrayRef<int64_t> dims) {
+  if (llvm::count_if(dims, ShapedType::isDynamic) > 1) {
+    import.fail(index) << "would leave more than one dimension of unknown "
+                          "size, which DTF's reshape cannot infer";
+    return failure();
+  }
+  auto input = cast<RankedTensorType>(x.getType());
+  auto type = RankedTensorType::get(dims, input.getElementType());
+  if (type == input)
+    return SmallVector<Value>{x};
+  return createPinned<ReshapeOp>(import, index, type, x);
+}
+
 Results translateReshape(ImportContext &import, int index) {
   FailureOr<Value> x = import.operand(index, 0);
   if (failed(x))
@@ -514,29 +532,7 @@ Results translateReshape(ImportContext &import, int index) {
     dims[inferred] = input.hasStaticShape() && known > 0
                          ? input.getNumElements() / known
                          : ShapedType::kDynamic;
-  auto type = RankedTensorType::get(dims, input.getElementType());
-  // TensorFlow's functions reshape to the shape a tensor has already
-  // (flattening the outer dimensions of a matrix); those are no ops.
-  if (type == input)
-    return SmallVector<Value>{*x};
-  return createPinned<ReshapeOp>(import, index, type, *x);
-}
-
-/// `x` under the shape `dims` of the same elements, a dtf.reshape (none
-/// where the shape is x's): at most one dimension dynamic, which the
-/// reshape infers when it runs.
-Results reshapeTo(ImportContext &import, int index, Value x,
-                  ArrayRef<int64_t> dims) {
-  if (llvm::count_if(dims, ShapedType::isDynamic) > 1) {
-    import.fail(index) << "would leave more than one dimension of unknown "
-                          "size, which DTF's reshape cannot infer";
-    return failure();
-  }
-  auto input = cast<RankedTensorType>(x.getType());
-  auto type = RankedTensorType::get(dims, input.getElementType());
-  if (type == input)
-    return SmallVector<Value>{x};
-  return createPinned<ReshapeOp>(import, index, type, x);
+  return reshapeTo(import, index, *x, dims);
 }
 
 /// ExpandDims (tf.expand_dims): a dimension of size 1 inserted at the axis
