@@ -17,6 +17,10 @@ packages=(
   libdnnl-dev
   # Data: NumPy .npz archives are zip files (libzip)
   libzip-dev
+  # TensorFlow's V2 checkpoints (runtime/checkpoint/TensorBundle.h): the
+  # index is a LevelDB table. Debian's leveldbConfig.cmake links `snappy`
+  # without depending on its -dev package, hence libsnappy-dev.
+  libleveldb-dev libsnappy-dev
   # Command-line flags (TensorFlow-style) and TF_CONFIG parsing
   libgflags-dev nlohmann-json3-dev
   # Real data: Fashion-MNIST IDX files under /usr/share/datasets/fashion-mnist

@@ -13,6 +13,8 @@
 
 #include "runtime/checkpoint/Checkpoint.h"
 
+#include "runtime/checkpoint/Files.h"
+
 #include "runtime/core/Crc32c.h"
 
 #include <algorithm>
@@ -24,6 +26,8 @@
 #include <unistd.h>
 
 namespace dtf::checkpoint {
+
+using namespace files;
 
 namespace {
 
@@ -75,8 +79,6 @@ bool dtypeFromCode(uint32_t code, DType &dtype) {
   }
 }
 
-std::string errnoText() { return std::strerror(errno); }
-
 /// Appends little-endian integers to a byte buffer.
 class Encoder {
 public:
@@ -101,51 +103,6 @@ uint32_t readU32(const unsigned char *p) {
 }
 uint64_t readU64(const unsigned char *p) {
   return uint64_t(readU32(p)) | (uint64_t(readU32(p + 4)) << 32);
-}
-
-/// A file descriptor closed on scope exit.
-class File {
-public:
-  explicit File(int fd) : fd(fd) {}
-  ~File() {
-    if (fd >= 0)
-      ::close(fd);
-  }
-  File(const File &) = delete;
-  File &operator=(const File &) = delete;
-  int get() const { return fd; }
-  int release() {
-    int result = fd;
-    fd = -1;
-    return result;
-  }
-
-private:
-  int fd;
-};
-
-void writeAll(int fd, const void *data, size_t size, const std::string &path) {
-  const char *p = static_cast<const char *>(data);
-  while (size > 0) {
-    ssize_t written = ::write(fd, p, size);
-    if (written < 0) {
-      if (errno == EINTR)
-        continue;
-      throw CheckpointError("cannot write checkpoint " + path + ": " +
-                            errnoText());
-    }
-    p += written;
-    size -= static_cast<size_t>(written);
-  }
-}
-
-std::string directoryOf(const std::string &path) {
-  size_t slash = path.rfind('/');
-  if (slash == std::string::npos)
-    return ".";
-  if (slash == 0)
-    return "/";
-  return path.substr(0, slash);
 }
 
 std::string baseName(const std::string &path) {
@@ -344,19 +301,13 @@ void writeCheckpointFile(const std::string &path, const Checkpoint &checkpoint) 
     if (::close(file.release()) != 0)
       throw CheckpointError("cannot close checkpoint " + temporary + ": " +
                             errnoText());
-    if (::rename(temporary.c_str(), path.c_str()) != 0)
-      throw CheckpointError("cannot rename " + temporary + " to " + path +
-                            ": " + errnoText());
+    renameFile(temporary, path);
   } catch (...) {
     ::unlink(temporary.c_str());
     throw;
   }
   // The rename is durable once the directory is.
-  File directory(::open(directoryOf(path).c_str(), O_RDONLY | O_DIRECTORY |
-                                                       O_CLOEXEC));
-  if (directory.get() < 0 || ::fsync(directory.get()) != 0)
-    throw CheckpointError("cannot fsync directory " + directoryOf(path) +
-                          " after writing " + path + ": " + errnoText());
+  syncDirectory(directoryOf(path));
 }
 
 Checkpoint readCheckpointFile(const std::string &path) {
