@@ -20,6 +20,15 @@ if ! have tensorflow; then
     || echo "tensorflow-cpu: pip install failed: $(tail -1 "$VENV/tf-install.log")" >> "$STATUS.new"
 fi
 have tensorflow && echo "tensorflow ok $("$PY" -c 'import tensorflow as t; print(t.__version__)' 2>/dev/null)" >> "$STATUS.new"
+# tf.compat.v1.layers (examples/tf) live in Keras 2, which TensorFlow 2.16+
+# no longer bundles: tf-keras of TensorFlow's own minor version, used with
+# TF_USE_LEGACY_KERAS=1.
+if have tensorflow && ! have tf_keras; then
+  TF_MINOR=$("$PY" -c 'import tensorflow as t; print(".".join(t.__version__.split(".")[:2]))' 2>/dev/null)
+  "$PY" -m pip install -q "tf-keras==$TF_MINOR.*" > "$VENV/tf-keras-install.log" 2>&1 \
+    || echo "tf-keras: pip install failed: $(tail -1 "$VENV/tf-keras-install.log")" >> "$STATUS.new"
+fi
+have tf_keras && echo "tf-keras ok $("$PY" -c 'import tf_keras as k; print(k.__version__)' 2>/dev/null)" >> "$STATUS.new"
 if ! have torch; then
   # The CPU-only wheel index first (PyPI's default wheel pulls ~3 GB of CUDA).
   "$PY" -m pip install -q torch --index-url https://download.pytorch.org/whl/cpu > "$VENV/torch-install.log" 2>&1 \
