@@ -39,6 +39,19 @@ static bool writesVariable(Operation *op) {
   });
 }
 
+/// Replaces each dtf.learning_phase of `function` with the constant
+/// `training`.
+static void fixLearningPhase(func::FuncOp function, bool training) {
+  function.walk([&](LearningPhaseOp phase) {
+    OpBuilder builder(phase);
+    auto type = phase.getOutput().getType();
+    Value constant = builder.create<ConstantOp>(
+        phase.getLoc(), DenseElementsAttr::get(type, training));
+    phase.getOutput().replaceAllUsesWith(constant);
+    phase.erase();
+  });
+}
+
 namespace {
 
 struct AddEvalFunctionPass
@@ -97,6 +110,10 @@ struct AddEvalFunctionPass
         ++numErasedUpdates;
       }
     });
+    // An in-graph job runs each function as it is: the learning phase is
+    // known, true in the training function and false in its copy.
+    fixLearningPhase(func, true);
+    fixLearningPhase(eval, false);
     // In reverse program order an op's users are visited, and erased if
     // dead, before it, so one sweep per block removes whole dead chains:
     // the backward pass, then the reads and variables only it used.

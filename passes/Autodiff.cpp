@@ -65,26 +65,36 @@ static VariableOp getTrainableVariable(EmbeddingLookupOp lookup) {
 
 /// The ops whose gradient rule is implemented below.
 static bool hasGradientRule(Operation *op) {
-  return isa<ReadOp, EmbeddingLookupOp, ConcatOp, MatMulOp, AddOp, SubOp, MulOp,
-             DivOp, BiasAddOp, NegOp, ReluOp, SigmoidOp, SoftmaxOp, LogOp,
-             ClipByValueOp, SoftmaxCrossEntropyWithLogitsOp,
-             SparseSoftmaxCrossEntropyWithLogitsOp,
-             SigmoidCrossEntropyWithLogitsOp, EmbeddingCombineOp, GatherOp,
-             UnsortedSegmentSumOp, ReduceSumOp, ReduceMeanOp, ReshapeOp,
-             BroadcastToOp, CastOp, Conv2DOp, MaxPoolOp>(op);
+  return isa<
+      ReadOp, EmbeddingLookupOp, ConcatOp, MatMulOp, AddOp, SubOp, MulOp, DivOp,
+      DivNoNanOp, MinimumOp, MaximumOp, PowOp, SelectOp, BiasAddOp, NegOp,
+      AbsOp, ReluOp, SigmoidOp, SoftmaxOp, LogOp, ExpOp, TanhOp, SqrtOp,
+      RsqrtOp, ClipByValueOp, SoftmaxCrossEntropyWithLogitsOp,
+      SparseSoftmaxCrossEntropyWithLogitsOp, SigmoidCrossEntropyWithLogitsOp,
+      EmbeddingCombineOp, GatherOp, UnsortedSegmentSumOp, ReduceSumOp,
+      ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReshapeOp, BroadcastToOp, CastOp,
+      Conv2DOp, MaxPoolOp>(op);
 }
 
 /// The operands whose types must be static for the gradient rule of `op` to
 /// build its reshapes and broadcasts.
 static SmallVector<Value> operandsNeedingStaticShapes(Operation *op) {
-  if (isa<AddOp, SubOp, MulOp, DivOp, BroadcastToOp, ReduceSumOp, ReduceMeanOp,
-          GatherOp, ConcatOp>(op))
+  if (isa<AddOp, SubOp, MulOp, DivOp, DivNoNanOp, MinimumOp, MaximumOp, PowOp,
+          SelectOp, BroadcastToOp, ReduceSumOp, ReduceMeanOp, ReduceMaxOp,
+          ReduceMinOp, GatherOp, ConcatOp>(op))
     return llvm::to_vector(op->getOperands());
   // The rows of a sparse gradient are the lookup's gradient reshaped to one
   // row per id.
   if (auto lookup = dyn_cast<EmbeddingLookupOp>(op))
     return {lookup.getIds(), lookup.getOutput()};
   return {};
+}
+
+/// Ops whose results take no gradient whatever their operands, as
+/// TensorFlow registers None (or no gradient at all) for them: the backward
+/// pass stops there.
+static bool stopsGradient(Operation *op) {
+  return isa<StopGradientOp, FloorOp, SignOp>(op);
 }
 
 /// The dimensions `axes` of a reduction of a rank-`rank` tensor reduce,
@@ -130,6 +140,12 @@ private:
   /// of its (single) result, and accumulates them.
   void differentiate(Operation *op, Value dy);
 
+  /// _MinOrMaxGrad for reduce_max and reduce_min: dy is shared equally by
+  /// the elements equal to the result, dx = dy * (x == y) / count(x == y)
+  /// over each reduced slice.
+  template <typename ReduceOp>
+  void differentiateExtremum(ReduceOp reduce, Value dy);
+
   /// Whether `value` needs a gradient: it depends on a trainable variable and
   /// the loss depends on it, both through float values.
   bool isActive(Value value) const { return active.contains(value); }
@@ -149,6 +165,15 @@ private:
 
   /// A constant tensor of `type` with every element `value`.
   Value splat(RankedTensorType type, double value, Location loc);
+
+  /// A rank-0 constant `value` of the element type of `like`, which
+  /// broadcasts against any shape.
+  Value scalar(Value like, double value, Location loc) {
+    return splat(
+        RankedTensorType::get(
+            {}, cast<RankedTensorType>(like.getType()).getElementType()),
+        value, loc);
+  }
 
   MinimizeOp minimize;
   IRRewriter rewriter;
@@ -211,6 +236,11 @@ LogicalResult BackwardPass::analyze() {
       continue;
     }
     auto isVaried = [&](Value value) { return varied.contains(value); };
+    if (stopsGradient(op)) {
+      if (!cut && llvm::any_of(op->getOperands(), isVaried))
+        cut = op;
+      continue;
+    }
     llvm::SetVector<Value> captured;
     getUsedValuesDefinedAbove(op->getRegions(), captured);
     if (llvm::none_of(op->getOperands(), isVaried) &&
@@ -427,6 +457,25 @@ Value BackwardPass::unreduce(Value gradient, RankedTensorType inputType,
   return gradient;
 }
 
+template <typename ReduceOp>
+void BackwardPass::differentiateExtremum(ReduceOp reduce, Value dy) {
+  Value x = reduce.getInput();
+  if (!isActive(x))
+    return;
+  Location loc = reduce.getLoc();
+  auto inputType = cast<RankedTensorType>(x.getType());
+  ArrayRef<int64_t> axes = reduce.getAxes();
+  Value y = unreduce(reduce.getOutput(), inputType, axes, loc);
+  Value chosen = rewriter.create<CastOp>(loc, inputType,
+                                         rewriter.create<EqualOp>(loc, y, x));
+  Value count = unreduce(
+      rewriter.create<ReduceSumOp>(loc, chosen, axes, /*keep_dims=*/true),
+      inputType, axes, loc);
+  Value share = rewriter.create<DivOp>(loc, chosen, count);
+  accumulate(x, rewriter.create<MulOp>(loc, share,
+                                       unreduce(dy, inputType, axes, loc)));
+}
+
 void BackwardPass::differentiate(Operation *op, Value dy) {
   Location loc = op->getLoc();
   auto typeOf = [](Value value) {
@@ -542,6 +591,77 @@ void BackwardPass::differentiate(Operation *op, Value dy) {
                             typeOf(y), loc);
         });
       })
+      .Case([&](DivNoNanOp div) {
+        // _DivNoNanGrad: dx = div_no_nan(dy, y) and
+        // dy_ = dy * div_no_nan(div_no_nan(-x, y), y), so that a zero
+        // divisor gives zero gradients, never NaN.
+        Value x = div.getLhs(), y = div.getRhs();
+        propagate(x, [&] {
+          return sumToShape(rewriter.create<DivNoNanOp>(loc, dy, y), typeOf(x),
+                            loc);
+        });
+        propagate(y, [&] {
+          Value negX = rewriter.create<NegOp>(loc, x);
+          Value quotient = rewriter.create<DivNoNanOp>(loc, negX, y);
+          quotient = rewriter.create<DivNoNanOp>(loc, quotient, y);
+          return sumToShape(rewriter.create<MulOp>(loc, dy, quotient),
+                            typeOf(y), loc);
+        });
+      })
+      .Case<MinimumOp, MaximumOp>([&](Operation *minMax) {
+        // _MaximumMinimumGrad: dy goes to x where x wins, ties included
+        // (x >= y for maximum, x <= y for minimum), and to y elsewhere.
+        Value x = minMax->getOperand(0), y = minMax->getOperand(1);
+        Value xWins =
+            isa<MaximumOp>(minMax)
+                ? rewriter.create<GreaterEqualOp>(loc, x, y).getResult()
+                : rewriter.create<LessEqualOp>(loc, x, y).getResult();
+        Value zero = scalar(dy, 0.0, loc);
+        propagate(x, [&] {
+          return sumToShape(rewriter.create<SelectOp>(loc, xWins, dy, zero),
+                            typeOf(x), loc);
+        });
+        propagate(y, [&] {
+          return sumToShape(rewriter.create<SelectOp>(loc, xWins, zero, dy),
+                            typeOf(y), loc);
+        });
+      })
+      .Case([&](PowOp pow) {
+        // _PowGrad: dx = dy * y * x^(y - 1); dy_ = dy * x^y * log(x) where
+        // x > 0 and 0 elsewhere, as TensorFlow takes it for real x.
+        Value x = pow.getLhs(), y = pow.getRhs();
+        propagate(x, [&] {
+          Value yMinusOne = rewriter.create<SubOp>(loc, y, scalar(y, 1.0, loc));
+          Value power = rewriter.create<PowOp>(loc, x, yMinusOne);
+          Value product = rewriter.create<MulOp>(
+              loc, dy, rewriter.create<MulOp>(loc, y, power));
+          return sumToShape(product, typeOf(x), loc);
+        });
+        propagate(y, [&] {
+          Value zero = scalar(x, 0.0, loc);
+          Value positive = rewriter.create<GreaterOp>(loc, x, zero);
+          Value logX = rewriter.create<SelectOp>(
+              loc, positive, rewriter.create<LogOp>(loc, x), zero);
+          Value product = rewriter.create<MulOp>(
+              loc, dy, rewriter.create<MulOp>(loc, pow.getOutput(), logX));
+          return sumToShape(product, typeOf(y), loc);
+        });
+      })
+      .Case([&](SelectOp select) {
+        // _SelectGradV2: each value gets dy where it was chosen and zeros
+        // elsewhere, summed back to its own (broadcast) shape; the
+        // condition is boolean and takes none.
+        Value zero = scalar(dy, 0.0, loc);
+        Value condition = select.getCondition();
+        propagate(select.getOnTrue(), [&] {
+          return sumToShape(rewriter.create<SelectOp>(loc, condition, dy, zero),
+                            typeOf(select.getOnTrue()), loc);
+        });
+        propagate(select.getOnFalse(), [&] {
+          return sumToShape(rewriter.create<SelectOp>(loc, condition, zero, dy),
+                            typeOf(select.getOnFalse()), loc);
+        });
+      })
       .Case([&](BiasAddOp biasAdd) {
         propagate(biasAdd.getInput(), identity);
         propagate(biasAdd.getBias(), [&]() -> Value {
@@ -551,6 +671,47 @@ void BackwardPass::differentiate(Operation *op, Value dy) {
       .Case([&](NegOp neg) {
         propagate(neg.getInput(),
                   [&]() -> Value { return rewriter.create<NegOp>(loc, dy); });
+      })
+      .Case([&](AbsOp abs) {
+        propagate(abs.getInput(), [&]() -> Value {
+          return rewriter.create<MulOp>(
+              loc, dy, rewriter.create<SignOp>(loc, abs.getInput()));
+        });
+      })
+      .Case([&](ExpOp exp) {
+        // From the output: dy * e^x.
+        propagate(exp.getInput(), [&]() -> Value {
+          return rewriter.create<MulOp>(loc, dy, exp.getOutput());
+        });
+      })
+      .Case([&](TanhOp tanh) {
+        // _TanhGrad, from the output y: dy * (1 - y^2).
+        propagate(tanh.getInput(), [&]() -> Value {
+          Value y = tanh.getOutput();
+          Value one = scalar(y, 1.0, loc);
+          Value square = rewriter.create<MulOp>(loc, y, y);
+          Value oneMinusSquare = rewriter.create<SubOp>(loc, one, square);
+          return rewriter.create<MulOp>(loc, dy, oneMinusSquare);
+        });
+      })
+      .Case([&](SqrtOp sqrt) {
+        // _SqrtGrad, from the output y: dy * 0.5 / y.
+        propagate(sqrt.getInput(), [&]() -> Value {
+          Value y = sqrt.getOutput();
+          Value half = rewriter.create<MulOp>(loc, dy, scalar(y, 0.5, loc));
+          return rewriter.create<DivOp>(loc, half, y);
+        });
+      })
+      .Case([&](RsqrtOp rsqrt) {
+        // _RsqrtGrad, from the output y: dy * -0.5 * y^3.
+        propagate(rsqrt.getInput(), [&]() -> Value {
+          Value y = rsqrt.getOutput();
+          Value cube =
+              rewriter.create<MulOp>(loc, y, rewriter.create<MulOp>(loc, y, y));
+          Value scaled =
+              rewriter.create<MulOp>(loc, cube, scalar(y, -0.5, loc));
+          return rewriter.create<MulOp>(loc, dy, scaled);
+        });
       })
       .Case([&](ReluOp relu) {
         // The mask x > 0 is taken from the relu's input.
@@ -678,6 +839,8 @@ void BackwardPass::differentiate(Operation *op, Value dy) {
           return rewriter.create<MulOp>(loc, gradient, scale);
         });
       })
+      .Case([&](ReduceMaxOp max) { differentiateExtremum(max, dy); })
+      .Case([&](ReduceMinOp min) { differentiateExtremum(min, dy); })
       .Case([&](ReshapeOp reshape) {
         propagate(reshape.getInput(), [&]() -> Value {
           return rewriter.create<ReshapeOp>(loc, typeOf(reshape.getInput()),

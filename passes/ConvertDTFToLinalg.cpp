@@ -456,17 +456,117 @@ DTF_BINARY(SubOp, arith::SubFOp, arith::SubIOp)
 DTF_BINARY(MulOp, arith::MulFOp, arith::MulIOp)
 DTF_BINARY(DivOp, arith::DivFOp, arith::DivSIOp)
 DTF_BINARY(BiasAddOp, arith::AddFOp, arith::AddIOp)
+
+DTF_BINARY(MinimumOp, arith::MinimumFOp, arith::MinSIOp)
+DTF_BINARY(MaximumOp, arith::MaximumFOp, arith::MaxSIOp)
 #undef DTF_BINARY
 
 template <>
-Value ElementwisePattern<EqualOp>::compute(EqualOp, OpBuilder &b, Location loc,
-                                           ValueRange args) {
-  if (isa<FloatType>(args[0].getType()))
-    return b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OEQ, args[0],
-                                   args[1]);
-  return b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, args[0],
-                                 args[1]);
+Value ElementwisePattern<PowOp>::compute(PowOp, OpBuilder &b, Location loc,
+                                         ValueRange args) {
+  return b.create<math::PowFOp>(loc, args[0], args[1]);
 }
+
+template <>
+Value ElementwisePattern<DivNoNanOp>::compute(DivNoNanOp, OpBuilder &b,
+                                              Location loc, ValueRange args) {
+  Value zero = scalarConstant(b, loc, args[0].getType(), 0);
+  Value isZero =
+      b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OEQ, args[1], zero);
+  return b.create<arith::SelectOp>(
+      loc, isZero, zero, b.create<arith::DivFOp>(loc, args[0], args[1]));
+}
+
+// Ordered float predicates are false on NaN, as the CPU kernels' C++
+// comparisons; NotEqual is the unordered one, true on NaN.
+#define DTF_COMPARE(Op, FloatPredicate, IntPredicate)                          \
+  template <>                                                                  \
+  Value ElementwisePattern<Op>::compute(Op, OpBuilder &b, Location loc,        \
+                                        ValueRange args) {                     \
+    if (isa<FloatType>(args[0].getType()))                                     \
+      return b.create<arith::CmpFOp>(                                          \
+          loc, arith::CmpFPredicate::FloatPredicate, args[0], args[1]);        \
+    return b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::IntPredicate,    \
+                                   args[0], args[1]);                          \
+  }
+DTF_COMPARE(EqualOp, OEQ, eq)
+DTF_COMPARE(NotEqualOp, UNE, ne)
+DTF_COMPARE(GreaterOp, OGT, sgt)
+DTF_COMPARE(GreaterEqualOp, OGE, sge)
+DTF_COMPARE(LessOp, OLT, slt)
+DTF_COMPARE(LessEqualOp, OLE, sle)
+#undef DTF_COMPARE
+
+template <>
+Value ElementwisePattern<LogicalAndOp>::compute(LogicalAndOp, OpBuilder &b,
+                                                Location loc, ValueRange args) {
+  return b.create<arith::AndIOp>(loc, args[0], args[1]);
+}
+
+template <>
+Value ElementwisePattern<LogicalOrOp>::compute(LogicalOrOp, OpBuilder &b,
+                                               Location loc, ValueRange args) {
+  return b.create<arith::OrIOp>(loc, args[0], args[1]);
+}
+
+template <>
+Value ElementwisePattern<LogicalNotOp>::compute(LogicalNotOp, OpBuilder &b,
+                                                Location loc, ValueRange args) {
+  return b.create<arith::XOrIOp>(loc, args[0],
+                                 scalarConstant(b, loc, args[0].getType(), 1));
+}
+
+template <>
+Value ElementwisePattern<SelectOp>::compute(SelectOp, OpBuilder &b,
+                                            Location loc, ValueRange args) {
+  return b.create<arith::SelectOp>(loc, args[0], args[1], args[2]);
+}
+
+template <>
+Value ElementwisePattern<AbsOp>::compute(AbsOp, OpBuilder &b, Location loc,
+                                         ValueRange args) {
+  if (isa<FloatType>(args[0].getType()))
+    return b.create<math::AbsFOp>(loc, args[0]);
+  return b.create<math::AbsIOp>(loc, args[0]);
+}
+
+template <>
+Value ElementwisePattern<SignOp>::compute(SignOp, OpBuilder &b, Location loc,
+                                          ValueRange args) {
+  // (x > 0) - (x < 0): 0 for both zeros; NaN stays NaN, as on the CPU.
+  Type type = args[0].getType();
+  Value zero = scalarConstant(b, loc, type, 0);
+  Value positive =
+      b.create<arith::SelectOp>(loc, greater(b, loc, args[0], zero),
+                                scalarConstant(b, loc, type, 1), zero);
+  Value sign =
+      b.create<arith::SelectOp>(loc, greater(b, loc, zero, args[0]),
+                                scalarConstant(b, loc, type, -1), positive);
+  if (!isa<FloatType>(type))
+    return sign;
+  Value isNaN =
+      b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::UNO, args[0], args[0]);
+  return b.create<arith::SelectOp>(loc, isNaN, args[0], sign);
+}
+
+template <>
+Value ElementwisePattern<StopGradientOp>::compute(StopGradientOp, OpBuilder &,
+                                                  Location, ValueRange args) {
+  return args[0];
+}
+
+#define DTF_MATH_UNARY(Op, MathOp)                                             \
+  template <>                                                                  \
+  Value ElementwisePattern<Op>::compute(Op, OpBuilder &b, Location loc,        \
+                                        ValueRange args) {                     \
+    return b.create<MathOp>(loc, args[0]);                                     \
+  }
+DTF_MATH_UNARY(ExpOp, math::ExpOp)
+DTF_MATH_UNARY(TanhOp, math::TanhOp)
+DTF_MATH_UNARY(SqrtOp, math::SqrtOp)
+DTF_MATH_UNARY(RsqrtOp, math::RsqrtOp)
+DTF_MATH_UNARY(FloorOp, math::FloorOp)
+#undef DTF_MATH_UNARY
 
 template <>
 Value ElementwisePattern<NegOp>::compute(NegOp, OpBuilder &b, Location loc,
@@ -754,12 +854,16 @@ struct SoftmaxCrossEntropyGradPattern
 enum class Elements { Any, Numeric, Float };
 
 std::optional<Elements> supportedElements(Operation *op) {
-  if (isa<ConstantOp, ReshapeOp, BroadcastToOp, CastOp, EqualOp>(op))
+  if (isa<ConstantOp, ReshapeOp, BroadcastToOp, CastOp, EqualOp, NotEqualOp,
+          LogicalAndOp, LogicalOrOp, LogicalNotOp, SelectOp, StopGradientOp>(
+          op))
     return Elements::Any;
-  if (isa<AddOp, SubOp, MulOp, DivOp, NegOp, ReluOp, ReluGradOp, BiasAddOp,
-          BiasAddGradOp, ReduceSumOp, ArgMaxOp>(op))
+  if (isa<AddOp, SubOp, MulOp, DivOp, MinimumOp, MaximumOp, GreaterOp,
+          GreaterEqualOp, LessOp, LessEqualOp, NegOp, AbsOp, SignOp, ReluOp,
+          ReluGradOp, BiasAddOp, BiasAddGradOp, ReduceSumOp, ArgMaxOp>(op))
     return Elements::Numeric;
-  if (isa<LogOp, ClipByValueOp, ClipByValueGradOp, ReduceMeanOp, SoftmaxOp,
+  if (isa<LogOp, ExpOp, TanhOp, SqrtOp, RsqrtOp, FloorOp, PowOp, DivNoNanOp,
+          ClipByValueOp, ClipByValueGradOp, ReduceMeanOp, SoftmaxOp,
           SoftmaxGradOp, SoftmaxCrossEntropyWithLogitsOp,
           SoftmaxCrossEntropyWithLogitsGradOp>(op))
     return Elements::Float;
@@ -819,10 +923,20 @@ struct ConvertDTFToLinalgPass
     patterns.add<
         ElementwisePattern<AddOp>, ElementwisePattern<SubOp>,
         ElementwisePattern<MulOp>, ElementwisePattern<DivOp>,
-        ElementwisePattern<EqualOp>, ElementwisePattern<BiasAddOp>,
-        ElementwisePattern<NegOp>, ElementwisePattern<ReluOp>,
-        ElementwisePattern<ReluGradOp>, ElementwisePattern<LogOp>,
-        ElementwisePattern<ClipByValueOp>,
+        ElementwisePattern<DivNoNanOp>, ElementwisePattern<MinimumOp>,
+        ElementwisePattern<MaximumOp>, ElementwisePattern<PowOp>,
+        ElementwisePattern<EqualOp>, ElementwisePattern<NotEqualOp>,
+        ElementwisePattern<GreaterOp>, ElementwisePattern<GreaterEqualOp>,
+        ElementwisePattern<LessOp>, ElementwisePattern<LessEqualOp>,
+        ElementwisePattern<LogicalAndOp>, ElementwisePattern<LogicalOrOp>,
+        ElementwisePattern<LogicalNotOp>, ElementwisePattern<SelectOp>,
+        ElementwisePattern<AbsOp>, ElementwisePattern<SignOp>,
+        ElementwisePattern<StopGradientOp>, ElementwisePattern<ExpOp>,
+        ElementwisePattern<TanhOp>, ElementwisePattern<SqrtOp>,
+        ElementwisePattern<RsqrtOp>, ElementwisePattern<FloorOp>,
+        ElementwisePattern<BiasAddOp>, ElementwisePattern<NegOp>,
+        ElementwisePattern<ReluOp>, ElementwisePattern<ReluGradOp>,
+        ElementwisePattern<LogOp>, ElementwisePattern<ClipByValueOp>,
         ElementwisePattern<ClipByValueGradOp>, ElementwisePattern<CastOp>,
         ElementwisePattern<BroadcastToOp>, ConstantPattern, ReshapePattern,
         SumPattern<ReduceSumOp>, SumPattern<ReduceMeanOp>, BiasAddGradPattern,

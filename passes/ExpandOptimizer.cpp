@@ -68,6 +68,7 @@ private:
   void expandAdam(AdamAttr adam);
   void expandAdagrad(AdagradAttr adagrad);
   void expandFtrl(FtrlAttr ftrl);
+  void expandRMSProp(RMSPropAttr rmsprop);
 
   /// Creates a non-trainable variable of `valueType`, colocated with
   /// `anchor`, right after `anchor` and the variables already created next
@@ -124,11 +125,13 @@ LogicalResult OptimizerExpansion::run() {
   }
   // TensorFlow's MomentumOptimizer does update IndexedSlices, but through a
   // kernel DTF does not have yet; refuse rather than densify the table.
-  if (isa<MomentumAttr>(optimizer) && !apply.getSparseVariables().empty())
+  if (isa<MomentumAttr, RMSPropAttr>(optimizer) &&
+      !apply.getSparseVariables().empty())
     return apply.emitOpError("updates '")
-           << getSparseVariable(0).getName()
-           << "' by rows, which momentum cannot do yet; use #dtf.adagrad, "
-              "#dtf.adam (lazy on rows) or #dtf.sgd for embedding tables";
+           << getSparseVariable(0).getName() << "' by rows, which "
+           << (isa<MomentumAttr>(optimizer) ? "momentum" : "RMSProp")
+           << " cannot do yet; use #dtf.adagrad, #dtf.adam (lazy on rows) or "
+              "#dtf.sgd for embedding tables";
   rewriter.setInsertionPoint(apply);
   if (auto sgd = dyn_cast<SGDAttr>(optimizer))
     expandSGD(sgd);
@@ -138,6 +141,8 @@ LogicalResult OptimizerExpansion::run() {
     expandAdagrad(adagrad);
   else if (auto ftrl = dyn_cast<FtrlAttr>(optimizer))
     expandFtrl(ftrl);
+  else if (auto rmsprop = dyn_cast<RMSPropAttr>(optimizer))
+    expandRMSProp(rmsprop);
   else
     expandAdam(cast<AdamAttr>(optimizer));
 
@@ -210,6 +215,35 @@ void OptimizerExpansion::expandSGD(SGDAttr sgd) {
         apply.getLoc(), variable, ids, rows, sgd.getLearningRate(),
         /*shard=*/nullptr);
     colocate(update, variable.getDefiningOp());
+  }
+}
+
+void OptimizerExpansion::expandRMSProp(RMSPropAttr rmsprop) {
+  // TensorFlow 1's RMSPropOptimizer._create_slots, in its order: "rms"
+  // (var/RMSProp) filled with ones, "mg" (centered only) and "momentum" of
+  // zeros, which the graph names var/RMSProp_1 and var/RMSProp_2.
+  MLIRContext *context = apply.getContext();
+  for (auto [index, gradient] : llvm::enumerate(apply.getGradients())) {
+    VariableOp variable = getVariable(index);
+    VariableOp ms = createVariableNextTo(
+        variable, (variable.getName() + "/RMSProp").str(),
+        variable.getValueType(), ConstantInitAttr::get(context, APFloat(1.0)));
+    Operation *update;
+    if (rmsprop.getCentered()) {
+      VariableOp mg = createSlot(variable, "RMSProp");
+      VariableOp mom = createSlot(variable, "RMSProp");
+      update = rewriter.create<ApplyCenteredRMSPropOp>(
+          apply.getLoc(), variable, mg, ms, mom, gradient,
+          rmsprop.getLearningRate(), rmsprop.getDecay(), rmsprop.getMomentum(),
+          rmsprop.getEpsilon());
+    } else {
+      VariableOp mom = createSlot(variable, "RMSProp");
+      update = rewriter.create<ApplyRMSPropOp>(
+          apply.getLoc(), variable, ms, mom, gradient,
+          rmsprop.getLearningRate(), rmsprop.getDecay(), rmsprop.getMomentum(),
+          rmsprop.getEpsilon());
+    }
+    colocate(update, variable);
   }
 }
 

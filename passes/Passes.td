@@ -31,8 +31,10 @@ def SpecializeBatchPass : Pass<"dtf-specialize-batch", "func::FuncOp"> {
     Dimension 0 of every placeholder that leaves it dynamic becomes
     `batch-size`; then each op's result types are inferred again from its
     new operand types, in order (ops with `InferTypeOpInterface`, ops whose
-    result has their operand's type, `dtf.cast`, and a `dtf.reshape` whose
-    one dynamic dimension follows from its input's element count), and the
+    result has their operand's type, `dtf.cast`, a `dtf.reshape` whose
+    one dynamic dimension follows from its input's element count, and a
+    `dtf.broadcast_to` whose dynamic dimensions, computed from a batch's
+    shape as `tf.fill` and `tf.zeros` compute them, are the batch), and the
     function's result types follow its `return`.
 
     Errors: `batch-size` not positive; a placeholder with a dynamic
@@ -295,7 +297,8 @@ def AddEvalFunctionPass : Pass<"dtf-add-eval-function", "ModuleOp"> {
     (the backward pass, the optimizer's constants, unused reads,
     placeholders and variable declarations). The function's results are
     kept, so the clone computes them from the variables without changing
-    them.
+    them. Each `dtf.learning_phase` becomes a constant: true in
+    `@<function>`, false in `@<function>_eval`.
 
     Runs after placement (and `--dtf-replicate-towers`) and before
     `--dtf-partition`, which partitions both functions into

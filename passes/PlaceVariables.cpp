@@ -117,7 +117,8 @@ static Value getUpdateValue(Operation *op) {
       .Case<AssignOp, AssignAddOp>(
           [](auto update) { return update.getValue(); })
       .Case<ApplyGradientDescentOp, ApplyMomentumOp, ApplyAdamOp,
-            ApplyAdagradOp, ApplyFtrlOp>(
+            ApplyAdagradOp, ApplyFtrlOp, ApplyRMSPropOp,
+            ApplyCenteredRMSPropOp>(
           [](auto update) { return update.getGrad(); })
       .Default([](Operation *) { return Value(); });
 }

@@ -52,7 +52,8 @@ using namespace dtf::ir;
 static SmallVector<OpOperand *, 2> getGradientOperands(Operation *op) {
   return TypeSwitch<Operation *, SmallVector<OpOperand *, 2>>(op)
       .Case<ApplyGradientDescentOp, ApplyMomentumOp, ApplyAdamOp,
-            ApplyAdagradOp, ApplyFtrlOp>([](auto apply) {
+            ApplyAdagradOp, ApplyFtrlOp, ApplyRMSPropOp,
+            ApplyCenteredRMSPropOp>([](auto apply) {
         return SmallVector<OpOperand *, 2>{&apply.getGradMutable()};
       })
       .Case<SparseApplyGradientDescentOp, SparseApplyAdagradOp,
@@ -67,11 +68,11 @@ static SmallVector<OpOperand *, 2> getGradientOperands(Operation *op) {
 static VariableOp getUpdatedVariable(Operation *op) {
   return TypeSwitch<Operation *, VariableOp>(op)
       .Case<ApplyGradientDescentOp, ApplyMomentumOp, ApplyAdamOp,
-            ApplyAdagradOp, ApplyFtrlOp, SparseApplyGradientDescentOp,
-            SparseApplyAdagradOp, SparseApplyAdamOp, SparseApplyFtrlOp>(
-          [](auto apply) {
-            return apply.getVar().template getDefiningOp<VariableOp>();
-          })
+            ApplyAdagradOp, ApplyFtrlOp, ApplyRMSPropOp, ApplyCenteredRMSPropOp,
+            SparseApplyGradientDescentOp, SparseApplyAdagradOp,
+            SparseApplyAdamOp, SparseApplyFtrlOp>([](auto apply) {
+        return apply.getVar().template getDefiningOp<VariableOp>();
+      })
       .Default([](Operation *) { return VariableOp(); });
 }
 

@@ -54,7 +54,8 @@ static bool isPSDevice(DeviceAttr device) { return device.getJob() == "ps"; }
 static OpOperand *getGradientOperand(Operation *op) {
   return TypeSwitch<Operation *, OpOperand *>(op)
       .Case<ApplyGradientDescentOp, ApplyMomentumOp, ApplyAdamOp,
-            ApplyAdagradOp, ApplyFtrlOp>(
+            ApplyAdagradOp, ApplyFtrlOp, ApplyRMSPropOp,
+            ApplyCenteredRMSPropOp>(
           [](auto apply) { return &apply.getGradMutable(); })
       .Default([](Operation *) { return nullptr; });
 }

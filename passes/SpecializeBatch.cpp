@@ -31,9 +31,10 @@ bool isStatic(Type type) {
   return !shaped || !shaped.hasRank() || shaped.hasStaticShape();
 }
 
-/// The result types of `op` for its current operand types; nullopt when
-/// nothing here knows how `op` derives them.
-std::optional<SmallVector<Type>> inferResultTypes(Operation *op) {
+/// The result types of `op` for its current operand types and the batch
+/// size `batch`; nullopt when nothing here knows how `op` derives them.
+std::optional<SmallVector<Type>> inferResultTypes(Operation *op,
+                                                  int64_t batch) {
   SmallVector<Type> types;
   if (auto infer = dyn_cast<InferTypeOpInterface>(op)) {
     if (failed(infer.inferReturnTypes(
@@ -48,6 +49,15 @@ std::optional<SmallVector<Type>> inferResultTypes(Operation *op) {
   if (auto cast = dyn_cast<CastOp>(op))
     return SmallVector<Type>{
         cast.getInput().getType().clone(cast.getType().getElementType())};
+  // A dimension that tf.fill or tf.zeros left unknown came from the shape
+  // of a batch (Shape, StridedSlice): the only unknown size in a graph.
+  if (auto broadcast = dyn_cast<BroadcastToOp>(op)) {
+    SmallVector<int64_t> shape(broadcast.getType().getShape());
+    for (int64_t &size : shape)
+      if (ShapedType::isDynamic(size))
+        size = batch;
+    return SmallVector<Type>{broadcast.getType().clone(shape)};
+  }
   if (auto reshape = dyn_cast<ReshapeOp>(op)) {
     auto input = reshape.getInput().getType();
     auto output = reshape.getType();
@@ -86,7 +96,7 @@ struct SpecializeBatchPass
       if (isa<func::ReturnOp>(op) ||
           llvm::all_of(op->getResultTypes(), isStatic))
         return WalkResult::advance();
-      std::optional<SmallVector<Type>> types = inferResultTypes(op);
+      std::optional<SmallVector<Type>> types = inferResultTypes(op, batch);
       if (!types || !llvm::all_of(*types, isStatic)) {
         op->emitOpError("keeps a dynamic result type with batch size ")
             << batch << ": cannot infer its shape from operands "

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 namespace dtf::kernels {
 
@@ -156,11 +157,134 @@ Tensor div(const Tensor &a, const Tensor &b) {
   });
 }
 
-Tensor equal(const Tensor &a, const Tensor &b) {
-  return dispatchAny("equal", a.dtype(), [&](auto tag) {
+Tensor div_no_nan(const Tensor &a, const Tensor &b) {
+  return dispatchFloat("div_no_nan", a.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
-    return broadcastBinary<bool, T>("equal", a, b,
-                                    [](T x, T y) { return x == y; });
+    return broadcastBinary<T, T>(
+        "div_no_nan", a, b, [](T x, T y) { return y == T(0) ? T(0) : x / y; });
+  });
+}
+
+Tensor minimum(const Tensor &a, const Tensor &b) {
+  return numericBinary("minimum", a, b, [](auto x, auto y) {
+    return isNaN(x) || x < y ? x : y;
+  });
+}
+
+Tensor maximum(const Tensor &a, const Tensor &b) {
+  return numericBinary("maximum", a, b, [](auto x, auto y) {
+    return isNaN(x) || x > y ? x : y;
+  });
+}
+
+Tensor pow(const Tensor &a, const Tensor &b) {
+  return dispatchFloat("pow", a.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return broadcastBinary<T, T>("pow", a, b,
+                                 [](T x, T y) { return std::pow(x, y); });
+  });
+}
+
+namespace {
+template <typename Compare>
+Tensor compareAny(const char *op, const Tensor &a, const Tensor &b,
+                  Compare compare) {
+  return dispatchAny(op, a.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return broadcastBinary<bool, T>(op, a, b, compare);
+  });
+}
+
+template <typename Compare>
+Tensor compareNumeric(const char *op, const Tensor &a, const Tensor &b,
+                      Compare compare) {
+  return dispatchNumeric(op, a.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return broadcastBinary<bool, T>(op, a, b, compare);
+  });
+}
+
+void requireBool(const char *op, const Tensor &t, const char *name) {
+  if (t.dtype() != DType::Bool)
+    throw std::invalid_argument(opError(
+        op, std::string(name) + " must be bool, got " + t.typeString()));
+}
+} // namespace
+
+Tensor equal(const Tensor &a, const Tensor &b) {
+  return compareAny("equal", a, b, [](auto x, auto y) { return x == y; });
+}
+
+Tensor not_equal(const Tensor &a, const Tensor &b) {
+  return compareAny("not_equal", a, b, [](auto x, auto y) { return x != y; });
+}
+
+Tensor greater(const Tensor &a, const Tensor &b) {
+  return compareNumeric("greater", a, b, [](auto x, auto y) { return x > y; });
+}
+
+Tensor greater_equal(const Tensor &a, const Tensor &b) {
+  return compareNumeric("greater_equal", a, b,
+                        [](auto x, auto y) { return x >= y; });
+}
+
+Tensor less(const Tensor &a, const Tensor &b) {
+  return compareNumeric("less", a, b, [](auto x, auto y) { return x < y; });
+}
+
+Tensor less_equal(const Tensor &a, const Tensor &b) {
+  return compareNumeric("less_equal", a, b,
+                        [](auto x, auto y) { return x <= y; });
+}
+
+Tensor logical_and(const Tensor &a, const Tensor &b) {
+  requireBool("logical_and", a, "lhs");
+  return broadcastBinary<bool, bool>("logical_and", a, b,
+                                     [](bool x, bool y) { return x && y; });
+}
+
+Tensor logical_or(const Tensor &a, const Tensor &b) {
+  requireBool("logical_or", a, "lhs");
+  return broadcastBinary<bool, bool>("logical_or", a, b,
+                                     [](bool x, bool y) { return x || y; });
+}
+
+Tensor logical_not(const Tensor &x) {
+  requireBool("logical_not", x, "x");
+  return mapUnary<bool>(x, [](bool v) { return !v; });
+}
+
+Tensor select(const Tensor &condition, const Tensor &on_true,
+              const Tensor &on_false) {
+  const char *op = "select";
+  requireBool(op, condition, "condition");
+  requireSameDType(op, on_true, "on_true", on_false, "on_false");
+  Shape shape;
+  try {
+    shape = broadcastShapes(condition.shape(),
+                            broadcastShapes(on_true.shape(), on_false.shape()));
+  } catch (const std::invalid_argument &) {
+    throw std::invalid_argument(
+        opError(op, "shapes " + shapeToString(condition.shape()) + ", " +
+                        shapeToString(on_true.shape()) + " and " +
+                        shapeToString(on_false.shape()) +
+                        " are not broadcast-compatible"));
+  }
+  // Selection is rare enough in a step (masks of losses and clipping) that
+  // materializing the broadcasts keeps this simple.
+  const Tensor c = broadcast_to(condition, shape);
+  const Tensor t = broadcast_to(on_true, shape);
+  const Tensor f = broadcast_to(on_false, shape);
+  return dispatchAny(op, on_true.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    Tensor out = Tensor::uninitialized(on_true.dtype(), shape);
+    const bool *pc = c.data<bool>();
+    const T *pt = t.data<T>();
+    const T *pf = f.data<T>();
+    T *po = out.data<T>();
+    for (int64_t i = 0, n = out.numElements(); i < n; ++i)
+      po[i] = pc[i] ? pt[i] : pf[i];
+    return out;
   });
 }
 
@@ -186,6 +310,22 @@ Tensor neg(const Tensor &x) {
   });
 }
 
+Tensor abs(const Tensor &x) {
+  return dispatchNumeric("abs", x.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return mapUnary<T>(x, [](T v) { return static_cast<T>(std::abs(v)); });
+  });
+}
+
+Tensor sign(const Tensor &x) {
+  return dispatchNumeric("sign", x.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return mapUnary<T>(x, [](T v) {
+      return isNaN(v) ? v : static_cast<T>((v > T(0)) - (v < T(0)));
+    });
+  });
+}
+
 Tensor log(const Tensor &x) {
   return floatUnary("log", x, [](auto v) { return std::log(v); });
 }
@@ -196,6 +336,18 @@ Tensor exp(const Tensor &x) {
 
 Tensor sqrt(const Tensor &x) {
   return floatUnary("sqrt", x, [](auto v) { return std::sqrt(v); });
+}
+
+Tensor rsqrt(const Tensor &x) {
+  return floatUnary("rsqrt", x, [](auto v) { return 1 / std::sqrt(v); });
+}
+
+Tensor tanh(const Tensor &x) {
+  return floatUnary("tanh", x, [](auto v) { return std::tanh(v); });
+}
+
+Tensor floor(const Tensor &x) {
+  return floatUnary("floor", x, [](auto v) { return std::floor(v); });
 }
 
 Tensor bias_add(const Tensor &x, const Tensor &b) {

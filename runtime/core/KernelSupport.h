@@ -9,8 +9,10 @@
 
 #include "runtime/core/Tensor.h"
 
+#include <cmath>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 namespace dtf::kernels {
 
@@ -91,6 +93,15 @@ int64_t normalizeAxis(const char *op, int64_t axis, int64_t rank);
 /// Wider type used to accumulate sums: double for floating point so that long
 /// float reductions do not drift, the type itself for integers (whose sums are
 /// exact until they overflow, as in TensorFlow).
+/// Whether `v` is a NaN; never for integers (the kernels' NaN rules, as
+/// TensorFlow's Minimum or Max, written once for every dtype).
+template <typename T> bool isNaN(T v) {
+  if constexpr (std::is_floating_point_v<T>)
+    return std::isnan(v);
+  else
+    return false;
+}
+
 template <typename T> struct Accumulator { using type = T; };
 template <> struct Accumulator<float> { using type = double; };
 template <typename T> using AccumulatorT = typename Accumulator<T>::type;

@@ -38,8 +38,34 @@ Tensor add(const Tensor &a, const Tensor &b);
 Tensor sub(const Tensor &a, const Tensor &b);
 Tensor mul(const Tensor &a, const Tensor &b);
 Tensor div(const Tensor &a, const Tensor &b);
-/// a == b element-wise as a Bool tensor; every dtype.
+/// a / b, and 0 wherever b is 0 (TF DivNoNan, even for a NaN or infinite a);
+/// float only.
+Tensor div_no_nan(const Tensor &a, const Tensor &b);
+/// TF Minimum and Maximum: a NaN in either operand gives NaN; f32, f64,
+/// i32, i64.
+Tensor minimum(const Tensor &a, const Tensor &b);
+Tensor maximum(const Tensor &a, const Tensor &b);
+/// a to the power b (std::pow); float only.
+Tensor pow(const Tensor &a, const Tensor &b);
+
+/// Comparisons as Bool tensors. equal and not_equal take every dtype; the
+/// ordered ones f32, f64, i32, i64, false where an operand is NaN.
 Tensor equal(const Tensor &a, const Tensor &b);
+Tensor not_equal(const Tensor &a, const Tensor &b);
+Tensor greater(const Tensor &a, const Tensor &b);
+Tensor greater_equal(const Tensor &a, const Tensor &b);
+Tensor less(const Tensor &a, const Tensor &b);
+Tensor less_equal(const Tensor &a, const Tensor &b);
+
+/// Bool only.
+Tensor logical_and(const Tensor &a, const Tensor &b);
+Tensor logical_or(const Tensor &a, const Tensor &b);
+Tensor logical_not(const Tensor &x);
+
+/// on_true where `condition` (Bool) holds, else on_false, the three
+/// broadcast together (TF SelectV2); on_true and on_false of one dtype, any.
+Tensor select(const Tensor &condition, const Tensor &on_true,
+              const Tensor &on_false);
 
 /// max(x, 0); f32, f64, i32, i64.
 Tensor relu(const Tensor &x);
@@ -47,10 +73,17 @@ Tensor relu(const Tensor &x);
 Tensor relu_grad(const Tensor &dy, const Tensor &x);
 /// -x; f32, f64, i32, i64.
 Tensor neg(const Tensor &x);
+/// |x| and the sign of x (-1, 0 or 1; NaN for NaN, as TF's Sign); f32, f64,
+/// i32, i64.
+Tensor abs(const Tensor &x);
+Tensor sign(const Tensor &x);
 /// Float only.
 Tensor log(const Tensor &x);
 Tensor exp(const Tensor &x);
 Tensor sqrt(const Tensor &x);
+Tensor rsqrt(const Tensor &x);
+Tensor tanh(const Tensor &x);
+Tensor floor(const Tensor &x);
 
 /// x + b with the 1-D `b` added along the last dimension of x (rank >= 2,
 /// as TF's BiasAdd requires); f32, f64, i32, i64.
@@ -130,6 +163,14 @@ Tensor reduce_sum(const Tensor &x, const std::vector<int64_t> &axes,
 /// Mean over `axes`, same conventions as reduce_sum; float only.
 Tensor reduce_mean(const Tensor &x, const std::vector<int64_t> &axes,
                    bool keep_dims = false);
+/// Maximum and minimum over `axes`, same conventions as reduce_sum; a NaN
+/// in a reduced slice gives NaN, as TensorFlow's; f32, f64, i32, i64. An
+/// empty slice gives -inf (max) or inf (min), for integers the lowest or
+/// highest value.
+Tensor reduce_max(const Tensor &x, const std::vector<int64_t> &axes,
+                  bool keep_dims = false);
+Tensor reduce_min(const Tensor &x, const std::vector<int64_t> &axes,
+                  bool keep_dims = false);
 /// Index of the largest element along `axis` (first one on ties) as i64;
 /// the axis is removed. f32, f64, i32, i64.
 Tensor argmax(const Tensor &x, int64_t axis);
@@ -201,6 +242,14 @@ void apply_momentum(Tensor &var, Tensor &accum, double lr, const Tensor &grad,
 void apply_adam(Tensor &var, Tensor &m, Tensor &v, double beta1_power,
                 double beta2_power, double lr, double beta1, double beta2,
                 double epsilon, const Tensor &grad);
+/// RMSProp as TensorFlow's ApplyRMSProp computes it:
+/// ms += (g * g - ms) * (1 - decay); mom = mom * momentum + g * lr /
+/// sqrt(ms + epsilon); var -= mom. With `mg` (ApplyCenteredRMSProp), also
+/// mg += (g - mg) * (1 - decay), and the denominator is
+/// sqrt(ms - mg * mg + epsilon).
+void apply_rmsprop(Tensor &var, Tensor &ms, Tensor &mom, Tensor *mg, double lr,
+                   double decay, double momentum, double epsilon,
+                   const Tensor &grad);
 /// var += delta; f32, f64, i32, i64.
 void assign_add(Tensor &var, const Tensor &delta);
 

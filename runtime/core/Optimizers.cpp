@@ -83,6 +83,44 @@ void apply_momentum(Tensor &var, Tensor &accum, double lr, const Tensor &grad,
   });
 }
 
+void apply_rmsprop(Tensor &var, Tensor &ms, Tensor &mom, Tensor *mg, double lr,
+                   double decay, double momentum, double epsilon,
+                   const Tensor &grad) {
+  const char *op = mg ? "apply_centered_rmsprop" : "apply_rmsprop";
+  requireSameType(op, var, "var", ms, "ms");
+  requireSameType(op, var, "var", mom, "mom");
+  requireSameType(op, var, "var", grad, "grad");
+  if (mg)
+    requireSameType(op, var, "var", *mg, "mg");
+  dispatchFloat(op, var.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T alpha = static_cast<T>(lr);
+    const T oneMinusDecay = static_cast<T>(1) - static_cast<T>(decay);
+    const T mu = static_cast<T>(momentum);
+    const T eps = static_cast<T>(epsilon);
+    T *w = var.data<T>();
+    T *s = ms.data<T>();
+    T *m = mom.data<T>();
+    const T *g = grad.data<T>();
+    const int64_t n = var.numElements();
+    if (mg) {
+      T *a = mg->data<T>();
+      for (int64_t i = 0; i < n; ++i) {
+        s[i] += (g[i] * g[i] - s[i]) * oneMinusDecay;
+        a[i] += (g[i] - a[i]) * oneMinusDecay;
+        m[i] = m[i] * mu + g[i] * alpha / std::sqrt(s[i] - a[i] * a[i] + eps);
+        w[i] -= m[i];
+      }
+    } else {
+      for (int64_t i = 0; i < n; ++i) {
+        s[i] += (g[i] * g[i] - s[i]) * oneMinusDecay;
+        m[i] = m[i] * mu + g[i] * alpha / std::sqrt(s[i] + eps);
+        w[i] -= m[i];
+      }
+    }
+  });
+}
+
 void apply_adam(Tensor &var, Tensor &m, Tensor &v, double beta1_power,
                 double beta2_power, double lr, double beta1, double beta2,
                 double epsilon, const Tensor &grad) {

@@ -5,6 +5,9 @@
 #include "runtime/core/KernelSupport.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
+#include <type_traits>
 
 namespace dtf::kernels {
 
@@ -82,7 +85,82 @@ std::vector<AccumulatorT<T>> accumulateSums(const Tensor &x,
   return sums;
 }
 
+/// Reduces x with `keep(best, candidate)` choosing between two elements,
+/// from `initial`, into one result per output element: max and min, whose
+/// NaN wins as in TensorFlow.
+template <typename T, typename Keep>
+Tensor reduceExtremum(const Tensor &x, const ReductionPlan &plan, T initial,
+                      Keep keep) {
+  Tensor out = Tensor::uninitialized(x.dtype(), plan.outShape);
+  T *po = out.data<T>();
+  std::fill(po, po + out.numElements(), initial);
+  const T *px = x.data<T>();
+  if (x.numElements() == 0)
+    return out;
+  if (x.rank() == 0) {
+    po[0] = keep(po[0], px[0]);
+    return out;
+  }
+  // As accumulateSums: every input element meets the output element it
+  // would be broadcast from.
+  const std::vector<int64_t> strides[1] = {
+      broadcastStrides(plan.keptShape, x.shape())};
+  const int64_t length = x.dim(-1);
+  const bool rowReduced = strides[0].back() == 0;
+  forEachBroadcastRow(x.shape(), strides,
+                      [&](int64_t inOffset, const int64_t *offsets) {
+                        const T *row = px + inOffset;
+                        T *target = po + offsets[0];
+                        if (rowReduced) {
+                          for (int64_t i = 0; i < length; ++i)
+                            *target = keep(*target, row[i]);
+                        } else {
+                          for (int64_t i = 0; i < length; ++i)
+                            target[i] = keep(target[i], row[i]);
+                        }
+                      });
+  return out;
+}
+
+/// What an empty max gives, as TensorFlow: -inf, or the lowest integer.
+template <typename T> T lowestValue() {
+  if constexpr (std::numeric_limits<T>::has_infinity)
+    return -std::numeric_limits<T>::infinity();
+  else
+    return std::numeric_limits<T>::lowest();
+}
+
+/// What an empty min gives: inf, or the highest integer.
+template <typename T> T highestValue() {
+  if constexpr (std::numeric_limits<T>::has_infinity)
+    return std::numeric_limits<T>::infinity();
+  else
+    return std::numeric_limits<T>::max();
+}
+
 } // namespace
+
+Tensor reduce_max(const Tensor &x, const std::vector<int64_t> &axes,
+                  bool keep_dims) {
+  ReductionPlan plan = planReduction("reduce_max", x.shape(), axes, keep_dims);
+  return dispatchNumeric("reduce_max", x.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return reduceExtremum<T>(x, plan, lowestValue<T>(), [](T best, T v) {
+      return isNaN(best) || !(isNaN(v) || v > best) ? best : v;
+    });
+  });
+}
+
+Tensor reduce_min(const Tensor &x, const std::vector<int64_t> &axes,
+                  bool keep_dims) {
+  ReductionPlan plan = planReduction("reduce_min", x.shape(), axes, keep_dims);
+  return dispatchNumeric("reduce_min", x.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return reduceExtremum<T>(x, plan, highestValue<T>(), [](T best, T v) {
+      return isNaN(best) || !(isNaN(v) || v < best) ? best : v;
+    });
+  });
+}
 
 Tensor reduce_sum(const Tensor &x, const std::vector<int64_t> &axes,
                   bool keep_dims) {

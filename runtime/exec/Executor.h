@@ -137,6 +137,9 @@ struct RunOptions {
   std::optional<Deadline> deadline;
   /// Cancelling it cancels the step (e.g. the RPC that asked for it).
   CancellationManager *cancellation = nullptr;
+  /// The learning phase (dtf.learning_phase): true for a training step,
+  /// false for evaluation.
+  bool training = false;
 };
 
 class Executor {

@@ -350,6 +350,30 @@ TEST_F(ExecutorTest, BindsFunctionArguments) {
   EXPECT_THROW(executor.run({}), EvalError);
 }
 
+// dtf.learning_phase is a value of the run: a training step (dropout on)
+// and an evaluation (dropout off) run one function.
+TEST_F(ExecutorTest, LearningPhaseIsTheRunsTrainingFlag) {
+  mlir::func::FuncOp function = parse(R"mlir(
+    func.func @dropout_like(%x: tensor<2xf32>) -> tensor<2xf32> {
+      %training = dtf.learning_phase : tensor<i1>
+      %zero = dtf.constant dense<0.0> : tensor<f32>
+      %y = dtf.select %training, %zero, %x : tensor<i1>, tensor<f32>, tensor<2xf32>
+      return %y : tensor<2xf32>
+    }
+  )mlir");
+  VariableStore store;
+  Executor executor(function, store, withThreads(2));
+  auto runWith = [&](bool training) {
+    std::vector<Tensor> arguments;
+    arguments.push_back(Tensor::fromVector<float>({2}, {3.0f, 4.0f}));
+    RunOptions run;
+    run.training = training;
+    return executor.run({}, std::move(arguments), run)[0].toVector<float>();
+  };
+  EXPECT_EQ(runWith(true), (std::vector<float>{0.0f, 0.0f}));
+  EXPECT_EQ(runWith(false), (std::vector<float>{3.0f, 4.0f}));
+}
+
 TEST_F(ExecutorTest, MissingFeedNamesThePlaceholder) {
   mlir::func::FuncOp function = parse(R"mlir(
     func.func @main() -> tensor<2xf32> {

@@ -88,9 +88,11 @@ void Interpreter::evaluateOp(Operation *op, const FeedMap &feeds) {
     return;
   }
 
-  KernelContext context{options, feeds, [&](Value handle) -> Tensor & {
+  KernelContext context{options, feeds,
+                        [&](Value handle) -> Tensor & {
                           return lookupVariable(variables, handle);
-                        }};
+                        },
+                        training};
   std::vector<Tensor> produced =
       ::dtf::exec::evaluateOp(op, operands, context);
   for (auto [result, tensor] : llvm::zip(op->getResults(), produced))

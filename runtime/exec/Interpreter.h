@@ -30,6 +30,10 @@ public:
   Interpreter(VariableStore &variables, EvalOptions options = {})
       : variables(variables), options(options) {}
 
+  /// Sets the learning phase of the runs that follow (dtf.learning_phase;
+  /// false, evaluation, until set).
+  void setTraining(bool isTraining) { training = isTraining; }
+
   /// Runs `function` with `feeds` and its `arguments` (one per function
   /// argument) and returns its results. Variable updates are applied to the
   /// store.
@@ -55,6 +59,7 @@ private:
 
   VariableStore &variables;
   EvalOptions options;
+  bool training = false;
   llvm::DenseMap<mlir::Value, Tensor> values;
   std::vector<Tensor> results;
 };

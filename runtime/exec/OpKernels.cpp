@@ -298,6 +298,11 @@ KernelTable buildKernelTable() {
     c.set(kernels::cast(
         feed, toDType(placeholder.getType().getElementType(), c.options())));
   });
+  add<ir::LearningPhaseOp>(t, [](ir::LearningPhaseOp, const KernelCall &c) {
+    Tensor phase(DType::Bool, {});
+    phase.data<bool>()[0] = c.context().training;
+    c.set(std::move(phase));
+  });
   add<ir::ConstantOp>(t, [](ir::ConstantOp constant, const KernelCall &c) {
     c.set(fromElementsAttr(constant.getValue(), c.options()));
   });
@@ -322,11 +327,36 @@ KernelTable buildKernelTable() {
   addBinary<ir::SubOp>(t, kernels::sub);
   addBinary<ir::MulOp>(t, kernels::mul);
   addBinary<ir::DivOp>(t, kernels::div);
+  addBinary<ir::DivNoNanOp>(t, kernels::div_no_nan);
+  addBinary<ir::MinimumOp>(t, kernels::minimum);
+  addBinary<ir::MaximumOp>(t, kernels::maximum);
+  addBinary<ir::PowOp>(t, kernels::pow);
   addBinary<ir::EqualOp>(t, kernels::equal);
+  addBinary<ir::NotEqualOp>(t, kernels::not_equal);
+  addBinary<ir::GreaterOp>(t, kernels::greater);
+  addBinary<ir::GreaterEqualOp>(t, kernels::greater_equal);
+  addBinary<ir::LessOp>(t, kernels::less);
+  addBinary<ir::LessEqualOp>(t, kernels::less_equal);
+  addBinary<ir::LogicalAndOp>(t, kernels::logical_and);
+  addBinary<ir::LogicalOrOp>(t, kernels::logical_or);
+  addUnary<ir::LogicalNotOp>(t, kernels::logical_not);
+  add<ir::SelectOp>(t, [](ir::SelectOp, const KernelCall &c) {
+    c.set(kernels::select(c.in(0), c.in(1), c.in(2)));
+  });
   addBinary<ir::BiasAddOp>(t, kernels::bias_add);
   addUnary<ir::NegOp>(t, kernels::neg);
+  addUnary<ir::AbsOp>(t, kernels::abs);
+  addUnary<ir::SignOp>(t, kernels::sign);
   addUnary<ir::ReluOp>(t, kernels::relu);
   addUnary<ir::LogOp>(t, kernels::log);
+  addUnary<ir::ExpOp>(t, kernels::exp);
+  addUnary<ir::TanhOp>(t, kernels::tanh);
+  addUnary<ir::SqrtOp>(t, kernels::sqrt);
+  addUnary<ir::RsqrtOp>(t, kernels::rsqrt);
+  addUnary<ir::FloorOp>(t, kernels::floor);
+  add<ir::StopGradientOp>(t, [](ir::StopGradientOp, const KernelCall &c) {
+    c.set(c.in(0).clone());
+  });
   addUnary<ir::SoftmaxOp>(t, kernels::softmax);
   add<ir::ClipByValueOp>(t, [](ir::ClipByValueOp clip, const KernelCall &c) {
     c.set(kernels::clip_by_value(c.in(0), toDouble(clip.getMinAttr()),
@@ -372,6 +402,14 @@ KernelTable buildKernelTable() {
   add<ir::ReduceMeanOp>(t, [](ir::ReduceMeanOp reduce, const KernelCall &c) {
     c.set(kernels::reduce_mean(c.in(0), toVector(reduce.getAxes()),
                                reduce.getKeepDims()));
+  });
+  add<ir::ReduceMaxOp>(t, [](ir::ReduceMaxOp reduce, const KernelCall &c) {
+    c.set(kernels::reduce_max(c.in(0), toVector(reduce.getAxes()),
+                              reduce.getKeepDims()));
+  });
+  add<ir::ReduceMinOp>(t, [](ir::ReduceMinOp reduce, const KernelCall &c) {
+    c.set(kernels::reduce_min(c.in(0), toVector(reduce.getAxes()),
+                              reduce.getKeepDims()));
   });
   add<ir::ReshapeOp>(t, [](ir::ReshapeOp reshape, const KernelCall &c) {
     c.set(kernels::reshape(c.in(0).clone(), toShape(reshape.getType())));
@@ -515,6 +553,21 @@ KernelTable buildKernelTable() {
         toDouble(apply.getBeta1Attr()), toDouble(apply.getBeta2Attr()),
         toDouble(apply.getEpsilonAttr()), g.ids, g.rows);
   });
+  add<ir::ApplyRMSPropOp>(t, [](ir::ApplyRMSPropOp apply, const KernelCall &c) {
+    kernels::apply_rmsprop(
+        c.variable(0), c.variable(1), c.variable(2),
+        /*mg=*/nullptr, toDouble(apply.getLearningRateAttr()),
+        toDouble(apply.getDecayAttr()), toDouble(apply.getMomentumAttr()),
+        toDouble(apply.getEpsilonAttr()), c.in(3));
+  });
+  add<ir::ApplyCenteredRMSPropOp>(
+      t, [](ir::ApplyCenteredRMSPropOp apply, const KernelCall &c) {
+        kernels::apply_rmsprop(
+            c.variable(0), c.variable(2), c.variable(3), &c.variable(1),
+            toDouble(apply.getLearningRateAttr()),
+            toDouble(apply.getDecayAttr()), toDouble(apply.getMomentumAttr()),
+            toDouble(apply.getEpsilonAttr()), c.in(4));
+      });
   add<ir::ApplyFtrlOp>(t, [](ir::ApplyFtrlOp apply, const KernelCall &c) {
     kernels::apply_ftrl(
         c.variable(0), c.variable(1), c.variable(2), c.in(3),

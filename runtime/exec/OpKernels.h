@@ -113,6 +113,8 @@ struct KernelContext {
   const FeedMap &feeds;
   /// Resolves the op's resource operands.
   VariableResolver variable;
+  /// The learning phase dtf.learning_phase reads: whether the run trains.
+  bool training = false;
 };
 
 /// One call of a kernel.

@@ -272,7 +272,8 @@ TEST_F(OptimizerFixtureTest, EveryConfigurationIsTested) {
     names.insert(config.at("name").get<std::string>());
   EXPECT_EQ(names,
             (std::set<std::string>{"sgd", "momentum", "momentum_nesterov",
-                                   "adam_defaults", "adam"}));
+                                   "adam_defaults", "adam", "rmsprop_defaults",
+                                   "rmsprop", "rmsprop_centered"}));
 }
 
 TEST_F(OptimizerFixtureTest, GradientDescent) {
@@ -293,5 +294,18 @@ TEST_F(OptimizerFixtureTest, AdamDefaults) {
 // beta1, beta2 and epsilon far from the defaults and from each other, so
 // that a swap of the betas or a misplaced epsilon shows.
 TEST_F(OptimizerFixtureTest, Adam) { expectTensorFlowUpdates("adam"); }
+
+// TensorFlow 1's RMSProp starts its mean square at ones (the slot named
+// w/RMSProp) and its momentum at zeros (w/RMSProp_1).
+TEST_F(OptimizerFixtureTest, RMSPropDefaults) {
+  expectTensorFlowUpdates("rmsprop_defaults");
+}
+
+TEST_F(OptimizerFixtureTest, RMSProp) { expectTensorFlowUpdates("rmsprop"); }
+
+// Centered: the mean gradient is w/RMSProp_1 and the momentum w/RMSProp_2.
+TEST_F(OptimizerFixtureTest, CenteredRMSProp) {
+  expectTensorFlowUpdates("rmsprop_centered");
+}
 
 } // namespace

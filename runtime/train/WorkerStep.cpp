@@ -45,7 +45,9 @@ public:
         executor(program.function, noLocalVariables, std::move(options)) {}
 
   std::vector<Tensor> train(const exec::FeedMap &feeds) override {
-    return executor.runAndFetch(feeds, fetches);
+    exec::RunOptions training;
+    training.training = true;
+    return executor.runAndFetch(feeds, fetches, {}, training);
   }
 
   std::vector<Tensor> evaluate(const exec::FeedMap &feeds) override {

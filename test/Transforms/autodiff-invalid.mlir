@@ -102,3 +102,18 @@ func.func @dynamic_broadcast() {
   dtf.minimize %loss : tensor<f32>, #dtf.sgd<learning_rate = 0.5>
   return
 }
+
+// -----
+
+// Floor has no gradient (TensorFlow registers None): a loss that reaches
+// the variable only through it has nothing to train.
+func.func @only_through_floor() {
+  %w = dtf.variable "w" init(#dtf.zeros) : !dtf.resource<tensor<3xf32>>
+  %wv = dtf.read %w : !dtf.resource<tensor<3xf32>>
+  // expected-note @+1 {{the gradient stops at this 'dtf.floor'}}
+  %f = dtf.floor %wv : tensor<3xf32>
+  %loss = dtf.reduce_sum %f : tensor<3xf32>
+  // expected-error @+1 {{'dtf.minimize' op loss depends on trainable variables only through non-differentiable values}}
+  dtf.minimize %loss : tensor<f32>, #dtf.sgd<learning_rate = 0.1>
+  return
+}

@@ -71,6 +71,45 @@ func.func @momentum_plain(%g: tensor<f32>) {
 
 // -----
 
+// RMSProp as TensorFlow 1 makes it: the mean square "<var>/RMSProp" starts
+// at ones, the momentum "<var>/RMSProp_1" at zeros; centered, the mean
+// gradient takes "<var>/RMSProp_1" and the momentum "<var>/RMSProp_2".
+// CHECK-LABEL: func.func @rmsprop
+// CHECK-SAME: (%[[DW:.*]]: tensor<4x2xf32>, %[[DB:.*]]: tensor<2xf32>)
+// CHECK-NEXT: %[[W:.*]] = dtf.variable "w" init(#dtf.zeros) : !dtf.resource<tensor<4x2xf32>>
+// CHECK-NEXT: %[[WMS:.*]] = dtf.variable "w/RMSProp" init(#dtf.constant<1.0>) colocate_with("w") {trainable = false} : !dtf.resource<tensor<4x2xf32>>
+// CHECK-NEXT: %[[WMOM:.*]] = dtf.variable "w/RMSProp_1" init(#dtf.zeros) colocate_with("w") {trainable = false} : !dtf.resource<tensor<4x2xf32>>
+// CHECK-NEXT: %[[B:.*]] = dtf.variable "b" init(#dtf.zeros) : !dtf.resource<tensor<2xf32>>
+// CHECK-NEXT: %[[BMS:.*]] = dtf.variable "b/RMSProp" init(#dtf.constant<1.0>) colocate_with("b") {trainable = false} : !dtf.resource<tensor<2xf32>>
+// CHECK-NEXT: %[[BMOM:.*]] = dtf.variable "b/RMSProp_1" init(#dtf.zeros) colocate_with("b") {trainable = false} : !dtf.resource<tensor<2xf32>>
+// CHECK-NEXT: dtf.apply_rmsprop %[[W]], %[[WMS]], %[[WMOM]], %[[DW]] learning_rate 1.000000e-02 decay 9.000000e-01 momentum 5.000000e-01 epsilon 1.000000e-10 : !dtf.resource<tensor<4x2xf32>>
+// CHECK-NEXT: dtf.apply_rmsprop %[[B]], %[[BMS]], %[[BMOM]], %[[DB]] learning_rate 1.000000e-02 decay 9.000000e-01 momentum 5.000000e-01 epsilon 1.000000e-10 : !dtf.resource<tensor<2xf32>>
+// CHECK-NEXT: return
+func.func @rmsprop(%dw: tensor<4x2xf32>, %db: tensor<2xf32>) {
+  %w = dtf.variable "w" init(#dtf.zeros) : !dtf.resource<tensor<4x2xf32>>
+  %b = dtf.variable "b" init(#dtf.zeros) : !dtf.resource<tensor<2xf32>>
+  dtf.apply_gradients #dtf.rmsprop<learning_rate = 0.01, momentum = 0.5>
+      (%w, %b : !dtf.resource<tensor<4x2xf32>>, !dtf.resource<tensor<2xf32>>)
+      grads(%dw, %db : tensor<4x2xf32>, tensor<2xf32>)
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @rmsprop_centered
+// CHECK-NEXT: %[[W:.*]] = dtf.variable "w" init(#dtf.zeros) : !dtf.resource<tensor<3xf32>>
+// CHECK-NEXT: %[[MS:.*]] = dtf.variable "w/RMSProp" init(#dtf.constant<1.0>)
+// CHECK-NEXT: %[[MG:.*]] = dtf.variable "w/RMSProp_1" init(#dtf.zeros)
+// CHECK-NEXT: %[[MOM:.*]] = dtf.variable "w/RMSProp_2" init(#dtf.zeros)
+// CHECK-NEXT: dtf.apply_centered_rmsprop %[[W]], %[[MG]], %[[MS]], %[[MOM]], %{{.*}} learning_rate 1.000000e-03 decay 8.000000e-01 momentum 0.000000e+00 epsilon 1.000000e-03 : !dtf.resource<tensor<3xf32>>
+func.func @rmsprop_centered(%g: tensor<3xf32>) {
+  %w = dtf.variable "w" init(#dtf.zeros) : !dtf.resource<tensor<3xf32>>
+  dtf.apply_gradients #dtf.rmsprop<learning_rate = 0.001, decay = 0.8, epsilon = 1.0e-3, centered = true> (%w : !dtf.resource<tensor<3xf32>>) grads(%g : tensor<3xf32>)
+  return
+}
+
+// -----
+
 // Adam: m and v slots "<var>/Adam" and "<var>/Adam_1" after each variable;
 // beta1_power and beta2_power, scalars of the variables' float type
 // initialized to beta1 and beta2, next to the variable whose name sorts

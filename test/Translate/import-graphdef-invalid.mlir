@@ -3,7 +3,7 @@
 // RUN: split-file %s %t
 // RUN: not dtf-translate --import-graphdef %t/unknown-op.pbtxt 2> %t/err
 // RUN: FileCheck %s --check-prefix=UNKNOWN < %t/err && count 1 < %t/err
-// UNKNOWN: unknown-op.pbtxt:7:1: error: 1 node uses 1 op dtf-translate does not import: 'Tanh' (1: 'act')
+// UNKNOWN: unknown-op.pbtxt:7:1: error: 1 node uses 1 op dtf-translate does not import: 'Asinh' (1: 'act')
 
 // RUN: not dtf-translate --import-graphdef %t/malformed.pbtxt 2> %t/err
 // RUN: FileCheck %s --check-prefix=MALFORMED < %t/err && count 1 < %t/err
@@ -119,7 +119,7 @@ node { name: "w/Assign" op: "Assign" input: "w" input: "w/initial_value" }
 node { name: "w/read" op: "Identity" input: "w" }
 node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "shape" value { shape { dim { size: 2 } } } } }
 node { name: "mul" op: "Mul" input: "w/read" input: "x" }
-node { name: "act" op: "Tanh" input: "mul" }
+node { name: "act" op: "Asinh" input: "mul" }
 node { name: "axes" op: "Const" attr { key: "dtype" value { type: DT_INT32 } } attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 1 } } int_val: 0 } } } }
 node { name: "loss" op: "Sum" input: "act" input: "axes" }
 node { name: "gradients/grad_ys_0" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { } float_val: 1 } } } }

@@ -1,6 +1,7 @@
 // The optimizers' apply ops in their other forms: ApplyMomentum with
 // use_nesterov on a reference variable, ResourceApplyAdam and
-// ResourceApplyGradientDescent on resource variables, each with its
+// ResourceApplyGradientDescent on resource variables, ApplyRMSProp and
+// ResourceApplyCenteredRMSProp, each with its
 // hyper-parameters from Consts. Without a global step, dtf.minimize has
 // none. (Hand-written GraphDefs: a variable w, y = sum(w * x), the seed of
 // the backward pass and the update.)
@@ -8,6 +9,8 @@
 // RUN: dtf-translate --import-graphdef %t/momentum.pbtxt | FileCheck %s --check-prefix=MOMENTUM
 // RUN: dtf-translate --import-graphdef %t/adam.pbtxt | FileCheck %s --check-prefix=ADAM
 // RUN: dtf-translate --import-graphdef %t/sgd.pbtxt | FileCheck %s --check-prefix=SGD
+// RUN: dtf-translate --import-graphdef %t/rmsprop.pbtxt | FileCheck %s --check-prefix=RMSPROP
+// RUN: dtf-translate --import-graphdef %t/centered.pbtxt | FileCheck %s --check-prefix=CENTERED
 
 // MOMENTUM:      %[[W:.*]] = dtf.variable "w" init(#dtf.zeros) : !dtf.resource<tensor<2xf32>>
 // MOMENTUM-NEXT: %[[V:.*]] = dtf.read %[[W]]
@@ -18,6 +21,9 @@
 // MOMENTUM-NEXT: return %[[LOSS]] : tensor<f32>
 
 // ADAM: dtf.minimize %{{.*}} : tensor<f32>, #dtf.adam<learning_rate = 0.002, beta1 = 0.8, beta2 = 0.99, epsilon = 1.0e-07>{{$}}
+
+// RMSPROP: dtf.minimize %{{.*}} : tensor<f32>, #dtf.rmsprop<learning_rate = 0.01, decay = 0.8, momentum = 0.5, epsilon = 0.0001>{{$}}
+// CENTERED: dtf.minimize %{{.*}} : tensor<f32>, #dtf.rmsprop<learning_rate = 0.001, centered = true>{{$}}
 
 // SGD: dtf.read
 // SGD: dtf.minimize %{{.*}} : tensor<f32>, #dtf.sgd<learning_rate = 0.25>{{$}}
@@ -65,3 +71,35 @@ node { name: "gradients/grad_ys_0" op: "Const" attr { key: "dtype" value { type:
 node { name: "gradients/loss_grad/Tile" op: "Tile" input: "gradients/grad_ys_0" }
 node { name: "lr" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { } float_val: 0.25 } } } }
 node { name: "GradientDescent/update_w/ResourceApplyGradientDescent" op: "ResourceApplyGradientDescent" input: "w" input: "lr" input: "gradients/loss_grad/Tile" }
+//--- rmsprop.pbtxt
+node { name: "w" op: "VariableV2" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "shape" value { shape { dim { size: 2 } } } } }
+node { name: "w/initial_value" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 2 } } float_val: 0 } } } }
+node { name: "w/Assign" op: "Assign" input: "w" input: "w/initial_value" }
+node { name: "w/read" op: "Identity" input: "w" }
+node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "shape" value { shape { dim { size: 2 } } } } }
+node { name: "mul" op: "Mul" input: "w/read" input: "x" }
+node { name: "axes" op: "Const" attr { key: "dtype" value { type: DT_INT32 } } attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 1 } } int_val: 0 } } } }
+node { name: "loss" op: "Sum" input: "mul" input: "axes" }
+node { name: "gradients/grad_ys_0" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { } float_val: 1 } } } }
+node { name: "gradients/loss_grad/Tile" op: "Tile" input: "gradients/grad_ys_0" }
+node { name: "lr" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { } float_val: 0.01 } } } }
+node { name: "rho" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { } float_val: 0.8 } } } }
+node { name: "momentum" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { } float_val: 0.5 } } } }
+node { name: "epsilon" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { } float_val: 0.0001 } } } }
+node { name: "RMSProp/update_w/ApplyRMSProp" op: "ApplyRMSProp" input: "w" input: "w/RMSProp" input: "w/RMSProp_1" input: "lr" input: "rho" input: "momentum" input: "epsilon" input: "gradients/loss_grad/Tile" }
+//--- centered.pbtxt
+node { name: "w" op: "VariableV2" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "shape" value { shape { dim { size: 2 } } } } }
+node { name: "w/initial_value" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 2 } } float_val: 0 } } } }
+node { name: "w/Assign" op: "Assign" input: "w" input: "w/initial_value" }
+node { name: "w/read" op: "Identity" input: "w" }
+node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "shape" value { shape { dim { size: 2 } } } } }
+node { name: "mul" op: "Mul" input: "w/read" input: "x" }
+node { name: "axes" op: "Const" attr { key: "dtype" value { type: DT_INT32 } } attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 1 } } int_val: 0 } } } }
+node { name: "loss" op: "Sum" input: "mul" input: "axes" }
+node { name: "gradients/grad_ys_0" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { } float_val: 1 } } } }
+node { name: "gradients/loss_grad/Tile" op: "Tile" input: "gradients/grad_ys_0" }
+node { name: "lr" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { } float_val: 0.001 } } } }
+node { name: "rho" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { } float_val: 0.9 } } } }
+node { name: "momentum" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { } float_val: 0 } } } }
+node { name: "epsilon" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { } float_val: 1e-10 } } } }
+node { name: "RMSProp/update_w/ResourceApplyCenteredRMSProp" op: "ResourceApplyCenteredRMSProp" input: "w" input: "w/RMSProp_1" input: "w/RMSProp" input: "w/RMSProp_2" input: "lr" input: "rho" input: "momentum" input: "epsilon" input: "gradients/loss_grad/Tile" }

@@ -11,12 +11,12 @@
 // string placeholder, which the translation meets first.
 // RUN: not dtf-translate --import-graphdef %t/several.pbtxt 2> %t/err
 // RUN: FileCheck %s --check-prefix=SEVERAL < %t/err && count 1 < %t/err
-// SEVERAL: several.pbtxt: error: 5 nodes use 4 ops dtf-translate does not import: 'Tanh' (2: 'a/Tanh', 'b/Tanh'), 'ApplyRMSProp' (1: 'RMSProp/update_v/ApplyRMSProp'), 'Elu' (1: 'b/Elu'), 'Softsign' (1: 'softsign')
+// SEVERAL: several.pbtxt: error: 5 nodes use 4 ops dtf-translate does not import: 'Asinh' (2: 'a/Asinh', 'b/Asinh'), 'ApplyProximalAdagrad' (1: 'ProximalAdagrad/update_v/ApplyProximalAdagrad'), 'Elu' (1: 'b/Elu'), 'Softsign' (1: 'softsign')
 
 // Many nodes of one op: the first few, and how many more.
 // RUN: not dtf-translate --import-graphdef %t/many.pbtxt --outputs=t5,e3 2> %t/err
 // RUN: FileCheck %s --check-prefix=MANY < %t/err && count 1 < %t/err
-// MANY: many.pbtxt: error: 10 nodes use 2 ops dtf-translate does not import: 'Tanh' (6: 't0', 't1', 't2' and 3 more), 'Elu' (4: 'e0', 'e1', 'e2', 'e3')
+// MANY: many.pbtxt: error: 10 nodes use 2 ops dtf-translate does not import: 'Asinh' (6: 't0', 't1', 't2' and 3 more), 'Elu' (4: 'e0', 'e1', 'e2', 'e3')
 
 // Ops the import reads or never reaches: a truncated_normal initializer, an
 // Assert under a control input, a summary, a dropout no root needs.
@@ -39,11 +39,11 @@ node { name: "zero" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } } a
 node { name: "w/Assign" op: "Assign" input: "w" input: "w/zeros" }
 node { name: "w/read" op: "Identity" input: "w" }
 node { name: "h" op: "Mul" input: "w/read" input: "x" }
-node { name: "a/Tanh" op: "Tanh" input: "h" }
+node { name: "a/Asinh" op: "Asinh" input: "h" }
 node { name: "b/Elu" op: "Elu" input: "h" }
-node { name: "b/Tanh" op: "Tanh" input: "b/Elu" }
-node { name: "softsign" op: "Softsign" input: "a/Tanh" }
-node { name: "sum" op: "AddV2" input: "softsign" input: "b/Tanh" }
+node { name: "b/Asinh" op: "Asinh" input: "b/Elu" }
+node { name: "softsign" op: "Softsign" input: "a/Asinh" }
+node { name: "sum" op: "AddV2" input: "softsign" input: "b/Asinh" }
 node { name: "total" op: "AddV2" input: "z" input: "sum" }
 node { name: "axes" op: "Const" attr { key: "dtype" value { type: DT_INT32 } } attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 1 } } int_val: 0 } } } }
 node { name: "loss" op: "Sum" input: "total" input: "axes" }
@@ -52,15 +52,15 @@ node { name: "gradients/loss_grad/Tile" op: "Tile" input: "gradients/grad_ys_0" 
 node { name: "lr" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { } float_val: 0.1 } } } }
 node { name: "GradientDescent/update_w/ApplyGradientDescent" op: "ApplyGradientDescent" input: "w" input: "lr" input: "gradients/loss_grad/Tile" }
 node { name: "v" op: "VariableV2" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "shape" value { shape { dim { size: 2 } } } } }
-node { name: "RMSProp/update_v/ApplyRMSProp" op: "ApplyRMSProp" input: "v" input: "lr" input: "gradients/loss_grad/Tile" }
+node { name: "ProximalAdagrad/update_v/ApplyProximalAdagrad" op: "ApplyProximalAdagrad" input: "v" input: "lr" input: "gradients/loss_grad/Tile" }
 //--- many.pbtxt
 node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "shape" value { shape { dim { size: 2 } } } } }
-node { name: "t0" op: "Tanh" input: "x" }
-node { name: "t1" op: "Tanh" input: "t0" }
-node { name: "t2" op: "Tanh" input: "t1" }
-node { name: "t3" op: "Tanh" input: "t2" }
-node { name: "t4" op: "Tanh" input: "t3" }
-node { name: "t5" op: "Tanh" input: "t4" }
+node { name: "t0" op: "Asinh" input: "x" }
+node { name: "t1" op: "Asinh" input: "t0" }
+node { name: "t2" op: "Asinh" input: "t1" }
+node { name: "t3" op: "Asinh" input: "t2" }
+node { name: "t4" op: "Asinh" input: "t3" }
+node { name: "t5" op: "Asinh" input: "t4" }
 node { name: "e0" op: "Elu" input: "x" }
 node { name: "e1" op: "Elu" input: "e0" }
 node { name: "e2" op: "Elu" input: "e1" }

@@ -182,6 +182,9 @@ int main(int argc, char **argv) {
       ::dtf::exec::FeedMap feeds = makeFeeds(function, random);
       ::dtf::exec::initializeVariables(function, store, options);
       ::dtf::exec::Interpreter interpreter(store, options);
+      // The gradients of the training loss: dropout and batch norm as in a
+      // training step.
+      interpreter.setTraining(true);
       std::vector<::dtf::Tensor> analytic =
           interpreter.runAndFetch(function, feeds, fetches);
       size_t numDense = variables.size();

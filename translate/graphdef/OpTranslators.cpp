@@ -33,6 +33,8 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cassert>
+#include <numeric>
+#include <set>
 #include <string>
 #include <utility>
 
@@ -265,6 +267,25 @@ Results translatePlaceholder(ImportContext &import, int index) {
       import, index, *type, builder.getStringAttr(import.node(index).name()));
 }
 
+/// PlaceholderWithDefault: a TF1 script's `training` flag,
+/// tf.compat.v1.placeholder_with_default(False, []) that the training loop
+/// feeds True, is the learning phase. Another default is a value the
+/// script feeds in training only (a keep probability), which DTF, feeding
+/// only data, cannot tell from its default: an error saying so.
+Results translatePlaceholderWithDefault(ImportContext &import, int index) {
+  FailureOr<RankedTensorType> type = import.tensorType(index, "dtype", "shape");
+  if (failed(type))
+    return failure();
+  if (type->getRank() != 0 || !type->getElementType().isInteger(1)) {
+    import.fail(index) << "is a placeholder with a default of type " << *type
+                       << "; DTF imports a boolean scalar one (the training "
+                          "flag of dropout and batch normalization) as the "
+                          "learning phase, and no other";
+    return failure();
+  }
+  return createPinned<LearningPhaseOp>(import, index, *type);
+}
+
 Results translateConst(ImportContext &import, int index) {
   FailureOr<DenseElementsAttr> values = import.constant(index);
   if (failed(values))
@@ -308,19 +329,173 @@ Results translateClipByValue(ImportContext &import, int index) {
   return clipByValue(import, index, index, index, 2);
 }
 
-/// tf.clip_by_value's other form: Maximum(Minimum(t, hi), lo).
+/// Whether node `index` is a Const of one element.
+bool isScalarConst(ImportContext &import, int index) {
+  if (import.node(index).op() != "Const")
+    return false;
+  const tensorflow::AttrValue *value = import.attr(index, "value");
+  if (!value)
+    return false;
+  int64_t elements = 1;
+  for (const auto &dim : value->tensor().tensor_shape().dim())
+    elements *= dim.size();
+  return elements == 1;
+}
+
+/// Maximum: tf.clip_by_value's other form, Maximum(Minimum(t, hi), lo) with
+/// constant bounds, is one dtf.clip_by_value; any other Maximum is
+/// dtf.maximum.
 Results translateMaximum(ImportContext &import, int index) {
-  FailureOr<int> minimum = import.throughIdentities(index, 0);
-  if (failed(minimum))
+  FailureOr<int> minimum = import.throughIdentities(index, 0),
+                 low = import.throughIdentities(index, 1);
+  if (failed(minimum) || failed(low))
     return failure();
-  if (import.node(*minimum).op() != "Minimum") {
-    import.fail(index) << "Maximum is imported as tf.clip_by_value's "
-                          "Maximum(Minimum(t, max), min); input 0 is '"
-                       << import.node(*minimum).name() << "' ("
-                       << import.node(*minimum).op() << ")";
+  if (import.node(*minimum).op() == "Minimum" && isScalarConst(import, *low)) {
+    FailureOr<int> high = import.throughIdentities(*minimum, 1);
+    if (failed(high))
+      return failure();
+    if (isScalarConst(import, *high))
+      return clipByValue(import, index, *minimum, *minimum, 1);
+  }
+  return translateBinary<MaximumOp>(import, index);
+}
+
+//===----------------------------------------------------------------------===//
+// tf.cond (TensorFlow 1's Switch and Merge), if-converted
+//
+// tf.compat.v1.cond(pred, true_fn, false_fn) routes each tensor a branch
+// uses through a Switch(tensor, pred), whose output 1 feeds the true
+// branch and output 0 the false one, and joins each result in a
+// Merge(false result, true result). A branch's constants hang on the
+// branch's pivot by a control input (^cond/switch_t). DTF computes both
+// branches and selects by the predicate: the branches of the conds TF1
+// models build (dropout and batch normalization on a `training` flag,
+// tf.where-like schedules) have no side effects, so this is the same
+// program; a value the other branch computes from the unselected data (a
+// NaN, say) is discarded by the select, forward and backward.
+//===----------------------------------------------------------------------===//
+
+/// Switch: both outputs are the data; Merge chooses between the branches.
+Results translateSwitch(ImportContext &import, int index) {
+  FailureOr<Value> data = import.operand(index, 0);
+  if (failed(data))
+    return failure();
+  return SmallVector<Value>{*data, *data};
+}
+
+/// A branch of a tf.cond: the Switch that enters it and that Switch's
+/// output, 0 for the false branch and 1 for the true one.
+struct CondBranch {
+  int switchNode;
+  int output;
+};
+
+/// The branch input `input` of Merge `merge` is computed in: that of the
+/// nearest Switch it depends on through data and control inputs, breadth
+/// first.
+FailureOr<CondBranch> condBranchOf(ImportContext &import, int merge,
+                                   int input) {
+  std::vector<int> queue;
+  std::set<int> seen;
+  FailureOr<InputRef> first = import.dataInput(merge, input);
+  if (failed(first))
+    return failure();
+  FailureOr<int> start = import.lookup(merge, first->node);
+  if (failed(start))
+    return failure();
+  if (import.node(*start).op() == "Switch")
+    return CondBranch{*start, first->output};
+  queue.push_back(*start);
+  seen.insert(*start);
+  for (size_t next = 0; next < queue.size(); ++next) {
+    int node = queue[next];
+    for (const std::string &entry : import.node(node).input()) {
+      InputRef ref = parseInput(entry);
+      std::optional<int> source = import.findNode(ref.node);
+      if (!source)
+        continue;
+      if (import.node(*source).op() == "Switch")
+        return CondBranch{*source, ref.output};
+      // The Merge of an enclosing cond is outside this one.
+      if (import.node(*source).op() != "Merge" && seen.insert(*source).second)
+        queue.push_back(*source);
+    }
+  }
+  import.fail(merge) << "input " << input
+                     << " depends on no Switch: DTF imports Merge as the "
+                        "join of tf.compat.v1.cond's branches";
+  return failure();
+}
+
+/// Merge: the join of a tf.cond, a dtf.select on the cond's predicate of
+/// the true branch's value (the input that depends on a Switch's output 1)
+/// and the false branch's.
+Results translateMerge(ImportContext &import, int index) {
+  if (import.node(index).input_size() != 2) {
+    import.fail(index) << "joins " << import.node(index).input_size()
+                       << " values; DTF imports the Merge of tf.cond's two "
+                          "branches";
     return failure();
   }
-  return clipByValue(import, index, *minimum, *minimum, 1);
+  FailureOr<CondBranch> a = condBranchOf(import, index, 0),
+                        b = condBranchOf(import, index, 1);
+  if (failed(a) || failed(b))
+    return failure();
+  if (a->output == b->output) {
+    import.fail(index) << "joins two values of the "
+                       << (a->output ? "true" : "false")
+                       << " branch of a tf.cond";
+    return failure();
+  }
+  FailureOr<int> predicateA = import.throughIdentities(a->switchNode, 1),
+                 predicateB = import.throughIdentities(b->switchNode, 1);
+  if (failed(predicateA) || failed(predicateB))
+    return failure();
+  if (*predicateA != *predicateB) {
+    import.fail(index) << "joins branches of conds on different predicates, '"
+                       << import.node(*predicateA).name() << "' and '"
+                       << import.node(*predicateB).name() << "'";
+    return failure();
+  }
+  int trueInput = a->output == 1 ? 0 : 1;
+  FailureOr<Value> predicate = import.operand(a->switchNode, 1),
+                   onTrue = import.operand(index, trueInput),
+                   onFalse = import.operand(index, 1 - trueInput);
+  if (failed(predicate) || failed(onTrue) || failed(onFalse))
+    return failure();
+  FailureOr<Operation *> select =
+      createChecked<SelectOp>(import, index, *predicate, *onTrue, *onFalse);
+  if (failed(select))
+    return failure();
+  // Output 1, value_index, says which input arrived: DTF has no use for it.
+  return SmallVector<Value>{(*select)->getResult(0), Value()};
+}
+
+/// Select (tf.compat.v1.where) and SelectV2 (tf.where): dtf.select. Select
+/// takes a condition of the values' shape or, unlike SelectV2's
+/// broadcasting, a vector choosing whole rows: that one is reshaped to
+/// [N, 1, ...] so that it broadcasts along the rows.
+Results translateSelect(ImportContext &import, int index) {
+  FailureOr<Value> condition = import.operand(index, 0),
+                   onTrue = import.operand(index, 1),
+                   onFalse = import.operand(index, 2);
+  if (failed(condition) || failed(onTrue) || failed(onFalse))
+    return failure();
+  auto conditionType = cast<RankedTensorType>(condition->getType());
+  auto valueType = cast<RankedTensorType>(onTrue->getType());
+  if (import.node(index).op() == "Select" && conditionType.getRank() == 1 &&
+      valueType.getRank() > 1) {
+    SmallVector<int64_t> rows(valueType.getRank(), 1);
+    rows[0] = conditionType.getDimSize(0);
+    FailureOr<Operation *> reshaped = createChecked<ReshapeOp>(
+        import, index,
+        RankedTensorType::get(rows, conditionType.getElementType()),
+        *condition);
+    if (failed(reshaped))
+      return failure();
+    condition = (*reshaped)->getResult(0);
+  }
+  return createPinned<SelectOp>(import, index, *condition, *onTrue, *onFalse);
 }
 
 template <typename OpT>
@@ -455,6 +630,18 @@ Results translateEmbeddingLookupSparse(ImportContext &import, int index) {
       (*rows)->getResult(0), *ids, weights);
 }
 
+/// DivNoNan: the combiner of a weighted tf.nn.embedding_lookup_sparse when
+/// it divides a SegmentSum, an elementwise dtf.div_no_nan otherwise
+/// (tf.losses' weighted means, tf.math.divide_no_nan).
+Results translateDivNoNan(ImportContext &import, int index) {
+  FailureOr<int> numerator = import.throughIdentities(index, 0);
+  if (failed(numerator))
+    return failure();
+  if (import.node(*numerator).op() == "SegmentSum")
+    return translateEmbeddingLookupSparse(import, index);
+  return translateBinary<DivNoNanOp>(import, index);
+}
+
 Results translateConcat(ImportContext &import, int index) {
   int count = import.node(index).input_size();
   const tensorflow::AttrValue *n = import.attr(index, "N");
@@ -479,16 +666,6 @@ Results translateConcat(ImportContext &import, int index) {
       import.getBuilder().getI64IntegerAttr(axis->front()));
 }
 
-template <typename OpT>
-Results translateReduction(ImportContext &import, int index) {
-  FailureOr<Value> x = import.operand(index, 0);
-  FailureOr<SmallVector<int64_t>> axes = import.integers(index, 1);
-  if (failed(x) || failed(axes))
-    return failure();
-  const tensorflow::AttrValue *keep = import.attr(index, "keep_dims");
-  return createPinned<OpT>(import, index, *x, *axes, keep && keep->b());
-}
-
 /// `x` under the shape `dims` of the same elements, a dtf.reshape: at most
 /// one dimension dynamic, which the reshape infers when it runs. None where
 /// the shape is x's: TensorFlow's functions reshape to the shape a tensor
@@ -505,6 +682,200 @@ Results reshapeTo(ImportContext &import, int index, Value x,
   if (type == input)
     return SmallVector<Value>{x};
   return createPinned<ReshapeOp>(import, index, type, x);
+}
+
+/// SquaredDifference (tf.losses.mean_squared_error's): (x - y) * (x - y),
+/// whose gradient DTF's autodiff derives from sub and mul.
+Results translateSquaredDifference(ImportContext &import, int index) {
+  FailureOr<Value> x = import.operand(index, 0), y = import.operand(index, 1);
+  if (failed(x) || failed(y))
+    return failure();
+  FailureOr<Operation *> difference =
+      createChecked<SubOp>(import, index, *x, *y);
+  if (failed(difference))
+    return failure();
+  Value d = (*difference)->getResult(0);
+  return createPinned<MulOp>(import, index, d, d);
+}
+
+/// Fill (tf.fill, and so tf.ones_like and the zero states of RNN cells): the
+/// scalar broadcast to the shape of input 0, computed before running. A
+/// dimension it leaves unknown is the batch, which --dtf-specialize-batch
+/// fixes.
+Results translateFill(ImportContext &import, int index) {
+  FailureOr<SmallVector<int64_t>> shape = foldShape(import, index, 0);
+  FailureOr<Value> value = import.operand(index, 1);
+  if (failed(shape) || failed(value))
+    return failure();
+  auto scalar = cast<RankedTensorType>(value->getType());
+  if (scalar.getRank() != 0) {
+    import.fail(index) << "fills with " << scalar << ", not a scalar";
+    return failure();
+  }
+  return createPinned<BroadcastToOp>(
+      import, index, RankedTensorType::get(*shape, scalar.getElementType()),
+      *value);
+}
+
+/// The normalized `axis` of a rank-`rank` value, or an error about node
+/// `index`.
+FailureOr<int64_t> axisOf(ImportContext &import, int index, int64_t axis,
+                          int64_t rank) {
+  if (axis < -rank || axis >= rank) {
+    import.fail(index) << "axis " << axis << " is out of range for rank "
+                       << rank;
+    return failure();
+  }
+  return axis < 0 ? axis + rank : axis;
+}
+
+/// Pieces of `x` along `axis` of the sizes `sizes`: one dtf.slice each.
+Results slicesAlong(ImportContext &import, int index, Value x, int64_t axis,
+                    ArrayRef<int64_t> sizes) {
+  auto type = cast<RankedTensorType>(x.getType());
+  SmallVector<Value> pieces;
+  int64_t offset = 0;
+  for (int64_t size : sizes) {
+    SmallVector<int64_t> offsets(type.getRank(), 0), extents(type.getShape());
+    offsets[axis] = offset;
+    extents[axis] = size;
+    for (int64_t &extent : extents)
+      if (ShapedType::isDynamic(extent))
+        extent = -1;
+    FailureOr<Operation *> slice =
+        createChecked<SliceOp>(import, index, x, offsets, extents);
+    if (failed(slice))
+      return failure();
+    pieces.push_back((*slice)->getResult(0));
+    offset += size;
+  }
+  return pieces;
+}
+
+/// Split (tf.split into equal parts; the gates of an LSTM cell) and SplitV
+/// (tf.split with sizes): a dtf.slice per output.
+Results translateSplit(ImportContext &import, int index) {
+  bool sized = import.node(index).op() == "SplitV";
+  FailureOr<Value> x = import.operand(index, sized ? 0 : 1);
+  FailureOr<SmallVector<int64_t>> axes = import.integers(index, sized ? 2 : 0);
+  if (failed(x) || failed(axes))
+    return failure();
+  auto type = cast<RankedTensorType>(x->getType());
+  if (axes->size() != 1) {
+    import.fail(index) << "takes one axis";
+    return failure();
+  }
+  FailureOr<int64_t> axis =
+      axisOf(import, index, axes->front(), type.getRank());
+  if (failed(axis))
+    return failure();
+  int64_t length = type.getDimSize(*axis);
+  if (ShapedType::isDynamic(length)) {
+    import.fail(index) << "splits a dimension of unknown size";
+    return failure();
+  }
+  SmallVector<int64_t> sizes;
+  if (sized) {
+    FailureOr<SmallVector<int64_t>> given = import.integers(index, 1);
+    if (failed(given))
+      return failure();
+    sizes = *given;
+    // One size may be -1: what the others leave.
+    int64_t known = 0, unknown = 0;
+    for (int64_t size : sizes)
+      size < 0 ? ++unknown : known += size;
+    for (int64_t &size : sizes)
+      if (size < 0 && unknown == 1)
+        size = length - known;
+    if (unknown > 1 || llvm::any_of(sizes, [](int64_t s) { return s < 0; }) ||
+        std::accumulate(sizes.begin(), sizes.end(), int64_t(0)) != length) {
+      import.fail(index) << "sizes do not add up to the dimension's " << length;
+      return failure();
+    }
+  } else {
+    const tensorflow::AttrValue *count = import.attr(index, "num_split");
+    if (!count || count->i() <= 0 || length % count->i() != 0) {
+      import.fail(index) << "cannot split a dimension of " << length << " into "
+                         << (count ? count->i() : 0) << " equal parts";
+      return failure();
+    }
+    sizes.assign(count->i(), length / count->i());
+  }
+  return slicesAlong(import, index, *x, *axis, sizes);
+}
+
+/// Unpack (tf.unstack, the time steps of static_rnn): the slices of size 1
+/// along the axis, each without it.
+Results translateUnpack(ImportContext &import, int index) {
+  FailureOr<Value> x = import.operand(index, 0);
+  if (failed(x))
+    return failure();
+  auto type = cast<RankedTensorType>(x->getType());
+  const tensorflow::AttrValue *axisAttr = import.attr(index, "axis");
+  FailureOr<int64_t> axis =
+      axisOf(import, index, axisAttr ? axisAttr->i() : 0, type.getRank());
+  if (failed(axis))
+    return failure();
+  int64_t count = type.getDimSize(*axis);
+  if (ShapedType::isDynamic(count)) {
+    import.fail(index) << "unstacks a dimension of unknown size";
+    return failure();
+  }
+  Results pieces =
+      slicesAlong(import, index, *x, *axis, SmallVector<int64_t>(count, 1));
+  if (failed(pieces))
+    return failure();
+  SmallVector<int64_t> dims(type.getShape());
+  dims.erase(dims.begin() + *axis);
+  for (Value &piece : *pieces) {
+    Results reshaped = reshapeTo(import, index, piece, dims);
+    if (failed(reshaped))
+      return failure();
+    piece = reshaped->front();
+  }
+  return pieces;
+}
+
+/// Pack (tf.stack): each value with a dimension of 1 inserted at the axis,
+/// then joined along it.
+Results translatePack(ImportContext &import, int index) {
+  int count = import.node(index).input_size();
+  const tensorflow::AttrValue *n = import.attr(index, "N");
+  if (n)
+    count = int(n->i());
+  const tensorflow::AttrValue *axisAttr = import.attr(index, "axis");
+  SmallVector<Value> pieces;
+  int64_t axis = 0;
+  for (int input = 0; input < count; ++input) {
+    FailureOr<Value> value = import.operand(index, input);
+    if (failed(value))
+      return failure();
+    auto type = cast<RankedTensorType>(value->getType());
+    FailureOr<int64_t> normalized =
+        axisOf(import, index, axisAttr ? axisAttr->i() : 0, type.getRank() + 1);
+    if (failed(normalized))
+      return failure();
+    axis = *normalized;
+    SmallVector<int64_t> dims(type.getShape());
+    dims.insert(dims.begin() + axis, 1);
+    Results reshaped = reshapeTo(import, index, *value, dims);
+    if (failed(reshaped))
+      return failure();
+    pieces.push_back(reshaped->front());
+  }
+  return createPinned<ConcatOp>(import, index, ValueRange(pieces),
+                                import.getBuilder().getI64IntegerAttr(axis));
+}
+
+template <typename OpT>
+Results translateReduction(ImportContext &import, int index) {
+  FailureOr<Value> x = import.operand(index, 0);
+  // tf.losses reduce over Range(0, Rank(losses)): folded as shapes are.
+  FailureOr<SmallVector<int64_t>> axes = foldShape(import, index, 1);
+  if (failed(x) || failed(axes))
+    return failure();
+  const tensorflow::AttrValue *keep = import.attr(index, "keep_dims");
+  return createPinned<OpT>(import, index, *x, *axes, keep && keep->b());
 }
 
 Results translateReshape(ImportContext &import, int index) {
@@ -737,6 +1108,9 @@ OpTranslatorTable buildOpTranslatorTable() {
         dtfOp<ReadOp>() + " of a reference variable; otherwise its input");
   t.add("ReadVariableOp", translateReadVariableOp, dtfOp<ReadOp>());
   t.add("Placeholder", translatePlaceholder, dtfOp<PlaceholderOp>());
+  t.add("PlaceholderWithDefault", translatePlaceholderWithDefault,
+        dtfOp<LearningPhaseOp>() +
+            " for a boolean scalar (the training flag of a TF1 script)");
   t.add("Const", translateConst,
         dtfOp<ConstantOp>() + ", or an attribute where a dtf op takes one "
                               "(axes, shapes, hyper-parameters)");
@@ -751,21 +1125,56 @@ OpTranslatorTable buildOpTranslatorTable() {
   t.add("AddN", translateAddN,
         "a chain of " + dtfOp<AddOp>() + " (of one input, that input)");
   t.add("Square", translateSquare, dtfOp<MulOp>() + " of the input by itself");
+  t.add("SquaredDifference", translateSquaredDifference,
+        dtfOp<SubOp>() + " then " + dtfOp<MulOp>() + " of it by itself");
   t.add("L2Loss", translateL2Loss,
         dtfOp<ReduceSumOp>() + " of the squares, times 0.5");
   t.add("Sub", translateBinary<SubOp>, dtfOp<SubOp>());
   t.add("Mul", translateBinary<MulOp>, dtfOp<MulOp>());
   t.add("RealDiv", translateBinary<DivOp>, dtfOp<DivOp>());
+  t.add("DivNoNan", translateDivNoNan,
+        dtfOp<DivNoNanOp>() + "; " + dtfOp<EmbeddingCombineOp>() +
+            " when it divides a SegmentSum (weighted "
+            "tf.nn.embedding_lookup_sparse)");
+  t.add("Pow", translateBinary<PowOp>, dtfOp<PowOp>());
+  t.add("Minimum", translateBinary<MinimumOp>, dtfOp<MinimumOp>());
+  t.add("Maximum", translateMaximum,
+        dtfOp<MaximumOp>() + "; " + dtfOp<ClipByValueOp>() +
+            " for tf.clip_by_value's Maximum(Minimum(t, max), min) of "
+            "constant bounds");
   t.add("Equal", translateBinary<EqualOp>, dtfOp<EqualOp>());
+  t.add("NotEqual", translateBinary<NotEqualOp>, dtfOp<NotEqualOp>());
+  t.add("Greater", translateBinary<GreaterOp>, dtfOp<GreaterOp>());
+  t.add("GreaterEqual", translateBinary<GreaterEqualOp>,
+        dtfOp<GreaterEqualOp>());
+  t.add("Less", translateBinary<LessOp>, dtfOp<LessOp>());
+  t.add("LessEqual", translateBinary<LessEqualOp>, dtfOp<LessEqualOp>());
+  t.add("LogicalAnd", translateBinary<LogicalAndOp>, dtfOp<LogicalAndOp>());
+  t.add("LogicalOr", translateBinary<LogicalOrOp>, dtfOp<LogicalOrOp>());
+  t.add("LogicalNot", translateUnary<LogicalNotOp>, dtfOp<LogicalNotOp>());
+  t.add("Select", translateSelect,
+        dtfOp<SelectOp>() + " (a vector condition chooses rows)");
+  t.add("SelectV2", translateSelect, dtfOp<SelectOp>());
+  t.add("Switch", translateSwitch,
+        "its input, for both branches of tf.compat.v1.cond");
+  t.add("Merge", translateMerge,
+        dtfOp<SelectOp>() + " on the predicate of tf.compat.v1.cond's "
+                            "branches (both are computed)");
   t.add("BiasAdd", translateBiasAdd, dtfOp<BiasAddOp>() + " (NHWC)");
   t.add("Neg", translateUnary<NegOp>, dtfOp<NegOp>());
+  t.add("Abs", translateUnary<AbsOp>, dtfOp<AbsOp>());
+  t.add("Sign", translateUnary<SignOp>, dtfOp<SignOp>());
   t.add("Relu", translateUnary<ReluOp>, dtfOp<ReluOp>());
   t.add("Softmax", translateUnary<SoftmaxOp>, dtfOp<SoftmaxOp>());
   t.add("Log", translateUnary<LogOp>, dtfOp<LogOp>());
+  t.add("Exp", translateUnary<ExpOp>, dtfOp<ExpOp>());
+  t.add("Tanh", translateUnary<TanhOp>, dtfOp<TanhOp>());
+  t.add("Sqrt", translateUnary<SqrtOp>, dtfOp<SqrtOp>());
+  t.add("Rsqrt", translateUnary<RsqrtOp>, dtfOp<RsqrtOp>());
+  t.add("Floor", translateUnary<FloorOp>, dtfOp<FloorOp>());
+  t.add("StopGradient", translateUnary<StopGradientOp>,
+        dtfOp<StopGradientOp>());
   t.add("ClipByValue", translateClipByValue, dtfOp<ClipByValueOp>());
-  t.add("Maximum", translateMaximum,
-        dtfOp<ClipByValueOp>() +
-            ", only as tf.clip_by_value's Maximum(Minimum(t, max), min)");
   t.add("SoftmaxCrossEntropyWithLogits",
         translateCrossEntropy<SoftmaxCrossEntropyWithLogitsOp>,
         dtfOp<SoftmaxCrossEntropyWithLogitsOp>() +
@@ -793,11 +1202,12 @@ OpTranslatorTable buildOpTranslatorTable() {
   t.add("SparseSegmentMean", translateEmbeddingLookupSparse, combine);
   t.add("SparseSegmentSqrtN", translateEmbeddingLookupSparse, combine);
   t.add("SegmentSum", translateEmbeddingLookupSparse, combine);
-  t.add("DivNoNan", translateEmbeddingLookupSparse, combine);
 
   t.section("Reductions and shapes");
   t.add("Sum", translateReduction<ReduceSumOp>, dtfOp<ReduceSumOp>());
   t.add("Mean", translateReduction<ReduceMeanOp>, dtfOp<ReduceMeanOp>());
+  t.add("Max", translateReduction<ReduceMaxOp>, dtfOp<ReduceMaxOp>());
+  t.add("Min", translateReduction<ReduceMinOp>, dtfOp<ReduceMinOp>());
   t.add("Reshape", translateReshape,
         dtfOp<ReshapeOp>() + " to the shape folded at import (none where "
                              "the shape stays)");
@@ -807,6 +1217,17 @@ OpTranslatorTable buildOpTranslatorTable() {
         dtfOp<ReshapeOp>() + " without the dimensions of size 1 it names "
                              "(all, where it names none)");
   t.add("ConcatV2", translateConcat, dtfOp<ConcatOp>());
+  t.add("Pack", translatePack,
+        dtfOp<ReshapeOp>() + "s joined by a " + dtfOp<ConcatOp>() +
+            " (tf.stack)");
+  t.add("Unpack", translateUnpack,
+        dtfOp<SliceOp>() + " and " + dtfOp<ReshapeOp>() +
+            " per output (tf.unstack)");
+  t.add("Split", translateSplit, dtfOp<SliceOp>() + " per output");
+  t.add("SplitV", translateSplit, dtfOp<SliceOp>() + " per output");
+  t.add("Fill", translateFill,
+        dtfOp<BroadcastToOp>() + " of the value to a shape computed before "
+                                 "running");
   t.add("ArgMax", translateArgMax, dtfOp<ArgMaxOp>() + " (int64)");
   t.add("Cast", translateCast, dtfOp<CastOp>());
 

@@ -4,6 +4,8 @@
 
 #include "translate/graphdef/ImportContext.h"
 
+#include <algorithm>
+
 using namespace mlir;
 
 namespace dtf::translate::graphdef {
@@ -59,6 +61,68 @@ FailureOr<SmallVector<int64_t>> foldShapeAt(ImportContext &import, int index,
     }
     return joined;
   }
+  // A dimension made a vector of one (an RNN's zero state joins the batch
+  // size, ExpandDims(StridedSlice(Shape)), to its units): the same values.
+  if (op == "ExpandDims" || op == "Reshape")
+    return operandShape(0);
+  if (op == "Range") {
+    // tf.range(start, limit, delta): the axes tf.losses reduce over.
+    FailureOr<SmallVector<int64_t>> start = operandShape(0),
+                                    limit = operandShape(1),
+                                    delta = operandShape(2);
+    if (failed(start) || failed(limit) || failed(delta))
+      return failure();
+    if (start->size() != 1 || limit->size() != 1 || delta->size() != 1 ||
+        (*delta)[0] == 0 || ShapedType::isDynamic((*limit)[0])) {
+      import.fail(at) << "is a range of unknown or non-scalar bounds, or of "
+                         "step 0";
+      return failure();
+    }
+    SmallVector<int64_t> values;
+    for (int64_t v = (*start)[0];
+         (*delta)[0] > 0 ? v < (*limit)[0] : v > (*limit)[0]; v += (*delta)[0])
+      values.push_back(v);
+    return values;
+  }
+  if (op == "StridedSlice") {
+    // The element of a shape that `tf.shape(x)[i]` takes (static_rnn's batch
+    // size), or a plain range of it: one axis, no new or ellipsis axes.
+    FailureOr<SmallVector<int64_t>> vector = operandShape(0),
+                                    begin = operandShape(1),
+                                    end = operandShape(2),
+                                    strides = operandShape(3);
+    if (failed(vector) || failed(begin) || failed(end) || failed(strides))
+      return failure();
+    auto mask = [&](const char *name) {
+      const tensorflow::AttrValue *value = import.attr(at, name);
+      return value ? value->i() : 0;
+    };
+    if (begin->size() != 1 || end->size() != 1 || strides->size() != 1 ||
+        (*strides)[0] != 1 || mask("ellipsis_mask") || mask("new_axis_mask")) {
+      import.fail(at) << "slices a shape other than by one axis with stride "
+                         "1";
+      return failure();
+    }
+    int64_t size = int64_t(vector->size());
+    auto clamp = [&](int64_t i) {
+      i = i < 0 ? i + size : i;
+      return std::min(std::max<int64_t>(i, 0), size);
+    };
+    int64_t first = mask("begin_mask") & 1 ? 0 : clamp((*begin)[0]);
+    if (mask("shrink_axis_mask") & 1) {
+      if (first >= size) {
+        import.fail(at) << "takes element " << (*begin)[0] << " of a shape of "
+                        << size;
+        return failure();
+      }
+      return SmallVector<int64_t>{(*vector)[first]};
+    }
+    int64_t last = mask("end_mask") & 1 ? size : clamp((*end)[0]);
+    if (last < first)
+      last = first;
+    return SmallVector<int64_t>(vector->begin() + first,
+                                vector->begin() + last);
+  }
   if (op == "Sub" || op == "Add" || op == "AddV2") {
     FailureOr<SmallVector<int64_t>> a = operandShape(0), b = operandShape(1);
     if (failed(a) || failed(b))
@@ -82,7 +146,8 @@ FailureOr<SmallVector<int64_t>> foldShapeAt(ImportContext &import, int index,
   }
   import.fail(index) << "input " << input << " must be a shape DTF can compute "
                      << "before running (from Const, Shape, Rank, Slice, "
-                     << "ConcatV2, Pack, Add, Sub), got '"
+                     << "StridedSlice, ExpandDims, Reshape, ConcatV2, Pack, "
+                        "Range, Add, Sub), got '"
                      << import.node(at).name() << "' (" << op << ")";
   return failure();
 }

@@ -30,6 +30,10 @@ const std::map<std::string, int> &gradientInputs() {
       {"ResourceApplyAdagrad", 3},
       {"SparseApplyAdagrad", 3},
       {"ResourceSparseApplyAdagrad", 3},
+      {"ApplyRMSProp", 7},
+      {"ResourceApplyRMSProp", 7},
+      {"ApplyCenteredRMSProp", 8},
+      {"ResourceApplyCenteredRMSProp", 8},
       {"ApplyFtrl", 3},
       {"ResourceApplyFtrl", 3},
       {"ApplyFtrlV2", 3},
@@ -353,6 +357,20 @@ FailureOr<Attribute> optimizerOf(ImportContext &import,
     return Attribute(FtrlAttr::get(context, APFloat(*lr), APFloat(*power),
                                    APFloat(*accumulator), APFloat(*l1),
                                    APFloat(*l2), APFloat(*shrinkage)));
+  }
+  if (op.find("RMSProp") != std::string::npos) {
+    // var, [mg,] ms, mom, lr, rho, momentum, epsilon, grad.
+    bool centered = op.find("Centered") != std::string::npos;
+    int first = centered ? 4 : 3;
+    FailureOr<double> lr = import.scalar(index, first),
+                      decay = import.scalar(index, first + 1),
+                      momentum = import.scalar(index, first + 2),
+                      epsilon = import.scalar(index, first + 3);
+    if (failed(lr) || failed(decay) || failed(momentum) || failed(epsilon))
+      return failure();
+    return Attribute(RMSPropAttr::get(context, APFloat(*lr), APFloat(*decay),
+                                      APFloat(*momentum), APFloat(*epsilon),
+                                      centered));
   }
   if (op.find("Adam") != std::string::npos) {
     FailureOr<double> lr = import.scalar(index, 5),

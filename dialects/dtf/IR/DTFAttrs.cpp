@@ -312,6 +312,28 @@ LogicalResult AdamAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
+LogicalResult RMSPropAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                  APFloat learningRate, APFloat decayValue,
+                                  APFloat momentumValue, APFloat epsilonValue,
+                                  bool) {
+  if (failed(verifyLearningRate(emitError, learningRate)))
+    return failure();
+  double decay = decayValue.convertToDouble();
+  double momentum = momentumValue.convertToDouble();
+  double epsilon = epsilonValue.convertToDouble();
+  if (!(decay >= 0.0 && decay <= 1.0))
+    return emitError() << "decay must be in [0, 1], got " << decay;
+  if (!(momentum >= 0.0) || !std::isfinite(momentum))
+    return emitError() << "momentum must be non-negative and finite, got "
+                       << momentum;
+  // The update divides by sqrt(ms + epsilon), with ms >= 0 (centered:
+  // ms - mg^2 >= 0 up to rounding): epsilon keeps it away from 0.
+  if (!(epsilon > 0.0) || !std::isfinite(epsilon))
+    return emitError() << "epsilon must be positive and finite, got "
+                       << epsilon;
+  return success();
+}
+
 LogicalResult FtrlAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                APFloat learningRate, APFloat powerValue,
                                APFloat initialValue, APFloat l1Value,

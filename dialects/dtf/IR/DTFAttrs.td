@@ -352,8 +352,32 @@ def DTF_FtrlAttr : DTF_Attr<"Ftrl", "ftrl"> {
   let genVerifyDecl = 1;
 }
 
+def DTF_RMSPropAttr : DTF_Attr<"RMSProp", "rmsprop"> {
+  let summary = "RMSProp, as TensorFlow 1's RMSPropOptimizer";
+  let description = [{
+    Per element, a decaying mean of squared gradients `ms` and a momentum
+    accumulator `mom`:
+    `ms = decay * ms + (1 - decay) * grad^2;
+     mom = momentum * mom + learning_rate * grad / sqrt(ms + epsilon);
+     var -= mom`.
+    `centered` also keeps the mean gradient `mg` and divides by
+    `sqrt(ms - mg^2 + epsilon)`, an estimate of the variance. As in
+    TensorFlow 1, `ms` starts at 1 (Keras's RMSprop starts it at 0), `mom`
+    and `mg` at 0; the slots are named `<var>/RMSProp`, then `mg`
+    (centered) and `mom` as `<var>/RMSProp_1`, `<var>/RMSProp_2`.
+  }];
+  let parameters = (ins DTF_F64Parameter<"learning rate">:$learning_rate,
+                        DTF_F64Parameter<"decay", "0.9">:$decay,
+                        DTF_F64Parameter<"momentum", "0.0">:$momentum,
+                        DTF_F64Parameter<"epsilon", "1e-10">:$epsilon,
+                        DTF_BoolParameter<"centered", "false">:$centered);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
 def DTF_OptimizerAttr : AnyAttrOf<[DTF_SGDAttr, DTF_MomentumAttr, DTF_AdamAttr,
-                                   DTF_AdagradAttr, DTF_FtrlAttr]>;
+                                   DTF_AdagradAttr, DTF_FtrlAttr,
+                                   DTF_RMSPropAttr]>;
 
 //===----------------------------------------------------------------------===//
 // Enums

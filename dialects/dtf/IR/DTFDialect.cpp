@@ -306,8 +306,8 @@ LogicalResult DTFDialect::verifyOperationAttribute(Operation *op,
       return op->emitError("'") << getOptimizerAttrName()
                                 << "' is only valid on a function or a "
                                    "dtf.variable";
-    if (!isa<SGDAttr, MomentumAttr, AdamAttr, AdagradAttr, FtrlAttr>(
-            attr.getValue()))
+    if (!isa<SGDAttr, MomentumAttr, AdamAttr, AdagradAttr, FtrlAttr,
+             RMSPropAttr>(attr.getValue()))
       return op->emitError("'") << getOptimizerAttrName()
                                 << "' must be a dtf optimizer attribute";
     if (variable && !variable.getTrainable())

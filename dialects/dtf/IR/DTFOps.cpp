@@ -308,15 +308,53 @@ DTF_BROADCAST_BINARY_INFERENCE(AddOp)
 DTF_BROADCAST_BINARY_INFERENCE(SubOp)
 DTF_BROADCAST_BINARY_INFERENCE(MulOp)
 DTF_BROADCAST_BINARY_INFERENCE(DivOp)
+DTF_BROADCAST_BINARY_INFERENCE(DivNoNanOp)
+DTF_BROADCAST_BINARY_INFERENCE(MinimumOp)
+DTF_BROADCAST_BINARY_INFERENCE(MaximumOp)
+DTF_BROADCAST_BINARY_INFERENCE(PowOp)
+DTF_BROADCAST_BINARY_INFERENCE(LogicalAndOp)
+DTF_BROADCAST_BINARY_INFERENCE(LogicalOrOp)
 #undef DTF_BROADCAST_BINARY_INFERENCE
 
-LogicalResult EqualOp::inferReturnTypes(MLIRContext *context,
-                                        std::optional<Location> location,
-                                        Adaptor adaptor,
-                                        SmallVectorImpl<Type> &inferred) {
-  return inferBroadcastType(location, adaptor.getLhs().getType(),
-                            adaptor.getRhs().getType(),
-                            IntegerType::get(context, 1), inferred);
+#define DTF_COMPARE_INFERENCE(OpClass)                                         \
+  LogicalResult OpClass::inferReturnTypes(                                     \
+      MLIRContext *context, std::optional<Location> location, Adaptor adaptor, \
+      SmallVectorImpl<Type> &inferred) {                                       \
+    return inferBroadcastType(location, adaptor.getLhs().getType(),            \
+                              adaptor.getRhs().getType(),                      \
+                              IntegerType::get(context, 1), inferred);         \
+  }
+DTF_COMPARE_INFERENCE(EqualOp)
+DTF_COMPARE_INFERENCE(NotEqualOp)
+DTF_COMPARE_INFERENCE(GreaterOp)
+DTF_COMPARE_INFERENCE(GreaterEqualOp)
+DTF_COMPARE_INFERENCE(LessOp)
+DTF_COMPARE_INFERENCE(LessEqualOp)
+#undef DTF_COMPARE_INFERENCE
+
+LogicalResult SelectOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> location,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &inferred) {
+  Type onTrue = adaptor.getOnTrue().getType();
+  SmallVector<Type, 1> values;
+  if (failed(inferBroadcastType(
+          location, onTrue, adaptor.getOnFalse().getType(), Type(), values)))
+    return failure();
+  auto condition = dyn_cast<RankedTensorType>(adaptor.getCondition().getType());
+  if (!condition)
+    return emitOptionalError(location, "expects a ranked condition, got ",
+                             adaptor.getCondition().getType());
+  SmallVector<int64_t> shape;
+  if (!OpTrait::util::getBroadcastedShape(
+          condition.getShape(), cast<ShapedType>(values[0]).getShape(), shape))
+    return emitOptionalError(location,
+                             "condition is not broadcast-compatible with the "
+                             "values: ",
+                             condition, " and ", values[0]);
+  inferred.push_back(RankedTensorType::get(
+      shape, cast<RankedTensorType>(onTrue).getElementType()));
+  return success();
 }
 
 LogicalResult BiasAddOp::inferReturnTypes(MLIRContext *,
@@ -434,29 +472,22 @@ static LogicalResult inferReduceType(std::optional<Location> location,
   return success();
 }
 
-LogicalResult ReduceSumOp::inferReturnTypes(MLIRContext *,
-                                            std::optional<Location> location,
-                                            Adaptor adaptor,
-                                            SmallVectorImpl<Type> &inferred) {
-  return inferReduceType(
-      location, adaptor.getInput().getType(),
-      axesOrAll(adaptor.getAxesAttr(), adaptor.getAttributes(), "axes"),
-      flagOrFalse(adaptor.getKeepDimsAttr(), adaptor.getAttributes(),
-                  "keep_dims"),
-      inferred);
-}
-
-LogicalResult ReduceMeanOp::inferReturnTypes(MLIRContext *,
-                                             std::optional<Location> location,
-                                             Adaptor adaptor,
-                                             SmallVectorImpl<Type> &inferred) {
-  return inferReduceType(
-      location, adaptor.getInput().getType(),
-      axesOrAll(adaptor.getAxesAttr(), adaptor.getAttributes(), "axes"),
-      flagOrFalse(adaptor.getKeepDimsAttr(), adaptor.getAttributes(),
-                  "keep_dims"),
-      inferred);
-}
+#define DTF_REDUCE_INFERENCE(OpClass)                                          \
+  LogicalResult OpClass::inferReturnTypes(                                     \
+      MLIRContext *, std::optional<Location> location, Adaptor adaptor,        \
+      SmallVectorImpl<Type> &inferred) {                                       \
+    return inferReduceType(                                                    \
+        location, adaptor.getInput().getType(),                                \
+        axesOrAll(adaptor.getAxesAttr(), adaptor.getAttributes(), "axes"),     \
+        flagOrFalse(adaptor.getKeepDimsAttr(), adaptor.getAttributes(),        \
+                    "keep_dims"),                                              \
+        inferred);                                                             \
+  }
+DTF_REDUCE_INFERENCE(ReduceSumOp)
+DTF_REDUCE_INFERENCE(ReduceMeanOp)
+DTF_REDUCE_INFERENCE(ReduceMaxOp)
+DTF_REDUCE_INFERENCE(ReduceMinOp)
+#undef DTF_REDUCE_INFERENCE
 
 //===----------------------------------------------------------------------===//
 // Shape manipulation and casts

@@ -23,6 +23,8 @@ include "dialects/dtf/IR/DTFAttrs.td"
 
 def DTF_FloatTensor : RankedTensorOf<[AnyFloat]>;
 def DTF_NumericTensor : RankedTensorOf<[AnyFloat, AnySignlessInteger]>;
+// What the CPU kernels order: floats and 32- or 64-bit integers, not i1.
+def DTF_OrderedTensor : RankedTensorOf<[AnyFloat, I32, I64]>;
 def DTF_Tensor : RankedTensorOf<[AnyType]>;
 def DTF_ScalarFloatTensor : 0DTensorOf<[AnyFloat]>;
 def DTF_Matrix : TensorRankOf<[AnyFloat], [2]>;
@@ -55,6 +57,25 @@ def DTF_PlaceholderOp : DTF_Op<"placeholder", [Pure]> {
   let arguments = (ins StrAttr:$name);
   let results = (outs DTF_Tensor:$output);
   let assemblyFormat = "$name attr-dict `:` type($output)";
+}
+
+def DTF_LearningPhaseOp : DTF_Op<"learning_phase", [Pure]> {
+  let summary = "whether this step trains: true in a training step, false "
+                "when the model is evaluated";
+  let description = [{
+    Keras's learning phase, and the `training` flag of a TF1 script
+    (`tf.compat.v1.placeholder_with_default(False, [])` fed True by the
+    training loop), which switches dropout on and batch normalization to
+    the batch's moments. The executor gives each run its value
+    (runtime/ABI.md, "The learning phase"); a model with it is the same
+    function for training and for validation.
+
+    ```mlir
+    %training = dtf.learning_phase : tensor<i1>
+    ```
+  }];
+  let results = (outs 0DTensorOf<[I1]>:$output);
+  let assemblyFormat = "attr-dict `:` type($output)";
 }
 
 def DTF_ConstantOp : DTF_Op<"constant",
@@ -178,15 +199,16 @@ def DTF_MatMulOp : DTF_Op<"matmul", [Pure, InferTypeOpAdaptor]> {
 }
 
 class DTF_BroadcastBinaryOp<string mnemonic, string doc,
-                            list<Trait> traits = []>
+                            list<Trait> traits = [],
+                            Type tensor = DTF_NumericTensor>
     : DTF_Op<mnemonic, !listconcat([Pure, InferTypeOpAdaptor], traits)> {
   let summary = doc;
   let description = [{
     Elementwise with NumPy broadcasting: shapes are aligned at the trailing
     dimension and each pair of dimensions must be equal or one of them 1.
   }];
-  let arguments = (ins DTF_NumericTensor:$lhs, DTF_NumericTensor:$rhs);
-  let results = (outs DTF_NumericTensor:$output);
+  let arguments = (ins tensor:$lhs, tensor:$rhs);
+  let results = (outs tensor:$output);
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs)";
 }
 
@@ -195,12 +217,64 @@ def DTF_SubOp : DTF_BroadcastBinaryOp<"sub", "elementwise difference">;
 def DTF_MulOp
     : DTF_BroadcastBinaryOp<"mul", "elementwise product", [Commutative]>;
 def DTF_DivOp : DTF_BroadcastBinaryOp<"div", "elementwise quotient">;
+def DTF_DivNoNanOp
+    : DTF_BroadcastBinaryOp<"div_no_nan",
+                            "elementwise quotient, 0 where the divisor is 0",
+                            [], DTF_FloatTensor>;
+// TensorFlow's Minimum and Maximum: NaN in either operand gives NaN.
+def DTF_MinimumOp : DTF_BroadcastBinaryOp<"minimum", "elementwise minimum",
+                                          [Commutative]>;
+def DTF_MaximumOp : DTF_BroadcastBinaryOp<"maximum", "elementwise maximum",
+                                          [Commutative]>;
+def DTF_PowOp : DTF_BroadcastBinaryOp<"pow", "elementwise lhs to the power rhs",
+                                      [], DTF_FloatTensor>;
 
-def DTF_EqualOp : DTF_Op<"equal", [Pure, Commutative, InferTypeOpAdaptor]> {
-  let summary = "elementwise equality, with broadcasting, as i1";
-  let arguments = (ins DTF_Tensor:$lhs, DTF_Tensor:$rhs);
+class DTF_CompareOp<string mnemonic, string doc, list<Trait> traits = [],
+                    Type tensor = DTF_OrderedTensor>
+    : DTF_Op<mnemonic, !listconcat([Pure, InferTypeOpAdaptor], traits)> {
+  let summary = doc # ", with broadcasting, as i1";
+  let arguments = (ins tensor:$lhs, tensor:$rhs);
   let results = (outs RankedTensorOf<[I1]>:$output);
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs)";
+}
+
+def DTF_EqualOp
+    : DTF_CompareOp<"equal", "elementwise equality", [Commutative], DTF_Tensor>;
+def DTF_NotEqualOp : DTF_CompareOp<"not_equal", "elementwise inequality",
+                                   [Commutative], DTF_Tensor>;
+// Ordered comparisons: false where either operand is NaN, as in TensorFlow.
+def DTF_GreaterOp : DTF_CompareOp<"greater", "elementwise lhs > rhs">;
+def DTF_GreaterEqualOp
+    : DTF_CompareOp<"greater_equal", "elementwise lhs >= rhs">;
+def DTF_LessOp : DTF_CompareOp<"less", "elementwise lhs < rhs">;
+def DTF_LessEqualOp : DTF_CompareOp<"less_equal", "elementwise lhs <= rhs">;
+
+def DTF_LogicalAndOp
+    : DTF_BroadcastBinaryOp<"logical_and", "elementwise conjunction",
+                            [Commutative], RankedTensorOf<[I1]>>;
+def DTF_LogicalOrOp
+    : DTF_BroadcastBinaryOp<"logical_or", "elementwise disjunction",
+                            [Commutative], RankedTensorOf<[I1]>>;
+
+def DTF_SelectOp : DTF_Op<"select", [Pure, InferTypeOpAdaptor]> {
+  let summary = "elementwise choice between two tensors by a condition";
+  let description = [{
+    TensorFlow's `SelectV2` (`tf.where(condition, x, y)`): the condition and
+    both values broadcast together (NumPy rules), and each element of the
+    result is `on_true`'s where the condition holds, `on_false`'s elsewhere.
+
+    ```mlir
+    %y = dtf.select %mask, %x, %zeros
+        : tensor<100x10xi1>, tensor<100x10xf32>, tensor<f32>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[I1]>:$condition, DTF_Tensor:$on_true,
+                       DTF_Tensor:$on_false);
+  let results = (outs DTF_Tensor:$output);
+  let assemblyFormat = [{
+    $condition `,` $on_true `,` $on_false attr-dict `:` type($condition) `,`
+    type($on_true) `,` type($on_false)
+  }];
 }
 
 def DTF_BiasAddOp : DTF_Op<"bias_add", [Pure, InferTypeOpAdaptor]> {
@@ -223,6 +297,26 @@ class DTF_UnaryOp<string mnemonic, string doc, Type tensor = DTF_FloatTensor>
 def DTF_NegOp : DTF_UnaryOp<"neg", "elementwise negation", DTF_NumericTensor>;
 def DTF_ReluOp : DTF_UnaryOp<"relu", "elementwise max(x, 0)">;
 def DTF_LogOp : DTF_UnaryOp<"log", "elementwise natural logarithm">;
+def DTF_ExpOp : DTF_UnaryOp<"exp", "elementwise e to the power x">;
+def DTF_TanhOp : DTF_UnaryOp<"tanh", "elementwise hyperbolic tangent">;
+def DTF_SqrtOp : DTF_UnaryOp<"sqrt", "elementwise square root">;
+def DTF_RsqrtOp : DTF_UnaryOp<"rsqrt", "elementwise 1 / sqrt(x)">;
+def DTF_FloorOp
+    : DTF_UnaryOp<"floor", "elementwise largest integer not above x">;
+def DTF_AbsOp
+    : DTF_UnaryOp<"abs", "elementwise absolute value", DTF_NumericTensor>;
+def DTF_SignOp : DTF_UnaryOp<"sign", "elementwise -1, 0 or 1 by the sign of x "
+                                     "(NaN for NaN)", DTF_NumericTensor>;
+def DTF_LogicalNotOp : DTF_UnaryOp<"logical_not", "elementwise negation of "
+                                   "i1", RankedTensorOf<[I1]>>;
+def DTF_StopGradientOp : DTF_UnaryOp<"stop_gradient", "the input, through "
+                                     "which no gradient flows", DTF_Tensor> {
+  let description = [{
+    TensorFlow's `tf.stop_gradient`: the value is the input's, and
+    `--dtf-autodiff` treats the result as a constant (batch normalization's
+    moments, the shift of a stable log-sum-exp).
+  }];
+}
 def DTF_SoftmaxOp : DTF_UnaryOp<"softmax", "softmax along the last dimension"> {
   let hasVerifier = 1;
 }
@@ -446,6 +540,9 @@ class DTF_ReduceOp<string mnemonic, string doc>
 
 def DTF_ReduceSumOp : DTF_ReduceOp<"reduce_sum", "sum over dimensions">;
 def DTF_ReduceMeanOp : DTF_ReduceOp<"reduce_mean", "mean over dimensions">;
+// NaN propagates: a reduced slice holding a NaN gives NaN, as TensorFlow's.
+def DTF_ReduceMaxOp : DTF_ReduceOp<"reduce_max", "maximum over dimensions">;
+def DTF_ReduceMinOp : DTF_ReduceOp<"reduce_min", "minimum over dimensions">;
 
 def DTF_ReshapeOp : DTF_Op<"reshape", [Pure]> {
   let summary = "the same elements under another static shape";
@@ -839,6 +936,46 @@ def DTF_ApplyAdagradOp : DTF_Op<"apply_adagrad",
                        DTF_FloatTensor:$grad, F64Attr:$learning_rate);
   let assemblyFormat = [{
     $var `,` $accum `,` $grad `learning_rate` $learning_rate attr-dict `:`
+    qualified(type($var))
+  }];
+}
+
+def DTF_ApplyRMSPropOp : DTF_Op<"apply_rmsprop",
+    [DTF_GradMatchesVariable<"var">, DTF_SlotMatchesVariable<"ms">,
+     DTF_SlotMatchesVariable<"mom">]> {
+  let summary = "one RMSProp step on var with its ms and mom slots";
+  let description = [{
+    TensorFlow's ApplyRMSProp (`#dtf.rmsprop` says what it computes).
+  }];
+  let arguments = (ins DTF_ResourceArg<[MemRead, MemWrite]>:$var,
+                       DTF_ResourceArg<[MemRead, MemWrite]>:$ms,
+                       DTF_ResourceArg<[MemRead, MemWrite]>:$mom,
+                       DTF_FloatTensor:$grad, F64Attr:$learning_rate,
+                       F64Attr:$decay, F64Attr:$momentum, F64Attr:$epsilon);
+  let assemblyFormat = [{
+    $var `,` $ms `,` $mom `,` $grad `learning_rate` $learning_rate `decay`
+    $decay `momentum` $momentum `epsilon` $epsilon attr-dict `:`
+    qualified(type($var))
+  }];
+}
+
+def DTF_ApplyCenteredRMSPropOp : DTF_Op<"apply_centered_rmsprop",
+    [DTF_GradMatchesVariable<"var">, DTF_SlotMatchesVariable<"mg">,
+     DTF_SlotMatchesVariable<"ms">, DTF_SlotMatchesVariable<"mom">]> {
+  let summary = "one centered RMSProp step on var with its mg, ms and mom "
+                "slots";
+  let description = [{
+    TensorFlow's ApplyCenteredRMSProp (`#dtf.rmsprop` with `centered`).
+  }];
+  let arguments = (ins DTF_ResourceArg<[MemRead, MemWrite]>:$var,
+                       DTF_ResourceArg<[MemRead, MemWrite]>:$mg,
+                       DTF_ResourceArg<[MemRead, MemWrite]>:$ms,
+                       DTF_ResourceArg<[MemRead, MemWrite]>:$mom,
+                       DTF_FloatTensor:$grad, F64Attr:$learning_rate,
+                       F64Attr:$decay, F64Attr:$momentum, F64Attr:$epsilon);
+  let assemblyFormat = [{
+    $var `,` $mg `,` $ms `,` $mom `,` $grad `learning_rate` $learning_rate
+    `decay` $decay `momentum` $momentum `epsilon` $epsilon attr-dict `:`
     qualified(type($var))
   }];
 }

@@ -241,3 +241,53 @@ TEST(Matmul, Errors) {
       },
       {"unsupported dtype i32"});
 }
+
+// TfValuesTest holds the values to TensorFlow's; these are the dtype and
+// shape errors, which name the op and what is wrong.
+TEST(Select, BroadcastsAllThree) {
+  Tensor condition = boolean({2, 1}, {true, false});
+  expectTensorEq<float>(select(condition, f32({3}, {1, 2, 3}), f32({}, {0})),
+                        f32({2, 3}, {1, 2, 3, 0, 0, 0}));
+}
+
+TEST(Select, Errors) {
+  expectInvalidArgument(
+      [] {
+        select(f32({2}, {1, 0}), f32({2}, {1, 2}), f32({2}, {3, 4}));
+      },
+      {"select", "condition must be bool", "f32[2]"});
+  expectInvalidArgument(
+      [] {
+        select(boolean({2}, {true, false}), f32({2}, {1, 2}), i32({2}, {3, 4}));
+      },
+      {"select", "on_true", "on_false"});
+  expectInvalidArgument(
+      [] {
+        select(boolean({3}, {true, false, true}), f32({2}, {1, 2}),
+               f32({2}, {3, 4}));
+      },
+      {"select", "[3], [2] and [2] are not broadcast-compatible"});
+}
+
+TEST(Logical, RejectsNumbers) {
+  expectInvalidArgument([] { logical_and(f32({1}, {1}), f32({1}, {1})); },
+                        {"logical_and", "lhs must be bool"});
+  expectInvalidArgument([] { logical_not(i32({1}, {1})); },
+                        {"logical_not", "x must be bool"});
+}
+
+TEST(Compare, OrderedComparisonsRejectBool) {
+  expectInvalidArgument(
+      [] { greater(boolean({1}, {true}), boolean({1}, {false})); },
+      {"greater"});
+}
+
+TEST(Extrema, IntegersAndEmptySlices) {
+  Tensor x = i32({2, 3}, {4, -1, 7, 0, 9, -5});
+  expectTensorEq<int32_t>(reduce_max(x, {1}), i32({2}, {7, 9}));
+  expectTensorEq<int32_t>(reduce_min(x, {0}, true), i32({1, 3}, {0, -1, -5}));
+  Tensor empty = Tensor(DType::F32, {2, 0});
+  expectTensorEq<float>(reduce_max(empty, {1}),
+                        f32({2}, {-std::numeric_limits<float>::infinity(),
+                                  -std::numeric_limits<float>::infinity()}));
+}

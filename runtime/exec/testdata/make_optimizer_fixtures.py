@@ -12,13 +12,15 @@ each optimizer configuration DTF offers:
   - MomentumOptimizer, without and with use_nesterov,
   - AdamOptimizer with its defaults, and with beta1, beta2 and epsilon far
     from them (so that a swap of beta1 and beta2, or a lost epsilon, shows),
+  - RMSPropOptimizer with its defaults, with decay, momentum and epsilon
+    far from them, and centered,
 
 on the same two variables (w: 3x4, b: 4; values of mixed magnitudes from a
 fixed seed, one exact zero in a gradient) and three steps of fixed, distinct
 float32 gradients fed through `apply_gradients(..., global_step)`. After the
 initializers ran ("initialized") and after each step ("steps") it records
 every global variable by TensorFlow's name: the variables, the slots
-("w/Momentum", "w/Adam", "w/Adam_1"), the non-slot variables ("beta1_power",
+("w/Momentum", "w/Adam", "w/Adam_1", "w/RMSProp", "w/RMSProp_1"), the non-slot variables ("beta1_power",
 "beta2_power") and the global step.
 
 Each float is written as the shortest decimal string of its float32 value;
@@ -95,6 +97,24 @@ CONFIGS = [
                                     epsilon=1e-3),
      "AdamOptimizer(learning_rate=0.02, beta1=0.6, beta2=0.95, epsilon=1e-3)",
      "#dtf.adam<learning_rate = 0.02, beta1 = 0.6, beta2 = 0.95, epsilon = 1.0e-3>"),
+    # TensorFlow 1's defaults (decay 0.9, no momentum, epsilon 1e-10; ms
+    # starts at ones), then every parameter away from them, then centered.
+    ("rmsprop_defaults",
+     lambda: tf.train.RMSPropOptimizer(learning_rate=0.001),
+     "RMSPropOptimizer(learning_rate=0.001)",
+     "#dtf.rmsprop<learning_rate = 0.001>"),
+    ("rmsprop",
+     lambda: tf.train.RMSPropOptimizer(learning_rate=0.01, decay=0.8,
+                                       momentum=0.5, epsilon=1e-4),
+     "RMSPropOptimizer(learning_rate=0.01, decay=0.8, momentum=0.5, "
+     "epsilon=1e-4)",
+     "#dtf.rmsprop<learning_rate = 0.01, decay = 0.8, momentum = 0.5, "
+     "epsilon = 1.0e-4>"),
+    ("rmsprop_centered",
+     lambda: tf.train.RMSPropOptimizer(learning_rate=0.01, momentum=0.3,
+                                       centered=True),
+     "RMSPropOptimizer(learning_rate=0.01, momentum=0.3, centered=True)",
+     "#dtf.rmsprop<learning_rate = 0.01, momentum = 0.3, centered = true>"),
 ]
 
 

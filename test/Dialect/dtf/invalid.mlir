@@ -282,6 +282,30 @@ func.func @adam_epsilon(%loss: tensor<f32>) {
 
 // -----
 
+func.func @rmsprop_decay(%loss: tensor<f32>) {
+  // expected-error @+1 {{decay must be in [0, 1], got 1.500000e+00}}
+  dtf.minimize %loss : tensor<f32>, #dtf.rmsprop<learning_rate = 0.1, decay = 1.5>
+  return
+}
+
+// -----
+
+func.func @rmsprop_momentum(%loss: tensor<f32>) {
+  // expected-error @+1 {{momentum must be non-negative and finite, got -1.000000e+00}}
+  dtf.minimize %loss : tensor<f32>, #dtf.rmsprop<learning_rate = 0.1, momentum = -1.0>
+  return
+}
+
+// -----
+
+func.func @rmsprop_epsilon(%loss: tensor<f32>) {
+  // expected-error @+1 {{epsilon must be positive and finite, got 0.000000e+00}}
+  dtf.minimize %loss : tensor<f32>, #dtf.rmsprop<learning_rate = 0.1, epsilon = 0.0>
+  return
+}
+
+// -----
+
 //===----------------------------------------------------------------------===//
 // Types
 //===----------------------------------------------------------------------===//

@@ -1,0 +1,156 @@
+//===- TfValuesTest.cpp - Kernels against TensorFlow's own results --------===//
+//
+// testdata/tf_math_values.npz holds TensorFlow's outputs of the elementwise
+// ops and reductions DTF imports, on inputs with signed zeros, ties, infinities
+// and NaN (written by testdata/write_tf_math_values.py). Each kernel must give
+// the same values: NaN where TensorFlow gives NaN, the same infinities, and
+// finite values within a few float ulps (TensorFlow's Eigen kernels
+// approximate tanh and exp differently from the C library).
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/core/Denormals.h"
+#include "runtime/core/Kernels.h"
+#include "runtime/data/Npy.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <string>
+
+using namespace dtf;
+
+namespace {
+
+const char *const kFixture = DTF_TF_MATH_VALUES;
+
+/// Member `key` of the fixture as a tensor of its own dtype.
+Tensor fixture(const std::string &key) {
+  data::Array array = data::readNpzMember(kFixture, key);
+  DType dtype;
+  switch (array.type) {
+  case data::ElementType::F32:
+    dtype = DType::F32;
+    break;
+  case data::ElementType::Bool:
+    dtype = DType::Bool;
+    break;
+  default:
+    ADD_FAILURE() << key << " is " << data::elementTypeName(array.type)
+                  << ", not float32 or bool";
+    return Tensor(DType::F32, {});
+  }
+  Tensor tensor = Tensor::uninitialized(dtype, array.shape);
+  EXPECT_EQ(array.bytes.size(), tensor.byteSize()) << key;
+  std::memcpy(tensor.rawData(), array.bytes.data(),
+              std::min(array.bytes.size(), tensor.byteSize()));
+  return tensor;
+}
+
+/// Whether `actual` is TensorFlow's `expected`: the same NaNs, infinities
+/// and zeros, and finite values within 4 ulps.
+bool sameAsTensorFlow(float actual, float expected) {
+  if (std::isnan(expected) || std::isnan(actual))
+    return std::isnan(expected) && std::isnan(actual);
+  if (std::isinf(expected) || expected == 0)
+    return actual == expected;
+  return std::abs(actual - expected) <=
+         4 * std::numeric_limits<float>::epsilon() * std::abs(expected);
+}
+
+void expectLikeTensorFlow(const std::string &op, const Tensor &actual) {
+  Tensor expected = fixture(op + ".out");
+  ASSERT_EQ(actual.dtype(), expected.dtype()) << op;
+  ASSERT_EQ(actual.shape(), expected.shape()) << op;
+  for (int64_t i = 0; i < expected.numElements(); ++i) {
+    if (expected.dtype() == DType::Bool) {
+      EXPECT_EQ(actual.data<bool>()[i], expected.data<bool>()[i])
+          << op << " element " << i;
+    } else {
+      float got = actual.data<float>()[i], want = expected.data<float>()[i];
+      EXPECT_TRUE(sameAsTensorFlow(got, want))
+          << op << " element " << i << ": DTF " << got << ", TensorFlow "
+          << want;
+    }
+  }
+}
+
+using Unary = std::function<Tensor(const Tensor &)>;
+using Binary = std::function<Tensor(const Tensor &, const Tensor &)>;
+
+/// The kernels run as in a compute thread of either system, which flushes
+/// denormals to zero (Denormals.h): TensorFlow's exp(-90) is 0, not the
+/// float denormal 8.2e-40.
+class TfValues : public ::testing::Test {
+protected:
+  ScopedFlushDenormals flushDenormals;
+};
+
+} // namespace
+
+TEST_F(TfValues, Unary) {
+  const std::pair<const char *, Unary> ops[] = {
+      {"tanh", kernels::tanh},   {"exp", kernels::exp},
+      {"sqrt", kernels::sqrt},   {"rsqrt", kernels::rsqrt},
+      {"abs", kernels::abs},     {"sign", kernels::sign},
+      {"floor", kernels::floor}, {"logical_not", kernels::logical_not},
+  };
+  for (const auto &[name, op] : ops)
+    expectLikeTensorFlow(name, op(fixture(std::string(name) + ".x")));
+}
+
+TEST_F(TfValues, Binary) {
+  const std::pair<const char *, Binary> ops[] = {
+      {"minimum", kernels::minimum},
+      {"maximum", kernels::maximum},
+      {"pow", kernels::pow},
+      {"div_no_nan", kernels::div_no_nan},
+      {"equal", kernels::equal},
+      {"not_equal", kernels::not_equal},
+      {"greater", kernels::greater},
+      {"greater_equal", kernels::greater_equal},
+      {"less", kernels::less},
+      {"less_equal", kernels::less_equal},
+      {"logical_and", kernels::logical_and},
+      {"logical_or", kernels::logical_or},
+  };
+  for (const auto &[name, op] : ops) {
+    std::string prefix(name);
+    expectLikeTensorFlow(name,
+                         op(fixture(prefix + ".x"), fixture(prefix + ".y")));
+  }
+}
+
+TEST_F(TfValues, Select) {
+  expectLikeTensorFlow("select", kernels::select(fixture("select.condition"),
+                                                 fixture("select.x"),
+                                                 fixture("select.y")));
+}
+
+// Signed zeros are equal as floats; TensorFlow's Minimum and Maximum return
+// the second operand on ties, which decides the sign of a zero result.
+TEST_F(TfValues, MinimumAndMaximumTiesTakeTheSecondOperand) {
+  Tensor x = fixture("minimum.x"), y = fixture("minimum.y");
+  Tensor expected = fixture("minimum.out"), actual = kernels::minimum(x, y);
+  for (int64_t i = 0; i < expected.numElements(); ++i)
+    EXPECT_EQ(std::signbit(actual.data<float>()[i]),
+              std::signbit(expected.data<float>()[i]))
+        << "minimum element " << i;
+}
+
+TEST_F(TfValues, Reductions) {
+  expectLikeTensorFlow("reduce_max",
+                       kernels::reduce_max(fixture("reduce_max.x"), {1}));
+  expectLikeTensorFlow("reduce_min",
+                       kernels::reduce_min(fixture("reduce_min.x"), {1}));
+  expectLikeTensorFlow(
+      "reduce_max_columns",
+      kernels::reduce_max(fixture("reduce_max_columns.x"), {0}, true));
+  expectLikeTensorFlow(
+      "reduce_min_columns",
+      kernels::reduce_min(fixture("reduce_min_columns.x"), {0}, true));
+}
