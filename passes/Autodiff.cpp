@@ -73,7 +73,7 @@ static bool hasGradientRule(Operation *op) {
       SparseSoftmaxCrossEntropyWithLogitsOp, SigmoidCrossEntropyWithLogitsOp,
       EmbeddingCombineOp, GatherOp, UnsortedSegmentSumOp, ReduceSumOp,
       ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReshapeOp, BroadcastToOp, CastOp,
-      Conv2DOp, MaxPoolOp>(op);
+      Conv2DOp, MaxPoolOp, AvgPoolOp>(op);
 }
 
 /// The operands whose types must be static for the gradient rule of `op` to
@@ -877,6 +877,14 @@ void BackwardPass::differentiate(Operation *op, Value dy) {
               loc, typeOf(pool.getInput()), pool.getInput(), pool.getOutput(),
               dy, pool.getKsizeAttr(), pool.getStridesAttr(),
               pool.getPaddingAttr());
+        });
+      })
+      .Case([&](AvgPoolOp pool) {
+        // _AvgPoolGrad: each window's dy shared by its input cells.
+        propagate(pool.getInput(), [&]() -> Value {
+          return rewriter.create<AvgPoolGradOp>(
+              loc, typeOf(pool.getInput()), dy, pool.getKsizeAttr(),
+              pool.getStridesAttr(), pool.getPaddingAttr());
         });
       })
       .Default([](Operation *) {

@@ -221,6 +221,15 @@ Tensor max_pool(const Tensor &x, const std::vector<int64_t> &ksize,
                 const std::vector<int64_t> &strides, Padding padding);
 /// Routes each dy element to the position of its window's maximum in x (the
 /// first in row-major window order on ties), summing where windows overlap.
+/// The mean of each window's input cells, padding cells not counted (TF
+/// AvgPool).
+Tensor avg_pool(const Tensor &x, const std::vector<int64_t> &ksize,
+                const std::vector<int64_t> &strides, Padding padding);
+/// avg_pool's gradient, of the shape `inputShape` of its input: each
+/// window's dy / n added to its n input cells (TF AvgPoolGrad).
+Tensor avg_pool_grad(const Shape &inputShape, const Tensor &dy,
+                     const std::vector<int64_t> &ksize,
+                     const std::vector<int64_t> &strides, Padding padding);
 /// y is max_pool's output; only its shape is checked.
 Tensor max_pool_grad(const Tensor &x, const Tensor &y, const Tensor &dy,
                      const std::vector<int64_t> &ksize,

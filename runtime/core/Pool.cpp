@@ -1,4 +1,4 @@
-//===- Pool.cpp - Max pooling and its gradient ----------------------------===//
+//===- Pool.cpp - Max and average pooling and their gradients -------------===//
 
 #include "runtime/core/Kernels.h"
 
@@ -29,17 +29,27 @@ struct PoolGeometry {
   }
 };
 
+PoolGeometry makeGeometry(const char *op, const Shape &input,
+                          const std::vector<int64_t> &ksize,
+                          const std::vector<int64_t> &strides,
+                          Padding padding) {
+  if (input.size() != 4)
+    throw std::invalid_argument(opError(
+        op, "input must have rank 4 (NHWC), got " + shapeToString(input)));
+  SpatialPair window = spatialAttribute(op, "ksize", ksize);
+  SpatialPair stride = spatialAttribute(op, "strides", strides);
+  WindowDim h = computeWindowDim(op, input[1], window.h, stride.h, padding);
+  WindowDim w = computeWindowDim(op, input[2], window.w, stride.w, padding);
+  return {input[0], input[1], input[2], input[3], window.h,    window.w,
+          stride.h, stride.w, h.output, w.output, h.padBefore, w.padBefore};
+}
+
 PoolGeometry makeGeometry(const char *op, const Tensor &x,
                           const std::vector<int64_t> &ksize,
                           const std::vector<int64_t> &strides,
                           Padding padding) {
   requireRank(op, x, "input", 4);
-  SpatialPair window = spatialAttribute(op, "ksize", ksize);
-  SpatialPair stride = spatialAttribute(op, "strides", strides);
-  WindowDim h = computeWindowDim(op, x.dim(1), window.h, stride.h, padding);
-  WindowDim w = computeWindowDim(op, x.dim(2), window.w, stride.w, padding);
-  return {x.dim(0), x.dim(1), x.dim(2), x.dim(3), window.h,    window.w,
-          stride.h, stride.w, h.output, w.output, h.padBefore, w.padBefore};
+  return makeGeometry(op, x.shape(), ksize, strides, padding);
 }
 
 /// Calls fn(n, oh, ow, inputPixels) for every output pixel, where
@@ -128,6 +138,60 @@ Tensor max_pool_grad(const Tensor &x, const Tensor &y, const Tensor &dy,
       if (!first)
         for (int64_t ci = 0; ci < c; ++ci)
           pdx[bestOffset[ci]] += pdy[outOffset + ci];
+    });
+    return dx;
+  });
+}
+
+Tensor avg_pool(const Tensor &x, const std::vector<int64_t> &ksize,
+                const std::vector<int64_t> &strides, Padding padding) {
+  PoolGeometry g = makeGeometry("avg_pool", x, ksize, strides, padding);
+  return dispatchFloat("avg_pool", x.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using Acc = AccumulatorT<T>;
+    Tensor out(x.dtype(), g.outputShape());
+    const T *px = x.data<T>();
+    T *po = out.data<T>();
+    const int64_t c = g.channels;
+    std::vector<Acc> sums(c);
+    forEachWindow(g, [&](int64_t outOffset, auto inputPixels) {
+      std::fill(sums.begin(), sums.end(), Acc(0));
+      int64_t cells = 0;
+      inputPixels([&](int64_t inOffset) {
+        for (int64_t ci = 0; ci < c; ++ci)
+          sums[ci] += px[inOffset + ci];
+        ++cells;
+      });
+      for (int64_t ci = 0; ci < c; ++ci)
+        po[outOffset + ci] = static_cast<T>(sums[ci] / Acc(cells));
+    });
+    return out;
+  });
+}
+
+Tensor avg_pool_grad(const Shape &inputShape, const Tensor &dy,
+                     const std::vector<int64_t> &ksize,
+                     const std::vector<int64_t> &strides, Padding padding) {
+  const char *op = "avg_pool_grad";
+  PoolGeometry g = makeGeometry(op, inputShape, ksize, strides, padding);
+  if (dy.shape() != g.outputShape())
+    throw std::invalid_argument(opError(
+        op, "dy must have the pooled shape " + shapeToString(g.outputShape()) +
+                " of the input " + shapeToString(inputShape) + ", got " +
+                dy.typeString()));
+  return dispatchFloat(op, dy.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    Tensor dx(dy.dtype(), inputShape);
+    const T *pdy = dy.data<T>();
+    T *pdx = dx.data<T>();
+    const int64_t c = g.channels;
+    forEachWindow(g, [&](int64_t outOffset, auto inputPixels) {
+      int64_t cells = 0;
+      inputPixels([&](int64_t) { ++cells; });
+      inputPixels([&](int64_t inOffset) {
+        for (int64_t ci = 0; ci < c; ++ci)
+          pdx[inOffset + ci] += pdy[outOffset + ci] / static_cast<T>(cells);
+      });
     });
     return dx;
   });

@@ -441,6 +441,11 @@ KernelTable buildKernelTable() {
     c.set(kernels::conv2d(c.in(0), c.in(1), toVector(conv.getStrides()),
                           toPadding(conv.getPadding())));
   });
+  add<ir::AvgPoolOp>(t, [](ir::AvgPoolOp pool, const KernelCall &c) {
+    c.set(kernels::avg_pool(c.in(0), toVector(pool.getKsize()),
+                            toVector(pool.getStrides()),
+                            toPadding(pool.getPadding())));
+  });
   add<ir::MaxPoolOp>(t, [](ir::MaxPoolOp pool, const KernelCall &c) {
     c.set(kernels::max_pool(c.in(0), toVector(pool.getKsize()),
                             toVector(pool.getStrides()),
@@ -493,6 +498,11 @@ KernelTable buildKernelTable() {
     c.set(kernels::conv2d_backprop_filter(
         c.in(0), toShape(conv.getType()), c.in(1),
         toVector(conv.getStrides()), toPadding(conv.getPadding())));
+  });
+  add<ir::AvgPoolGradOp>(t, [](ir::AvgPoolGradOp pool, const KernelCall &c) {
+    c.set(kernels::avg_pool_grad(
+        toShape(pool.getType()), c.in(0), toVector(pool.getKsize()),
+        toVector(pool.getStrides()), toPadding(pool.getPadding())));
   });
   add<ir::MaxPoolGradOp>(t, [](ir::MaxPoolGradOp pool, const KernelCall &c) {
     c.set(kernels::max_pool_grad(c.in(0), c.in(1), c.in(2),

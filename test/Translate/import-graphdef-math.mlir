@@ -3,7 +3,7 @@
 // of a Minimum is tf.clip_by_value only with constant bounds), DivNoNan
 // outside an embedding lookup, comparisons and logical ops, Select with a
 // vector condition choosing rows and SelectV2 broadcasting, StopGradient;
-// the reductions Max and Min.
+// the reductions Max and Min; AvgPool.
 // RUN: split-file %s %t
 // RUN: dtf-translate --import-graphdef %t/math.pbtxt --outputs=out | FileCheck %s
 // CHECK: %[[ROWS:.*]] = dtf.placeholder "rows" : tensor<4xi1>
@@ -50,6 +50,10 @@
 // EXTREMA: %[[MIN:.*]] = dtf.reduce_min %[[X]] {axes = array<i64: 0, 1>} : tensor<4x3xf32>
 // EXTREMA: return %[[MAX]], %[[MIN]] : tensor<4x1xf32>, tensor<f32>
 
+// RUN: dtf-translate --import-graphdef %t/pool.pbtxt --outputs=pooled | FileCheck %s --check-prefix=POOL
+// POOL: %[[X:.*]] = dtf.placeholder "x" : tensor<2x5x5x3xf32>
+// POOL: dtf.avg_pool %[[X]] ksize [1, 3, 3, 1] strides [1, 2, 2, 1] padding SAME : tensor<2x5x5x3xf32>
+
 //--- math.pbtxt
 node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "shape" value { shape { dim { size: 4 } dim { size: 3 } } } } }
 node { name: "y" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "shape" value { shape { dim { size: 4 } dim { size: 3 } } } } }
@@ -94,3 +98,6 @@ node { name: "rows" op: "Const" attr { key: "dtype" value { type: DT_INT32 } } a
 node { name: "all" op: "Const" attr { key: "dtype" value { type: DT_INT32 } } attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 2 } } int_val: 0 int_val: 1 } } } }
 node { name: "max" op: "Max" input: "x" input: "rows" attr { key: "keep_dims" value { b: true } } }
 node { name: "min" op: "Min" input: "x" input: "all" }
+//--- pool.pbtxt
+node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "shape" value { shape { dim { size: 2 } dim { size: 5 } dim { size: 5 } dim { size: 3 } } } } }
+node { name: "pooled" op: "AvgPool" input: "x" attr { key: "ksize" value { list { i: 1 i: 3 i: 3 i: 1 } } } attr { key: "strides" value { list { i: 1 i: 2 i: 2 i: 1 } } } attr { key: "padding" value { s: "SAME" } } attr { key: "data_format" value { s: "NHWC" } } }

@@ -1,5 +1,6 @@
 // RUN: dtf-gradcheck --samples=32 %s | FileCheck %s
-// conv2d wrt input and filter (SAME and VALID, strided) and max_pool.
+// conv2d wrt input and filter (SAME and VALID, strided), max_pool and
+// avg_pool (SAME, whose edge windows average fewer cells, and VALID).
 
 // CHECK-DAG: @conv_same input: 32 of 50
 // CHECK-DAG: @conv_same filter: 32 of 54
@@ -7,6 +8,8 @@
 // CHECK-DAG: @conv_valid_strided filter: 32 of 36
 // CHECK-DAG: @max_pool_same input: 32 of 50
 // CHECK-DAG: @max_pool_valid_overlapping input: 32 of 98
+// CHECK-DAG: @avg_pool_same input: 32 of 50
+// CHECK-DAG: @avg_pool_valid_overlapping input: 32 of 98
 // CHECK: gradient check passed
 
 func.func @conv_same() -> tensor<f32> {
@@ -51,6 +54,28 @@ func.func @max_pool_valid_overlapping() -> tensor<f32> {
   %r = dtf.placeholder "r" : tensor<1x3x3x2xf32>
   %iv = dtf.read %input : !dtf.resource<tensor<1x7x7x2xf32>>
   %y = dtf.max_pool %iv ksize [1, 3, 3, 1] strides [1, 2, 2, 1] padding VALID : tensor<1x7x7x2xf32>
+  %p = dtf.mul %y, %r : tensor<1x3x3x2xf32>, tensor<1x3x3x2xf32>
+  %loss = dtf.reduce_sum %p : tensor<1x3x3x2xf32>
+  dtf.minimize %loss : tensor<f32>, #dtf.sgd<learning_rate = 0.1>
+  return %loss : tensor<f32>
+}
+
+func.func @avg_pool_same() -> tensor<f32> {
+  %input = dtf.variable "input" init(#dtf.random_normal<stddev = 1.0, seed = 7>) : !dtf.resource<tensor<2x5x5x1xf32>>
+  %r = dtf.placeholder "r" : tensor<2x2x2x1xf32>
+  %iv = dtf.read %input : !dtf.resource<tensor<2x5x5x1xf32>>
+  %y = dtf.avg_pool %iv ksize [1, 3, 3, 1] strides [1, 3, 3, 1] padding SAME : tensor<2x5x5x1xf32>
+  %p = dtf.mul %y, %r : tensor<2x2x2x1xf32>, tensor<2x2x2x1xf32>
+  %loss = dtf.reduce_sum %p : tensor<2x2x2x1xf32>
+  dtf.minimize %loss : tensor<f32>, #dtf.sgd<learning_rate = 0.1>
+  return %loss : tensor<f32>
+}
+
+func.func @avg_pool_valid_overlapping() -> tensor<f32> {
+  %input = dtf.variable "input" init(#dtf.random_normal<stddev = 1.0, seed = 8>) : !dtf.resource<tensor<1x7x7x2xf32>>
+  %r = dtf.placeholder "r" : tensor<1x3x3x2xf32>
+  %iv = dtf.read %input : !dtf.resource<tensor<1x7x7x2xf32>>
+  %y = dtf.avg_pool %iv ksize [1, 3, 3, 1] strides [1, 2, 2, 1] padding VALID : tensor<1x7x7x2xf32>
   %p = dtf.mul %y, %r : tensor<1x3x3x2xf32>, tensor<1x3x3x2xf32>
   %loss = dtf.reduce_sum %p : tensor<1x3x3x2xf32>
   dtf.minimize %loss : tensor<f32>, #dtf.sgd<learning_rate = 0.1>

@@ -990,7 +990,9 @@ Results translateConv2D(ImportContext &import, int index) {
                                 PaddingAttr::get(import.getContext(), *pad));
 }
 
-Results translateMaxPool(ImportContext &import, int index) {
+/// MaxPool and AvgPool (NHWC): dtf.max_pool and dtf.avg_pool.
+template <typename OpT>
+Results translatePool(ImportContext &import, int index) {
   FailureOr<Value> x = import.operand(index, 0);
   FailureOr<SmallVector<int64_t>> ksize = window(import, index, "ksize");
   FailureOr<SmallVector<int64_t>> strides = window(import, index, "strides");
@@ -999,10 +1001,10 @@ Results translateMaxPool(ImportContext &import, int index) {
       failed(requireNHWC(import, index)))
     return failure();
   OpBuilder &builder = import.getBuilder();
-  return createPinned<MaxPoolOp>(import, index, *x,
-                                 builder.getDenseI64ArrayAttr(*ksize),
-                                 builder.getDenseI64ArrayAttr(*strides),
-                                 PaddingAttr::get(import.getContext(), *pad));
+  return createPinned<OpT>(import, index, *x,
+                           builder.getDenseI64ArrayAttr(*ksize),
+                           builder.getDenseI64ArrayAttr(*strides),
+                           PaddingAttr::get(import.getContext(), *pad));
 }
 
 Results translateArgMax(ImportContext &import, int index) {
@@ -1234,7 +1236,8 @@ OpTranslatorTable buildOpTranslatorTable() {
   t.section("Convolution and pooling");
   t.add("Conv2D", translateConv2D,
         dtfOp<Conv2DOp>() + " (NHWC, without dilation)");
-  t.add("MaxPool", translateMaxPool, dtfOp<MaxPoolOp>() + " (NHWC)");
+  t.add("MaxPool", translatePool<MaxPoolOp>, dtfOp<MaxPoolOp>() + " (NHWC)");
+  t.add("AvgPool", translatePool<AvgPoolOp>, dtfOp<AvgPoolOp>() + " (NHWC)");
   return table;
 }
 

@@ -742,10 +742,12 @@ LogicalResult Conv2DOp::inferReturnTypes(MLIRContext *,
                          adaptor.getPadding(), inferred);
 }
 
-LogicalResult MaxPoolOp::inferReturnTypes(MLIRContext *,
-                                          std::optional<Location> location,
-                                          Adaptor adaptor,
-                                          SmallVectorImpl<Type> &inferred) {
+/// The result type of max_pool and avg_pool: their input pooled over the
+/// windows their attributes describe.
+template <typename Adaptor>
+static LogicalResult inferPoolType(std::optional<Location> location,
+                                   Adaptor adaptor,
+                                   SmallVectorImpl<Type> &inferred) {
   auto input = dyn_cast<RankedTensorType>(adaptor.getInput().getType());
   if (!input || input.getRank() != 4)
     return emitOptionalError(location, "expects a 4-D NHWC input, got ",
@@ -759,6 +761,20 @@ LogicalResult MaxPoolOp::inferReturnTypes(MLIRContext *,
   return inferWindowType(location, input, adaptor.getKsize()[1],
                          adaptor.getKsize()[2], input.getDimSize(3),
                          adaptor.getStrides(), adaptor.getPadding(), inferred);
+}
+
+LogicalResult MaxPoolOp::inferReturnTypes(MLIRContext *,
+                                          std::optional<Location> location,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &inferred) {
+  return inferPoolType(location, adaptor, inferred);
+}
+
+LogicalResult AvgPoolOp::inferReturnTypes(MLIRContext *,
+                                          std::optional<Location> location,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &inferred) {
+  return inferPoolType(location, adaptor, inferred);
 }
 
 //===----------------------------------------------------------------------===//
@@ -1108,21 +1124,35 @@ LogicalResult Conv2DBackpropFilterOp::verify() {
                                  getStrides(), getPadding());
 }
 
-LogicalResult MaxPoolGradOp::verify() {
+/// Checks that `dy` has the type `pool` (max_pool or avg_pool) gives for
+/// its window over `input`: how a pooling gradient ties its types.
+static LogicalResult
+verifyPoolGradient(Operation *op, StringRef pool, RankedTensorType input,
+                   RankedTensorType dy, ArrayRef<int64_t> ksize,
+                   ArrayRef<int64_t> strides, Padding padding) {
   SmallVector<Type> forward;
-  if (failed(verifyWindow(getLoc(), "ksize", getKsize())) ||
-      failed(verifyWindow(getLoc(), "strides", getStrides())))
+  if (failed(verifyWindow(op->getLoc(), "ksize", ksize)) ||
+      failed(verifyWindow(op->getLoc(), "strides", strides)))
     return failure();
-  if (failed(inferWindowType(getLoc(), getInput().getType(),
-                             getKsize()[1], getKsize()[2],
-                             getInput().getType().getDimSize(3), getStrides(),
-                             getPadding(), forward)))
+  if (failed(inferWindowType(op->getLoc(), input, ksize[1], ksize[2],
+                             input.getDimSize(3), strides, padding, forward)))
     return failure();
-  if (forward.front() != getDy().getType())
-    return emitOpError("max_pool of ")
-           << getInput().getType() << " gives " << forward.front()
-           << ", but dy is " << getDy().getType();
+  if (forward.front() != dy)
+    return op->emitOpError() << pool << " of " << input << " gives "
+                             << forward.front() << ", but dy is " << dy;
   return success();
+}
+
+LogicalResult MaxPoolGradOp::verify() {
+  return verifyPoolGradient(*this, "max_pool", getInput().getType(),
+                            getDy().getType(), getKsize(), getStrides(),
+                            getPadding());
+}
+
+LogicalResult AvgPoolGradOp::verify() {
+  return verifyPoolGradient(*this, "avg_pool", getOutput().getType(),
+                            getDy().getType(), getKsize(), getStrides(),
+                            getPadding());
 }
 
 //===----------------------------------------------------------------------===//

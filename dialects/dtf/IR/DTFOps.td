@@ -644,6 +644,22 @@ def DTF_MaxPoolOp : DTF_Op<"max_pool", [Pure, InferTypeOpAdaptor]> {
   }];
 }
 
+def DTF_AvgPoolOp : DTF_Op<"avg_pool", [Pure, InferTypeOpAdaptor]> {
+  let summary = "average pooling over NHWC windows";
+  let description = [{
+    TensorFlow's AvgPool: each output is the mean of its window's cells
+    inside the input; with SAME padding the cells of the padding are not
+    counted, so an edge window averages fewer cells.
+  }];
+  let arguments = (ins DTF_Image:$input, DTF_Window:$ksize,
+                       DTF_Window:$strides, DTF_PaddingAttr:$padding);
+  let results = (outs DTF_Image:$output);
+  let assemblyFormat = [{
+    $input `ksize` $ksize `strides` $strides `padding` custom<Padding>($padding) attr-dict
+    `:` type($input)
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // Training
 //===----------------------------------------------------------------------===//
@@ -854,6 +870,24 @@ def DTF_MaxPoolGradOp : DTF_Op<"max_pool_grad",
     $input `,` $output_value `,` $dy `ksize` $ksize `strides` $strides
     `padding` custom<Padding>($padding) attr-dict `:` type($input) `,`
     type($dy)
+  }];
+  let hasVerifier = 1;
+}
+
+def DTF_AvgPoolGradOp : DTF_Op<"avg_pool_grad", [Pure]> {
+  let summary = "gradient of avg_pool: each window's dy shared equally by "
+                "its cells";
+  let description = [{
+    TensorFlow's AvgPoolGrad: the result, of the pooled input's type, adds
+    to each input cell `dy / n` of every window holding it, `n` the number
+    of input cells of that window.
+  }];
+  let arguments = (ins DTF_Image:$dy, DTF_Window:$ksize, DTF_Window:$strides,
+                       DTF_PaddingAttr:$padding);
+  let results = (outs DTF_Image:$output);
+  let assemblyFormat = [{
+    $dy `ksize` $ksize `strides` $strides `padding` custom<Padding>($padding)
+    attr-dict `:` type($dy) `->` type($output)
   }];
   let hasVerifier = 1;
 }

@@ -1,11 +1,11 @@
 //===- TfValuesTest.cpp - Kernels against TensorFlow's own results --------===//
 //
 // testdata/tf_math_values.npz holds TensorFlow's outputs of the elementwise
-// ops and reductions DTF imports, on inputs with signed zeros, ties, infinities
-// and NaN (written by testdata/write_tf_math_values.py). Each kernel must give
-// the same values: NaN where TensorFlow gives NaN, the same infinities, and
-// finite values within a few float ulps (TensorFlow's Eigen kernels
-// approximate tanh and exp differently from the C library).
+// ops, reductions and average pooling DTF imports, on inputs with signed zeros,
+// ties, infinities and NaN (written by testdata/write_tf_math_values.py). Each
+// kernel must give the same values: NaN where TensorFlow gives NaN, the same
+// infinities, and finite values within a few float ulps (TensorFlow's Eigen
+// kernels approximate tanh and exp differently from the C library).
 //
 //===----------------------------------------------------------------------===//
 
@@ -153,4 +153,29 @@ TEST_F(TfValues, Reductions) {
   expectLikeTensorFlow(
       "reduce_min_columns",
       kernels::reduce_min(fixture("reduce_min_columns.x"), {0}, true));
+}
+
+TEST_F(TfValues, AveragePooling) {
+  struct Case {
+    const char *name;
+    std::vector<int64_t> ksize, strides;
+    kernels::Padding padding;
+  };
+  for (const Case &pool : {Case{"avg_pool_same",
+                                {1, 3, 3, 1},
+                                {1, 2, 2, 1},
+                                kernels::Padding::Same},
+                           Case{"avg_pool_valid",
+                                {1, 2, 2, 1},
+                                {1, 1, 1, 1},
+                                kernels::Padding::Valid}}) {
+    std::string name(pool.name);
+    Tensor x = fixture(name + ".x");
+    expectLikeTensorFlow(
+        name, kernels::avg_pool(x, pool.ksize, pool.strides, pool.padding));
+    expectLikeTensorFlow(
+        name + "_grad",
+        kernels::avg_pool_grad(x.shape(), fixture(name + "_grad.dy"),
+                               pool.ksize, pool.strides, pool.padding));
+  }
 }

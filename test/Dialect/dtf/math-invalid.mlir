@@ -1,7 +1,7 @@
 // RUN: dtf-opt %s -split-input-file -verify-diagnostics
 
-// The verifiers of the elementwise math ops (math-ops.mlir): each operand
-// constraint and shape rule, one case each.
+// The verifiers of the elementwise math ops and average pooling
+// (math-ops.mlir): each operand constraint and shape rule, one case each.
 
 func.func @pow_of_integers(%a: tensor<3xi32>) {
   // expected-error @+1 {{operand #0 must be ranked tensor of floating-point values}}
@@ -86,5 +86,13 @@ func.func @select_condition_shape(%c: tensor<2xi1>, %a: tensor<2x3xf32>) {
 func.func @learning_phase_type() {
   // expected-error @+1 {{result #0 must be 0D tensor of 1-bit signless integer values}}
   %0 = dtf.learning_phase : tensor<2xi1>
+  return
+}
+
+// -----
+
+func.func @avg_pool_grad_dy(%dy: tensor<1x3x3x2xf32>) {
+  // expected-error @+1 {{'dtf.avg_pool_grad' op avg_pool of 'tensor<1x5x5x2xf32>' gives 'tensor<1x2x2x2xf32>', but dy is 'tensor<1x3x3x2xf32>'}}
+  %0 = dtf.avg_pool_grad %dy ksize [1, 3, 3, 1] strides [1, 3, 3, 1] padding SAME : tensor<1x3x3x2xf32> -> tensor<1x5x5x2xf32>
   return
 }

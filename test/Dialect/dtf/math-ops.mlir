@@ -2,8 +2,8 @@
 // RUN: dtf-opt %s --mlir-print-op-generic | FileCheck %s --check-prefix=GENERIC
 
 // The elementwise math of TF1 models (activations, losses' masks, learning
-// rate schedules, gradient clipping): round trip, and the inferred result
-// types of the broadcasting ops in the generic form.
+// rate schedules, gradient clipping) and average pooling: round trip, and
+// the inferred result types in the generic form.
 
 // CHECK-LABEL: func.func @unary(
 // GENERIC-LABEL: sym_name = "unary"
@@ -96,4 +96,17 @@ func.func @learning_phase() -> tensor<i1> {
 // CHECK: %[[PHASE:.*]] = dtf.learning_phase : tensor<i1>
   %0 = dtf.learning_phase : tensor<i1>
   return %0 : tensor<i1>
+}
+
+// avg_pool infers its pooled type as max_pool does; its gradient names the
+// input's type.
+// CHECK-LABEL: func.func @avg_pool(
+// GENERIC-LABEL: sym_name = "avg_pool"
+func.func @avg_pool(%x: tensor<2x5x5x3xf32>, %dy: tensor<2x2x2x3xf32>) {
+// CHECK: dtf.avg_pool %{{.*}} ksize [1, 3, 3, 1] strides [1, 3, 3, 1] padding SAME : tensor<2x5x5x3xf32>
+// GENERIC: "dtf.avg_pool"(%{{.*}}) <{{{.*}}}> : (tensor<2x5x5x3xf32>) -> tensor<2x2x2x3xf32>
+  %0 = dtf.avg_pool %x ksize [1, 3, 3, 1] strides [1, 3, 3, 1] padding SAME : tensor<2x5x5x3xf32>
+// CHECK: dtf.avg_pool_grad %{{.*}} ksize [1, 3, 3, 1] strides [1, 3, 3, 1] padding SAME : tensor<2x2x2x3xf32> -> tensor<2x5x5x3xf32>
+  %1 = dtf.avg_pool_grad %dy ksize [1, 3, 3, 1] strides [1, 3, 3, 1] padding SAME : tensor<2x2x2x3xf32> -> tensor<2x5x5x3xf32>
+  return
 }

@@ -2,7 +2,7 @@
 """Writes tf_math_values.npz: TensorFlow's own results of the elementwise
 math ops DTF imports (Tanh, Exp, Sqrt, Rsqrt, Abs, Sign, Floor, Pow,
 Minimum, Maximum, DivNoNan, the comparisons, the logical ops, SelectV2, Max
-and Min), on
+and Min, AvgPool and AvgPoolGrad), on
 inputs that include what kernels get wrong: zeros of both signs, negatives,
 ties, infinities and NaN. runtime/core/tests/TfValuesTest.cpp holds DTF's
 kernels to them.
@@ -99,6 +99,22 @@ def main():
         arrays[name + "_columns.x"] = reduce_x
         arrays[name + "_columns.out"] = fn(reduce_x, axis=0,
                                            keepdims=True).numpy()
+
+    # Average pooling and its gradient, SAME (edge windows hold fewer
+    # cells, padding not counted) and VALID with overlapping windows.
+    pool_x = np.arange(50, dtype=np.float32).reshape(1, 5, 5, 2) / 7.0
+    for name, ksize, strides, padding in [
+            ("avg_pool_same", [1, 3, 3, 1], [1, 2, 2, 1], "SAME"),
+            ("avg_pool_valid", [1, 2, 2, 1], [1, 1, 1, 1], "VALID")]:
+        pooled = tf.nn.avg_pool2d(pool_x, ksize, strides, padding).numpy()
+        arrays[name + ".x"] = pool_x
+        arrays[name + ".out"] = pooled
+        dy = (np.arange(pooled.size, dtype=np.float32).reshape(pooled.shape)
+              - 3.0) / 5.0
+        arrays[name + "_grad.dy"] = dy
+        arrays[name + "_grad.out"] = tf.raw_ops.AvgPoolGrad(
+            orig_input_shape=pool_x.shape, grad=dy, ksize=ksize,
+            strides=strides, padding=padding).numpy()
 
     np.savez(args.out, **arrays)
     print("wrote %d arrays to %s (TensorFlow %s)" % (len(arrays), args.out,
