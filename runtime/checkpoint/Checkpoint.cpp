@@ -311,31 +311,12 @@ void writeCheckpointFile(const std::string &path, const Checkpoint &checkpoint) 
 }
 
 Checkpoint readCheckpointFile(const std::string &path) {
-  File file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (file.get() < 0)
-    throw CheckpointError("cannot open checkpoint " + path + ": " +
-                          errnoText());
-  struct stat info;
-  if (::fstat(file.get(), &info) != 0)
-    throw CheckpointError("cannot stat checkpoint " + path + ": " +
-                          errnoText());
-  if (!S_ISREG(info.st_mode))
-    throw CheckpointError("checkpoint " + path + " is not a regular file");
-  std::vector<unsigned char> bytes(static_cast<size_t>(info.st_size));
-  size_t done = 0;
-  while (done < bytes.size()) {
-    ssize_t got = ::read(file.get(), bytes.data() + done, bytes.size() - done);
-    if (got < 0 && errno == EINTR)
-      continue;
-    if (got < 0)
-      throw CheckpointError("cannot read checkpoint " + path + ": " +
-                            errnoText());
-    if (got == 0)
-      break; // shrank meanwhile: the length check below reports it
-    done += static_cast<size_t>(got);
-  }
-  bytes.resize(done);
-  return Reader(path, bytes.data(), bytes.size()).read();
+  // A file that shrank while read comes back short: the length check of
+  // the footer reports it.
+  std::string bytes = readWholeFile(path);
+  return Reader(path, reinterpret_cast<const unsigned char *>(bytes.data()),
+                bytes.size())
+      .read();
 }
 
 CheckpointDirectory::CheckpointDirectory(std::string directory)

@@ -106,7 +106,10 @@ std::string readWholeFile(const std::string &path) {
     throw CheckpointError("cannot open checkpoint " + path + ": " +
                           errnoText());
   struct stat info;
-  if (::fstat(file.get(), &info) != 0 || !S_ISREG(info.st_mode))
+  if (::fstat(file.get(), &info) != 0)
+    throw CheckpointError("cannot stat checkpoint " + path + ": " +
+                          errnoText());
+  if (!S_ISREG(info.st_mode))
     throw CheckpointError("checkpoint " + path + " is not a regular file");
   std::string bytes(static_cast<size_t>(info.st_size), '\0');
   size_t done = 0;
@@ -118,7 +121,7 @@ std::string readWholeFile(const std::string &path) {
       throw CheckpointError("cannot read checkpoint " + path + ": " +
                             errnoText());
     if (got == 0)
-      break; // shrank meanwhile: the footer check reports it
+      break; // shrank meanwhile: the format's own checks report it
     done += static_cast<size_t>(got);
   }
   bytes.resize(done);
