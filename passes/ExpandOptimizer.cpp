@@ -205,7 +205,8 @@ void OptimizerExpansion::expandSGD(SGDAttr sgd) {
   for (auto [variable, gradient] :
        llvm::zip(apply.getVariables(), apply.getGradients())) {
     auto update = rewriter.create<ApplyGradientDescentOp>(
-        apply.getLoc(), variable, gradient, sgd.getLearningRate());
+        apply.getLoc(), variable, gradient, sgd.getLearningRate(),
+        sgd.getSchedule());
     colocate(update, variable.getDefiningOp());
   }
   for (auto [variable, ids, rows] :
@@ -213,7 +214,7 @@ void OptimizerExpansion::expandSGD(SGDAttr sgd) {
                  apply.getSparseRows())) {
     auto update = rewriter.create<SparseApplyGradientDescentOp>(
         apply.getLoc(), variable, ids, rows, sgd.getLearningRate(),
-        /*shard=*/nullptr);
+        /*shard=*/nullptr, sgd.getSchedule());
     colocate(update, variable.getDefiningOp());
   }
 }
@@ -235,13 +236,13 @@ void OptimizerExpansion::expandRMSProp(RMSPropAttr rmsprop) {
       update = rewriter.create<ApplyCenteredRMSPropOp>(
           apply.getLoc(), variable, mg, ms, mom, gradient,
           rmsprop.getLearningRate(), rmsprop.getDecay(), rmsprop.getMomentum(),
-          rmsprop.getEpsilon());
+          rmsprop.getEpsilon(), rmsprop.getSchedule());
     } else {
       VariableOp mom = createSlot(variable, "RMSProp");
       update = rewriter.create<ApplyRMSPropOp>(
           apply.getLoc(), variable, ms, mom, gradient,
           rmsprop.getLearningRate(), rmsprop.getDecay(), rmsprop.getMomentum(),
-          rmsprop.getEpsilon());
+          rmsprop.getEpsilon(), rmsprop.getSchedule());
     }
     colocate(update, variable);
   }
@@ -264,7 +265,7 @@ void OptimizerExpansion::expandFtrl(FtrlAttr ftrl) {
     auto update = rewriter.create<ApplyFtrlOp>(
         apply.getLoc(), variable, accum, linear, gradient,
         ftrl.getLearningRate(), ftrl.getLearningRatePower(), ftrl.getL1(),
-        ftrl.getL2(), ftrl.getL2Shrinkage());
+        ftrl.getL2(), ftrl.getL2Shrinkage(), ftrl.getSchedule());
     colocate(update, variable);
   }
   for (auto [index, ids, rows] :
@@ -274,7 +275,8 @@ void OptimizerExpansion::expandFtrl(FtrlAttr ftrl) {
     auto update = rewriter.create<SparseApplyFtrlOp>(
         apply.getLoc(), variable, accum, linear, ids, rows,
         ftrl.getLearningRate(), ftrl.getLearningRatePower(), ftrl.getL1(),
-        ftrl.getL2(), ftrl.getL2Shrinkage(), /*shard=*/nullptr);
+        ftrl.getL2(), ftrl.getL2Shrinkage(), /*shard=*/nullptr,
+        ftrl.getSchedule());
     colocate(update, variable);
   }
 }
@@ -293,7 +295,7 @@ void OptimizerExpansion::expandAdagrad(AdagradAttr adagrad) {
     VariableOp variable = getVariable(index);
     auto update = rewriter.create<ApplyAdagradOp>(
         apply.getLoc(), variable, createAccumulator(variable), gradient,
-        adagrad.getLearningRate());
+        adagrad.getLearningRate(), adagrad.getSchedule());
     colocate(update, variable);
   }
   for (auto [index, ids, rows] :
@@ -301,7 +303,7 @@ void OptimizerExpansion::expandAdagrad(AdagradAttr adagrad) {
     VariableOp variable = getSparseVariable(index);
     auto update = rewriter.create<SparseApplyAdagradOp>(
         apply.getLoc(), variable, createAccumulator(variable), ids, rows,
-        adagrad.getLearningRate(), /*shard=*/nullptr);
+        adagrad.getLearningRate(), /*shard=*/nullptr, adagrad.getSchedule());
     colocate(update, variable);
   }
 }
@@ -311,9 +313,9 @@ void OptimizerExpansion::expandMomentum(MomentumAttr momentum) {
     VariableOp variable = getVariable(index);
     VariableOp accum = createSlot(variable, "Momentum");
     auto update = rewriter.create<ApplyMomentumOp>(
-        apply.getLoc(), variable, accum, gradient,
-        momentum.getLearningRate(), momentum.getMomentum(),
-        momentum.getUseNesterov());
+        apply.getLoc(), variable, accum, gradient, momentum.getLearningRate(),
+        momentum.getMomentum(), momentum.getUseNesterov(),
+        momentum.getSchedule());
     colocate(update, variable);
   }
 }
@@ -362,7 +364,7 @@ void OptimizerExpansion::expandAdam(AdamAttr adam) {
     auto update = rewriter.create<ApplyAdamOp>(
         loc, variable, m, v, beta1Value, beta2Value, gradient,
         adam.getLearningRate(), adam.getBeta1(), adam.getBeta2(),
-        adam.getEpsilon());
+        adam.getEpsilon(), adam.getSchedule());
     colocate(update, variable);
   }
   // Tables looked up by rows get LazyAdamOptimizer's update: the moments of
@@ -374,7 +376,7 @@ void OptimizerExpansion::expandAdam(AdamAttr adam) {
     auto update = rewriter.create<SparseApplyAdamOp>(
         loc, variable, m, v, beta1Value, beta2Value, ids, rows,
         adam.getLearningRate(), adam.getBeta1(), adam.getBeta2(),
-        adam.getEpsilon(), /*shard=*/nullptr);
+        adam.getEpsilon(), /*shard=*/nullptr, adam.getSchedule());
     colocate(update, variable);
   }
 

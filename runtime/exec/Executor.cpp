@@ -271,7 +271,8 @@ public:
                                                   return variable(store,
                                                                   handle);
                                                 },
-                                                runOptions.training} {
+                                                runOptions.training,
+                                                runOptions.globalStep} {
     for (size_t id = 0; id < graph.nodes.size(); ++id) {
       pending[id].store(plan.numPredecessors[id], std::memory_order_relaxed);
       states[id].store(NotStarted, std::memory_order_relaxed);

@@ -140,6 +140,9 @@ struct RunOptions {
   /// The learning phase (dtf.learning_phase): true for a training step,
   /// false for evaluation.
   bool training = false;
+  /// The global step of the optimizer updates' learning-rate schedules
+  /// (KernelContext::globalStep).
+  std::optional<int64_t> globalStep;
 };
 
 class Executor {

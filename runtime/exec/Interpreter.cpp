@@ -92,7 +92,7 @@ void Interpreter::evaluateOp(Operation *op, const FeedMap &feeds) {
                         [&](Value handle) -> Tensor & {
                           return lookupVariable(variables, handle);
                         },
-                        training};
+                        training, globalStep};
   std::vector<Tensor> produced =
       ::dtf::exec::evaluateOp(op, operands, context);
   for (auto [result, tensor] : llvm::zip(op->getResults(), produced))

@@ -20,6 +20,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 
+#include <optional>
 #include <vector>
 
 namespace dtf::exec {
@@ -33,6 +34,10 @@ public:
   /// Sets the learning phase of the runs that follow (dtf.learning_phase;
   /// false, evaluation, until set).
   void setTraining(bool isTraining) { training = isTraining; }
+  /// Sets the global step at which the runs that follow evaluate optimizer
+  /// updates' learning-rate schedules (none until set: such an update
+  /// fails).
+  void setGlobalStep(std::optional<int64_t> step) { globalStep = step; }
 
   /// Runs `function` with `feeds` and its `arguments` (one per function
   /// argument) and returns its results. Variable updates are applied to the
@@ -60,6 +65,7 @@ private:
   VariableStore &variables;
   EvalOptions options;
   bool training = false;
+  std::optional<int64_t> globalStep;
   llvm::DenseMap<mlir::Value, Tensor> values;
   std::vector<Tensor> results;
 };

@@ -5,6 +5,7 @@
 #include "dialects/dtf/IR/DTFOps.h"
 #include "runtime/core/Initializers.h"
 #include "runtime/core/Kernels.h"
+#include "runtime/core/LearningRateSchedule.h"
 #include "runtime/core/Sparse.h"
 
 #include "mlir/IR/BuiltinTypes.h"
@@ -244,6 +245,44 @@ kernels::Padding toPadding(ir::Padding padding) {
 }
 
 double toDouble(FloatAttr attr) { return attr.getValue().convertToDouble(); }
+
+double toDouble(const APFloat &value) { return value.convertToDouble(); }
+
+/// The runtime form of a verified #dtf.*_decay attribute.
+kernels::LearningRateSchedule toSchedule(Attribute schedule) {
+  if (auto decay = dyn_cast<ir::ExponentialDecayAttr>(schedule))
+    return kernels::ExponentialDecay{toDouble(decay.getDecaySteps()),
+                                     toDouble(decay.getDecayRate()),
+                                     decay.getStaircase()};
+  if (auto decay = dyn_cast<ir::PolynomialDecayAttr>(schedule))
+    return kernels::PolynomialDecay{
+        toDouble(decay.getDecaySteps()), toDouble(decay.getEndLearningRate()),
+        toDouble(decay.getPower()), decay.getCycle()};
+  if (auto decay = dyn_cast<ir::CosineDecayAttr>(schedule))
+    return kernels::CosineDecay{toDouble(decay.getDecaySteps()),
+                                toDouble(decay.getAlpha())};
+  auto piecewise = cast<ir::PiecewiseConstantAttr>(schedule);
+  return kernels::PiecewiseConstant{
+      std::vector<int64_t>(piecewise.getBoundaries().asArrayRef()),
+      std::vector<double>(piecewise.getValues().asArrayRef())};
+}
+
+/// The learning rate of optimizer update `apply`: its learning_rate, or
+/// where it has a schedule, the schedule's rate at the run's global step.
+template <typename ApplyOp>
+double learningRateOf(ApplyOp apply, const KernelCall &c) {
+  double rate = toDouble(apply.getLearningRateAttr());
+  Attribute schedule = apply.getScheduleAttr();
+  if (!schedule)
+    return rate;
+  if (!c.context().globalStep)
+    fail(apply,
+         "has a learning-rate schedule, but the run has no global step to "
+         "evaluate it at",
+         ErrorCode::FailedPrecondition);
+  return kernels::scheduledLearningRate(rate, toSchedule(schedule),
+                                        *c.context().globalStep);
+}
 
 /// The gradient rows of a sparse update `op` summed per distinct id, the
 /// ids as rows of the shard the op addresses when it has one.
@@ -513,29 +552,27 @@ KernelTable buildKernelTable() {
 
   // Optimizer updates. Operand order: the resources, then the tensors, as
   // declared in DTFOps.td.
-  add<ir::ApplyGradientDescentOp>(t, [](ir::ApplyGradientDescentOp apply,
-                                        const KernelCall &c) {
-    kernels::apply_gradient_descent(
-        c.variable(0), toDouble(apply.getLearningRateAttr()), c.in(1));
-  });
-  add<ir::ApplyMomentumOp>(t, [](ir::ApplyMomentumOp apply,
-                                 const KernelCall &c) {
-    kernels::apply_momentum(c.variable(0), c.variable(1),
-                            toDouble(apply.getLearningRateAttr()), c.in(2),
-                            toDouble(apply.getMomentumAttr()),
-                            apply.getUseNesterov());
-  });
+  add<ir::ApplyGradientDescentOp>(
+      t, [](ir::ApplyGradientDescentOp apply, const KernelCall &c) {
+        kernels::apply_gradient_descent(c.variable(0), learningRateOf(apply, c),
+                                        c.in(1));
+      });
+  add<ir::ApplyMomentumOp>(
+      t, [](ir::ApplyMomentumOp apply, const KernelCall &c) {
+        kernels::apply_momentum(
+            c.variable(0), c.variable(1), learningRateOf(apply, c), c.in(2),
+            toDouble(apply.getMomentumAttr()), apply.getUseNesterov());
+      });
   add<ir::ApplyAdamOp>(t, [](ir::ApplyAdamOp apply, const KernelCall &c) {
-    kernels::apply_adam(c.variable(0), c.variable(1), c.variable(2),
-                        c.in(3).scalarAsDouble(), c.in(4).scalarAsDouble(),
-                        toDouble(apply.getLearningRateAttr()),
-                        toDouble(apply.getBeta1Attr()),
-                        toDouble(apply.getBeta2Attr()),
-                        toDouble(apply.getEpsilonAttr()), c.in(5));
+    kernels::apply_adam(
+        c.variable(0), c.variable(1), c.variable(2), c.in(3).scalarAsDouble(),
+        c.in(4).scalarAsDouble(), learningRateOf(apply, c),
+        toDouble(apply.getBeta1Attr()), toDouble(apply.getBeta2Attr()),
+        toDouble(apply.getEpsilonAttr()), c.in(5));
   });
   add<ir::ApplyAdagradOp>(t, [](ir::ApplyAdagradOp apply, const KernelCall &c) {
     kernels::apply_adagrad(c.variable(0), c.variable(1),
-                           toDouble(apply.getLearningRateAttr()), c.in(2));
+                           learningRateOf(apply, c), c.in(2));
   });
   // Sparse updates sum the rows of equal ids and drop padding first, as
   // TensorFlow's Optimizer._apply_sparse_duplicate_indices does; a worker's
@@ -544,53 +581,51 @@ KernelTable buildKernelTable() {
       t, [](ir::SparseApplyGradientDescentOp apply, const KernelCall &c) {
         kernels::SparseRows g = distinctRowsOf(apply, c.in(1), c.in(2));
         kernels::sparse_apply_gradient_descent(
-            c.variable(0), toDouble(apply.getLearningRateAttr()), g.ids,
-            g.rows);
+            c.variable(0), learningRateOf(apply, c), g.ids, g.rows);
       });
   add<ir::SparseApplyAdagradOp>(
       t, [](ir::SparseApplyAdagradOp apply, const KernelCall &c) {
         kernels::SparseRows g = distinctRowsOf(apply, c.in(2), c.in(3));
         kernels::sparse_apply_adagrad(c.variable(0), c.variable(1),
-                                      toDouble(apply.getLearningRateAttr()),
-                                      g.ids, g.rows);
+                                      learningRateOf(apply, c), g.ids, g.rows);
       });
   add<ir::SparseApplyAdamOp>(t, [](ir::SparseApplyAdamOp apply,
                                    const KernelCall &c) {
     kernels::SparseRows g = distinctRowsOf(apply, c.in(5), c.in(6));
     kernels::sparse_apply_adam(
         c.variable(0), c.variable(1), c.variable(2), c.in(3).scalarAsDouble(),
-        c.in(4).scalarAsDouble(), toDouble(apply.getLearningRateAttr()),
+        c.in(4).scalarAsDouble(), learningRateOf(apply, c),
         toDouble(apply.getBeta1Attr()), toDouble(apply.getBeta2Attr()),
         toDouble(apply.getEpsilonAttr()), g.ids, g.rows);
   });
   add<ir::ApplyRMSPropOp>(t, [](ir::ApplyRMSPropOp apply, const KernelCall &c) {
-    kernels::apply_rmsprop(
-        c.variable(0), c.variable(1), c.variable(2),
-        /*mg=*/nullptr, toDouble(apply.getLearningRateAttr()),
-        toDouble(apply.getDecayAttr()), toDouble(apply.getMomentumAttr()),
-        toDouble(apply.getEpsilonAttr()), c.in(3));
+    kernels::apply_rmsprop(c.variable(0), c.variable(1), c.variable(2),
+                           /*mg=*/nullptr, learningRateOf(apply, c),
+                           toDouble(apply.getDecayAttr()),
+                           toDouble(apply.getMomentumAttr()),
+                           toDouble(apply.getEpsilonAttr()), c.in(3));
   });
   add<ir::ApplyCenteredRMSPropOp>(
       t, [](ir::ApplyCenteredRMSPropOp apply, const KernelCall &c) {
-        kernels::apply_rmsprop(
-            c.variable(0), c.variable(2), c.variable(3), &c.variable(1),
-            toDouble(apply.getLearningRateAttr()),
-            toDouble(apply.getDecayAttr()), toDouble(apply.getMomentumAttr()),
-            toDouble(apply.getEpsilonAttr()), c.in(4));
+        kernels::apply_rmsprop(c.variable(0), c.variable(2), c.variable(3),
+                               &c.variable(1), learningRateOf(apply, c),
+                               toDouble(apply.getDecayAttr()),
+                               toDouble(apply.getMomentumAttr()),
+                               toDouble(apply.getEpsilonAttr()), c.in(4));
       });
   add<ir::ApplyFtrlOp>(t, [](ir::ApplyFtrlOp apply, const KernelCall &c) {
-    kernels::apply_ftrl(
-        c.variable(0), c.variable(1), c.variable(2), c.in(3),
-        toDouble(apply.getLearningRateAttr()), toDouble(apply.getL1Attr()),
-        toDouble(apply.getL2Attr()), toDouble(apply.getL2ShrinkageAttr()),
-        toDouble(apply.getLearningRatePowerAttr()));
+    kernels::apply_ftrl(c.variable(0), c.variable(1), c.variable(2), c.in(3),
+                        learningRateOf(apply, c), toDouble(apply.getL1Attr()),
+                        toDouble(apply.getL2Attr()),
+                        toDouble(apply.getL2ShrinkageAttr()),
+                        toDouble(apply.getLearningRatePowerAttr()));
   });
   add<ir::SparseApplyFtrlOp>(
       t, [](ir::SparseApplyFtrlOp apply, const KernelCall &c) {
         kernels::SparseRows g = distinctRowsOf(apply, c.in(3), c.in(4));
         kernels::sparse_apply_ftrl(
             c.variable(0), c.variable(1), c.variable(2), g.ids, g.rows,
-            toDouble(apply.getLearningRateAttr()), toDouble(apply.getL1Attr()),
+            learningRateOf(apply, c), toDouble(apply.getL1Attr()),
             toDouble(apply.getL2Attr()), toDouble(apply.getL2ShrinkageAttr()),
             toDouble(apply.getLearningRatePowerAttr()));
       });

@@ -28,6 +28,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -115,6 +116,10 @@ struct KernelContext {
   VariableResolver variable;
   /// The learning phase dtf.learning_phase reads: whether the run trains.
   bool training = false;
+  /// The global step at which an optimizer update's learning-rate schedule
+  /// is evaluated; nullopt where the run has none (an update with a
+  /// schedule then fails).
+  std::optional<int64_t> globalStep;
 };
 
 /// One call of a kernel.

@@ -144,7 +144,8 @@ Tensor PsProgram::initializeRows(const std::string &name,
 
 PsProgram::~PsProgram() = default;
 
-void PsProgram::apply(VariableStore &values, std::vector<Tensor> arguments) {
+void PsProgram::apply(VariableStore &values, std::vector<Tensor> arguments,
+                      int64_t globalStep) {
   // Each step of the Executor looks its variables up in `values` when it
   // starts, so the rows of a dynamic table the task put there for this
   // update are the ones it runs on, whatever the table's size.
@@ -152,7 +153,9 @@ void PsProgram::apply(VariableStore &values, std::vector<Tensor> arguments) {
     executor = std::make_unique<Executor>(function, values, executorOptions);
     executorStore = &values;
   }
-  executor->run(/*feeds=*/{}, std::move(arguments));
+  RunOptions options;
+  options.globalStep = globalStep;
+  executor->run(/*feeds=*/{}, std::move(arguments), options);
 }
 
 } // namespace dtf::exec

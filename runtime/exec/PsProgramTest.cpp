@@ -33,8 +33,9 @@ using ::dtf::exec::VariableStore;
 
 /// loss = sum(w * g): the gradient of w is the fed g, whatever w holds, so
 /// each replica's pushed gradient is known exactly. SGD with learning rate
-/// 1 makes the update the negated gradient the PS applies.
-std::string linearModel(int workers) {
+/// 1 (the default `optimizer`) makes the update the negated gradient the PS
+/// applies.
+std::string linearModel(int workers, const std::string &optimizer) {
   std::string hosts;
   for (int i = 0; i < workers; ++i)
     hosts += (i ? ", " : "") + std::string("\"localhost:") +
@@ -49,7 +50,8 @@ std::string linearModel(int workers) {
     %wv = dtf.read %w : !dtf.resource<tensor<2x3xf32>>
     %product = dtf.mul %wv, %g : tensor<2x3xf32>, tensor<2x3xf32>
     %loss = dtf.reduce_sum %product : tensor<2x3xf32>
-    dtf.minimize %loss : tensor<f32>, #dtf.sgd<learning_rate = 1.0>
+    dtf.minimize %loss : tensor<f32>, )mlir" +
+         optimizer + R"mlir(
         global_step %global_step : !dtf.resource<tensor<i64>>
     return %loss : tensor<f32>
   }
@@ -68,9 +70,11 @@ protected:
   }
 
   /// @ps_0 of the model compiled for `workers` workers in `mode`.
-  mlir::func::FuncOp compile(int workers, const std::string &mode) {
-    module =
-        mlir::parseSourceString<mlir::ModuleOp>(linearModel(workers), &context);
+  mlir::func::FuncOp
+  compile(int workers, const std::string &mode,
+          const std::string &optimizer = "#dtf.sgd<learning_rate = 1.0>") {
+    module = mlir::parseSourceString<mlir::ModuleOp>(
+        linearModel(workers, optimizer), &context);
     EXPECT_TRUE(module);
     mlir::PassManager passes(&context);
     EXPECT_TRUE(succeeded(mlir::parsePassPipeline(
@@ -113,7 +117,7 @@ TEST_F(PsProgramTest, SyncUpdateAppliesTheAverageOfTheReplicasGradients) {
         sum[i] += gradient[i];
       arguments.push_back(Tensor::fromVector<float>({2, 3}, gradient));
     }
-    program.apply(values, std::move(arguments));
+    program.apply(values, std::move(arguments), /*globalStep=*/0);
     std::vector<float> w = values.at("w").toVector<float>();
     for (int i = 0; i < 6; ++i)
       EXPECT_NEAR(w[i], 1.0 - sum[i] / workers, 1e-6) << "element " << i;
@@ -132,10 +136,36 @@ TEST_F(PsProgramTest, AsyncUpdateAppliesOneReplicasGradientUnscaled) {
     std::vector<float> gradient = gradientOf(2);
     std::vector<Tensor> arguments;
     arguments.push_back(Tensor::fromVector<float>({2, 3}, gradient));
-    program.apply(values, std::move(arguments));
+    program.apply(values, std::move(arguments), /*globalStep=*/0);
     std::vector<float> w = values.at("w").toVector<float>();
     for (int i = 0; i < 6; ++i)
       EXPECT_EQ(w[i], 1.0f - gradient[i]) << "element " << i;
+  }
+}
+
+// The optimizer's schedule reaches the PS function's update, which takes
+// the rate of the step its gradients were computed at, not of the updates
+// the task counted.
+TEST_F(PsProgramTest, ScheduledUpdateTakesTheRateOfItsGlobalStep) {
+  PsProgram program(
+      compile(2, "async",
+              "#dtf.sgd<learning_rate = 1.0, schedule = #dtf.exponential_decay<"
+              "decay_steps = 2.0, decay_rate = 0.5, staircase = true>>"));
+  VariableStore values;
+  program.initialize(values);
+  std::vector<float> gradient = gradientOf(0);
+  std::vector<float> expected(6, 1.0f);
+  for (auto [step, rate] :
+       {std::pair<int64_t, float>{0, 1.0f}, {1, 1.0f}, {5, 0.25f}, {2, 0.5f}}) {
+    SCOPED_TRACE("step " + std::to_string(step));
+    std::vector<Tensor> arguments;
+    arguments.push_back(Tensor::fromVector<float>({2, 3}, gradient));
+    program.apply(values, std::move(arguments), step);
+    std::vector<float> w = values.at("w").toVector<float>();
+    for (int i = 0; i < 6; ++i) {
+      expected[i] -= rate * gradient[i];
+      EXPECT_EQ(w[i], expected[i]) << "element " << i;
+    }
   }
 }
 

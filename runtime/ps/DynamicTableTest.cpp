@@ -54,7 +54,8 @@ public:
     values.try_emplace("global_step", Tensor::scalar<int64_t>(0));
   }
 
-  void apply(VariableStore &values, std::vector<Tensor> arguments) override {
+  void apply(VariableStore &values, std::vector<Tensor> arguments,
+             int64_t /*globalStep*/) override {
     Tensor &table = values.at("emb");
     Tensor &slot = values.at("emb/acc");
     for (size_t group = 0; group < arguments.size(); group += 2) {

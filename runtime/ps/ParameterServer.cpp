@@ -823,7 +823,14 @@ void ParameterServer::applyLocked(std::vector<Tensor> arguments,
   try {
     std::vector<DynamicWorkingSet> working = prepareDynamicLocked(arguments);
     try {
-      program->apply(variables, std::move(arguments));
+      // The step the gradients were computed at, which the workers read
+      // from the task holding the global step: every task evaluates the
+      // learning rate at the same step, as TensorFlow computes the rate and
+      // the gradients in one session run. A sync aggregate's pushes share
+      // it; of async ones the newest counts.
+      int64_t computedAt =
+          *std::max_element(pushSteps.begin(), pushSteps.end());
+      program->apply(variables, std::move(arguments), computedAt);
     } catch (...) {
       finishDynamicLocked(working);
       throw;

@@ -142,9 +142,11 @@ public:
   /// Gives each variable of the task that `values` lacks its initial value.
   virtual void initialize(VariableStore &values) = 0;
   /// Applies one update: `arguments` as ProgramSignature::argumentTypes
-  /// lays them out. Throws std::exception on failure (the values may then
-  /// be partly updated).
-  virtual void apply(VariableStore &values, std::vector<Tensor> arguments) = 0;
+  /// lays them out, computed by workers at global step `globalStep` (the
+  /// step learning-rate schedules are evaluated at). Throws std::exception
+  /// on failure (the values may then be partly updated).
+  virtual void apply(VariableStore &values, std::vector<Tensor> arguments,
+                     int64_t globalStep) = 0;
   /// The initial rows of `ids` (i64 [n], each >= 0) of `variable`, a
   /// dynamic table or one of its slots: [n, ...], row i a function of the
   /// variable's initializer and ids[i] only (runtime/core/Initializers.h's

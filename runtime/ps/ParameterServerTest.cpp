@@ -39,7 +39,9 @@ public:
     values.try_emplace("global_step", Tensor::scalar<int64_t>(0));
   }
 
-  void apply(VariableStore &values, std::vector<Tensor> arguments) override {
+  void apply(VariableStore &values, std::vector<Tensor> arguments,
+             int64_t globalStep) override {
+    computedAt.push_back(globalStep);
     float *w = values.at("w").data<float>();
     for (const Tensor &gradient : arguments)
       for (int i = 0; i < 2; ++i)
@@ -48,6 +50,8 @@ public:
   }
 
   int initializations = 0;
+  /// The global step each update was applied for, in order.
+  std::vector<int64_t> computedAt;
 
 private:
   ProgramSignature signature_;
@@ -142,6 +146,28 @@ TEST(PsStateMachine, AsyncDropsPushesStalerThanTheBound) {
   EXPECT_EQ(task.push(2, 0, gradient(1)).outcome, PushOutcome::Applied);
 }
 
+// Learning-rate schedules are evaluated at the step the gradients were
+// computed at, which the push carries: every PS task then uses the same
+// rate, whether or not it holds the global step.
+TEST(PsStateMachine, UpdatesRunAtTheStepTheirGradientsWereComputedAt) {
+  auto asyncProgram = std::make_unique<MeanSgdProgram>(1);
+  MeanSgdProgram *async = asyncProgram.get();
+  ParameterServer asyncTask(std::move(asyncProgram), Replication::async(2));
+  asyncTask.initialize();
+  asyncTask.push(0, 0, gradient(1));
+  asyncTask.push(0, 0, gradient(1)); // stale by one, still computed at 0
+  asyncTask.push(2, 0, gradient(1));
+  EXPECT_EQ(async->computedAt, (std::vector<int64_t>{0, 0, 2}));
+
+  auto syncProgram = std::make_unique<MeanSgdProgram>(2);
+  MeanSgdProgram *sync = syncProgram.get();
+  ParameterServer syncTask(std::move(syncProgram), Replication::sync(2, 2));
+  syncTask.initialize();
+  for (int64_t step : {0, 0, 1, 1})
+    syncTask.push(step, 0, gradient(1));
+  EXPECT_EQ(sync->computedAt, (std::vector<int64_t>{0, 1}));
+}
+
 /// A task holding an embedding table updated by rows: its pushes carry the
 /// table's ids and rows, any number of them.
 class TableProgram final : public UpdateProgram {
@@ -157,7 +183,8 @@ public:
   void initialize(VariableStore &values) override {
     values.try_emplace("table", Tensor(DType::F32, {10, 2}));
   }
-  void apply(VariableStore &values, std::vector<Tensor> arguments) override {
+  void apply(VariableStore &values, std::vector<Tensor> arguments,
+             int64_t /*globalStep*/) override {
     const int64_t *ids = arguments[0].data<int64_t>();
     const float *rows = arguments[1].data<float>();
     float *table = values.at("table").data<float>();
@@ -250,7 +277,8 @@ public:
     values.try_emplace("w/seen", Tensor::fromVector<float>({2}, {0.0f, 0.0f}));
     values.try_emplace("global_step", Tensor::scalar<int64_t>(0));
   }
-  void apply(VariableStore &values, std::vector<Tensor> arguments) override {
+  void apply(VariableStore &values, std::vector<Tensor> arguments,
+             int64_t /*globalStep*/) override {
     const float *gradient = arguments[0].data<float>();
     float *w = values.at("w").data<float>();
     float *seen = values.at("w/seen").data<float>();

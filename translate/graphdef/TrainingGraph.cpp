@@ -6,7 +6,9 @@
 
 #include "dialects/dtf/IR/DTFDialect.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <map>
 
@@ -315,21 +317,275 @@ FailureOr<double> ftrlL2(ImportContext &import, int index, int input) {
   return import.scalar(*sum, 0);
 }
 
-/// The optimizer an apply op updates with, with its hyper-parameters.
+/// Matches, without errors, the float32 subgraph that one of
+/// tf.compat.v1.train's decay functions builds from the global step
+/// (learning_rate_schedule.py), node by node as TensorFlow 2's
+/// ExponentialDecay, PolynomialDecay and CosineDecay build it: a schedule is
+/// recognized by its whole form, never by its name scope, so that a
+/// different computation is not mistaken for one.
+class ScheduleMatcher {
+public:
+  explicit ScheduleMatcher(ImportContext &import) : import(import) {}
+
+  /// Input `input` of `index`, through Identity nodes, where it is a node of
+  /// one of `ops`.
+  std::optional<int> operand(int index, int input,
+                             std::initializer_list<StringRef> ops) {
+    if (import.node(index).input_size() <= input)
+      return std::nullopt;
+    FailureOr<int> node = import.throughIdentities(index, input);
+    if (failed(node) || !llvm::is_contained(ops, import.node(*node).op()))
+      return std::nullopt;
+    return *node;
+  }
+
+  /// The scalar Const at input `input` of `index` (through a Cast), as
+  /// TensorFlow's Python scalars and their casts to float32 come.
+  std::optional<double> constant(int index, int input) {
+    std::optional<int> node = operand(index, input, {"Const", "Cast"});
+    if (node && import.node(*node).op() == "Cast")
+      node = operand(*node, 0, {"Const"});
+    if (!node)
+      return std::nullopt;
+    FailureOr<DenseElementsAttr> values = import.constant(*node);
+    if (failed(values) || values->getNumElements() != 1)
+      return std::nullopt;
+    Type element = values->getElementType();
+    if (element.isF32())
+      return shortestDouble(
+          (*values->getValues<APFloat>().begin()).convertToFloat());
+    if (isa<FloatType>(element))
+      return (*values->getValues<APFloat>().begin()).convertToDouble();
+    if (isa<IntegerType>(element))
+      return double((*values->getValues<APInt>().begin()).getSExtValue());
+    return std::nullopt;
+  }
+
+  /// Whether input `input` of `index` is the constant `expected` (as a
+  /// float32, as TensorFlow converts it).
+  bool isConstant(int index, int input, double expected) {
+    std::optional<double> value = constant(index, input);
+    return value && float(*value) == float(expected);
+  }
+
+  /// Whether input `input` of `index` is the cast of a variable to float:
+  /// the step the schedule is of, which must be the same variable
+  /// throughout.
+  bool isStep(int index, int input) {
+    std::optional<int> cast = operand(index, input, {"Cast"});
+    if (!cast)
+      return false;
+    std::optional<int> read = operand(*cast, 0, {"ReadVariableOp"});
+    FailureOr<int> variable = read ? import.throughIdentities(*read, 0)
+                                   : import.throughIdentities(*cast, 0);
+    if (failed(variable) || !isVariableOp(import.node(*variable).op()) ||
+        (stepVariable && *stepVariable != *variable))
+      return false;
+    stepVariable = *variable;
+    return true;
+  }
+
+  /// The variable isStep found.
+  std::optional<int> stepVariable;
+
+private:
+  ImportContext &import;
+};
+
+/// An optimizer's learning rate: a constant, or a schedule starting at it.
+struct LearningRate {
+  double initial = 0;
+  Attribute schedule;
+  /// The variable a schedule is of (the global step, checked once known).
+  std::optional<int> stepVariable;
+};
+
+/// exponential_decay: Mul(lr, Pow(rate, [Floor](RealDiv(Cast(step),
+/// decay_steps)))).
+std::optional<LearningRate> matchExponentialDecay(ImportContext &import,
+                                                  int root) {
+  ScheduleMatcher m(import);
+  std::optional<double> initial = m.constant(root, 0);
+  std::optional<int> power = m.operand(root, 1, {"Pow"});
+  if (import.node(root).op() != "Mul" || !initial || !power)
+    return std::nullopt;
+  std::optional<double> rate = m.constant(*power, 0);
+  std::optional<int> floor = m.operand(*power, 1, {"Floor"});
+  std::optional<int> quotient =
+      m.operand(floor ? *floor : *power, floor ? 0 : 1, {"RealDiv", "Div"});
+  if (!rate || !quotient || !m.isStep(*quotient, 0))
+    return std::nullopt;
+  std::optional<double> steps = m.constant(*quotient, 1);
+  if (!steps)
+    return std::nullopt;
+  MLIRContext *context = import.getContext();
+  auto schedule = ExponentialDecayAttr::getChecked(
+      [&] { return import.fail(root); }, context, APFloat(*steps),
+      APFloat(*rate), floor.has_value());
+  // A null schedule: the form matched, its parameters did not (said).
+  return LearningRate{*initial, schedule, m.stepVariable};
+}
+
+/// The fraction of decay_steps done that polynomial and cosine decay hold at
+/// 1 after it: RealDiv(Minimum(Cast(step), decay_steps), decay_steps).
+std::optional<double> matchClampedFraction(ScheduleMatcher &m, int quotient) {
+  std::optional<int> minimum = m.operand(quotient, 0, {"Minimum"});
+  if (!minimum || !m.isStep(*minimum, 0))
+    return std::nullopt;
+  std::optional<double> steps = m.constant(*minimum, 1);
+  if (!steps || !m.isConstant(quotient, 1, *steps))
+    return std::nullopt;
+  return steps;
+}
+
+/// polynomial_decay: AddV2(Mul(Sub(lr, end), Pow(Sub(1, fraction), power)),
+/// end), the fraction clamped (matchClampedFraction) or, with cycle,
+/// RealDiv(Cast(step), Mul(decay_steps, SelectV2(Equal(Cast(step), 0), 1,
+/// Ceil(RealDiv(Cast(step), decay_steps))))).
+std::optional<LearningRate> matchPolynomialDecay(ImportContext &import,
+                                                 int root) {
+  ScheduleMatcher m(import);
+  if (!llvm::is_contained({StringRef("AddV2"), StringRef("Add")},
+                          import.node(root).op()))
+    return std::nullopt;
+  std::optional<int> product = m.operand(root, 0, {"Mul"});
+  std::optional<double> end = m.constant(root, 1);
+  if (!product || !end)
+    return std::nullopt;
+  std::optional<int> range = m.operand(*product, 0, {"Sub"});
+  std::optional<int> power = m.operand(*product, 1, {"Pow"});
+  if (!range || !power || !m.isConstant(*range, 1, *end))
+    return std::nullopt;
+  std::optional<double> initial = m.constant(*range, 0);
+  std::optional<double> exponent = m.constant(*power, 1);
+  std::optional<int> remaining = m.operand(*power, 0, {"Sub"});
+  if (!initial || !exponent || !remaining || !m.isConstant(*remaining, 0, 1))
+    return std::nullopt;
+  std::optional<int> quotient = m.operand(*remaining, 1, {"RealDiv", "Div"});
+  if (!quotient)
+    return std::nullopt;
+  std::optional<double> steps = matchClampedFraction(m, *quotient);
+  bool cycle = !steps;
+  if (cycle) {
+    std::optional<int> stretched = m.operand(*quotient, 1, {"Mul"});
+    if (!m.isStep(*quotient, 0) || !stretched)
+      return std::nullopt;
+    steps = m.constant(*stretched, 0);
+    std::optional<int> select =
+        m.operand(*stretched, 1, {"SelectV2", "Select"});
+    if (!steps || !select || !m.isConstant(*select, 1, 1))
+      return std::nullopt;
+    std::optional<int> atZero = m.operand(*select, 0, {"Equal"});
+    std::optional<int> ceil = m.operand(*select, 2, {"Ceil"});
+    if (!atZero || !ceil || !m.isStep(*atZero, 0) ||
+        !m.isConstant(*atZero, 1, 0))
+      return std::nullopt;
+    std::optional<int> cycles = m.operand(*ceil, 0, {"RealDiv", "Div"});
+    if (!cycles || !m.isStep(*cycles, 0) || !m.isConstant(*cycles, 1, *steps))
+      return std::nullopt;
+  }
+  auto schedule = PolynomialDecayAttr::getChecked(
+      [&] { return import.fail(root); }, import.getContext(), APFloat(*steps),
+      APFloat(*end), APFloat(*exponent), cycle);
+  // A null schedule: the form matched, its parameters did not (said).
+  return LearningRate{*initial, schedule, m.stepVariable};
+}
+
+/// cosine_decay: Mul(lr, AddV2(Mul(1 - alpha, Mul(0.5, AddV2(1, Cos(Mul(pi,
+/// fraction))))), alpha)), the fraction clamped (matchClampedFraction).
+std::optional<LearningRate> matchCosineDecay(ImportContext &import, int root) {
+  ScheduleMatcher m(import);
+  std::optional<double> initial = m.constant(root, 0);
+  std::optional<int> decayed = m.operand(root, 1, {"AddV2", "Add"});
+  if (import.node(root).op() != "Mul" || !initial || !decayed)
+    return std::nullopt;
+  std::optional<double> alpha = m.constant(*decayed, 1);
+  std::optional<int> scaled = m.operand(*decayed, 0, {"Mul"});
+  if (!alpha || !scaled || !m.isConstant(*scaled, 0, 1.0 - *alpha))
+    return std::nullopt;
+  std::optional<int> half = m.operand(*scaled, 1, {"Mul"});
+  if (!half || !m.isConstant(*half, 0, 0.5))
+    return std::nullopt;
+  std::optional<int> shifted = m.operand(*half, 1, {"AddV2", "Add"});
+  if (!shifted || !m.isConstant(*shifted, 0, 1))
+    return std::nullopt;
+  std::optional<int> cosine = m.operand(*shifted, 1, {"Cos"});
+  std::optional<int> angle =
+      cosine ? m.operand(*cosine, 0, {"Mul"}) : std::nullopt;
+  if (!angle || !m.isConstant(*angle, 0, llvm::numbers::pi))
+    return std::nullopt;
+  std::optional<int> quotient = m.operand(*angle, 1, {"RealDiv", "Div"});
+  std::optional<double> steps =
+      quotient ? matchClampedFraction(m, *quotient) : std::nullopt;
+  if (!steps)
+    return std::nullopt;
+  auto schedule = CosineDecayAttr::getChecked([&] { return import.fail(root); },
+                                              import.getContext(),
+                                              APFloat(*steps), APFloat(*alpha));
+  // A null schedule: the form matched, its parameters did not (said).
+  return LearningRate{*initial, schedule, m.stepVariable};
+}
+
+/// The learning rate at input `input` of apply op `index`: a scalar Const,
+/// or one of the decay schedules of a variable (the global step) that
+/// TensorFlow's decay functions build, through a Cast to the variable's
+/// type as the optimizer adds.
+FailureOr<LearningRate> learningRateOf(ImportContext &import, int index,
+                                       int input) {
+  FailureOr<int> root = import.throughIdentities(index, input);
+  if (failed(root))
+    return failure();
+  if (import.node(*root).op() == "Cast") {
+    root = import.throughIdentities(*root, 0);
+    if (failed(root))
+      return failure();
+  }
+  if (import.node(*root).op() == "Const") {
+    FailureOr<double> constant = import.scalar(index, input);
+    if (failed(constant))
+      return failure();
+    return LearningRate{*constant, Attribute(), std::nullopt};
+  }
+  for (auto match :
+       {matchExponentialDecay, matchPolynomialDecay, matchCosineDecay})
+    if (std::optional<LearningRate> rate = match(import, *root)) {
+      if (!rate->schedule)
+        return failure();
+      return *rate;
+    }
+  import.fail(index) << "input " << input
+                     << " (the learning rate) must be a scalar Const or one "
+                        "of TensorFlow's exponential_decay, polynomial_decay "
+                        "and cosine_decay of the global step, got '"
+                     << import.node(*root).name() << "' ("
+                     << import.node(*root).op() << ")";
+  return failure();
+}
+
+/// The optimizer an apply op updates with, with its hyper-parameters; sets
+/// `scheduleStep` to the variable its learning-rate schedule is of, if it
+/// has one.
 FailureOr<Attribute> optimizerOf(ImportContext &import,
-                                 const TrainingGraph &training, int index) {
+                                 const TrainingGraph &training, int index,
+                                 std::optional<int> &scheduleStep) {
   MLIRContext *context = import.getContext();
   const std::string &op = import.node(index).op();
   // The sparse updates take the indices after the gradient.
   bool sparse = op.find("SparseApply") != std::string::npos;
+  auto learningRate = [&](int input) {
+    FailureOr<LearningRate> rate = learningRateOf(import, index, input);
+    if (succeeded(rate))
+      scheduleStep = rate->stepVariable;
+    return rate;
+  };
   if (op.find("Adagrad") != std::string::npos) {
-    FailureOr<double> lr = import.scalar(index, 2);
+    FailureOr<LearningRate> lr = learningRate(2);
     FailureOr<double> accumulator =
         slotInitialValue(import, training, index, 1);
     if (failed(lr) || failed(accumulator))
       return failure();
-    return Attribute(
-        AdagradAttr::get(context, APFloat(*lr), APFloat(*accumulator)));
+    return Attribute(AdagradAttr::get(context, APFloat(lr->initial),
+                                      APFloat(*accumulator), lr->schedule));
   }
   if (op.find("Ftrl") != std::string::npos) {
     const tensorflow::AttrValue *byLr =
@@ -343,8 +599,8 @@ FailureOr<Attribute> optimizerOf(ImportContext &import,
     // lr_power.
     int first = sparse ? 5 : 4;
     bool v2 = StringRef(op).ends_with("V2");
-    FailureOr<double> lr = import.scalar(index, first),
-                      l1 = import.scalar(index, first + 1),
+    FailureOr<LearningRate> lr = learningRate(first);
+    FailureOr<double> l1 = import.scalar(index, first + 1),
                       l2 = ftrlL2(import, index, first + 2),
                       shrinkage = v2 ? import.scalar(index, first + 3)
                                      : FailureOr<double>(0.0),
@@ -354,27 +610,27 @@ FailureOr<Attribute> optimizerOf(ImportContext &import,
     if (failed(lr) || failed(l1) || failed(l2) || failed(shrinkage) ||
         failed(power) || failed(accumulator))
       return failure();
-    return Attribute(FtrlAttr::get(context, APFloat(*lr), APFloat(*power),
-                                   APFloat(*accumulator), APFloat(*l1),
-                                   APFloat(*l2), APFloat(*shrinkage)));
+    return Attribute(FtrlAttr::get(
+        context, APFloat(lr->initial), APFloat(*power), APFloat(*accumulator),
+        APFloat(*l1), APFloat(*l2), APFloat(*shrinkage), lr->schedule));
   }
   if (op.find("RMSProp") != std::string::npos) {
     // var, [mg,] ms, mom, lr, rho, momentum, epsilon, grad.
     bool centered = op.find("Centered") != std::string::npos;
     int first = centered ? 4 : 3;
-    FailureOr<double> lr = import.scalar(index, first),
-                      decay = import.scalar(index, first + 1),
+    FailureOr<LearningRate> lr = learningRate(first);
+    FailureOr<double> decay = import.scalar(index, first + 1),
                       momentum = import.scalar(index, first + 2),
                       epsilon = import.scalar(index, first + 3);
     if (failed(lr) || failed(decay) || failed(momentum) || failed(epsilon))
       return failure();
-    return Attribute(RMSPropAttr::get(context, APFloat(*lr), APFloat(*decay),
-                                      APFloat(*momentum), APFloat(*epsilon),
-                                      centered));
+    return Attribute(RMSPropAttr::get(
+        context, APFloat(lr->initial), APFloat(*decay), APFloat(*momentum),
+        APFloat(*epsilon), centered, lr->schedule));
   }
   if (op.find("Adam") != std::string::npos) {
-    FailureOr<double> lr = import.scalar(index, 5),
-                      beta1 = import.scalar(index, 6),
+    FailureOr<LearningRate> lr = learningRate(5);
+    FailureOr<double> beta1 = import.scalar(index, 6),
                       beta2 = import.scalar(index, 7),
                       epsilon = import.scalar(index, 8);
     if (failed(lr) || failed(beta1) || failed(beta2) || failed(epsilon))
@@ -385,22 +641,24 @@ FailureOr<Attribute> optimizerOf(ImportContext &import,
                             "DTF's optimizers";
       return failure();
     }
-    return Attribute(AdamAttr::get(context, APFloat(*lr), APFloat(*beta1),
-                                   APFloat(*beta2), APFloat(*epsilon)));
+    return Attribute(AdamAttr::get(context, APFloat(lr->initial),
+                                   APFloat(*beta1), APFloat(*beta2),
+                                   APFloat(*epsilon), lr->schedule));
   }
   if (op.find("Momentum") != std::string::npos) {
-    FailureOr<double> lr = import.scalar(index, 2),
-                      momentum = import.scalar(index, 4);
+    FailureOr<LearningRate> lr = learningRate(2);
+    FailureOr<double> momentum = import.scalar(index, 4);
     if (failed(lr) || failed(momentum))
       return failure();
     const tensorflow::AttrValue *nesterov = import.attr(index, "use_nesterov");
-    return Attribute(MomentumAttr::get(
-        context, APFloat(*lr), APFloat(*momentum), nesterov && nesterov->b()));
+    return Attribute(
+        MomentumAttr::get(context, APFloat(lr->initial), APFloat(*momentum),
+                          nesterov && nesterov->b(), lr->schedule));
   }
-  FailureOr<double> lr = import.scalar(index, 1);
+  FailureOr<LearningRate> lr = learningRate(1);
   if (failed(lr))
     return failure();
-  return Attribute(SGDAttr::get(context, APFloat(*lr)));
+  return Attribute(SGDAttr::get(context, APFloat(lr->initial), lr->schedule));
 }
 
 } // namespace
@@ -515,8 +773,14 @@ FailureOr<TrainingGraph> recognizeTraining(ImportContext &import) {
   // The first update of each variable.
   std::map<int, int> updatedBy;
   std::vector<Attribute> order;
+  // The apply ops whose learning rate is a schedule, with its variable.
+  std::vector<std::pair<int, int>> scheduled;
   for (int index : applies) {
-    FailureOr<Attribute> optimizer = optimizerOf(import, training, index);
+    std::optional<int> scheduleStep;
+    FailureOr<Attribute> optimizer =
+        optimizerOf(import, training, index, scheduleStep);
+    if (scheduleStep)
+      scheduled.push_back({index, *scheduleStep});
     FailureOr<int> variable = import.throughIdentities(index, 0);
     if (failed(optimizer) || failed(variable))
       return failure();
@@ -579,6 +843,17 @@ FailureOr<TrainingGraph> recognizeTraining(ImportContext &import) {
     }
     training.globalStep = *step;
   }
+  // DTF evaluates a schedule at the step of each update, the global step's:
+  // a schedule of another variable would not decay as the graph says.
+  for (auto [index, variable] : scheduled)
+    if (variable != training.globalStep) {
+      import.fail(index) << "decays its learning rate with '"
+                         << import.node(variable).name()
+                         << "', which is not the global step that minimize "
+                            "increments; DTF evaluates learning-rate "
+                            "schedules at the global step";
+      return failure();
+    }
   return training;
 }
 

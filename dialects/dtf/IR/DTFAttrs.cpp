@@ -268,25 +268,108 @@ DenseInitAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 }
 
 static LogicalResult
+verifyPositiveFinite(function_ref<InFlightDiagnostic()> emitError,
+                     StringRef name, const APFloat &value) {
+  double number = value.convertToDouble();
+  if (!(number > 0.0) || !std::isfinite(number))
+    return emitError() << name << " must be positive and finite, got "
+                       << number;
+  return success();
+}
+
+LogicalResult
+ExponentialDecayAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                             APFloat decaySteps, APFloat decayRate, bool) {
+  return failure(
+      failed(verifyPositiveFinite(emitError, "decay_steps", decaySteps)) ||
+      failed(verifyPositiveFinite(emitError, "decay_rate", decayRate)));
+}
+
+LogicalResult
+PolynomialDecayAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                            APFloat decaySteps, APFloat endLearningRate,
+                            APFloat power, bool) {
+  if (failed(verifyPositiveFinite(emitError, "decay_steps", decaySteps)) ||
+      failed(verifyPositiveFinite(emitError, "power", power)))
+    return failure();
+  double end = endLearningRate.convertToDouble();
+  if (!(end >= 0.0) || !std::isfinite(end))
+    return emitError() << "end_learning_rate must be non-negative and "
+                          "finite, got "
+                       << end;
+  return success();
+}
+
+LogicalResult
+CosineDecayAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                        APFloat decaySteps, APFloat alphaValue) {
+  if (failed(verifyPositiveFinite(emitError, "decay_steps", decaySteps)))
+    return failure();
+  double alpha = alphaValue.convertToDouble();
+  if (!(alpha >= 0.0 && alpha <= 1.0))
+    return emitError() << "alpha must be in [0, 1], got " << alpha;
+  return success();
+}
+
+LogicalResult
+PiecewiseConstantAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                              DenseI64ArrayAttr boundaries,
+                              DenseF64ArrayAttr values) {
+  if (!boundaries || !values)
+    return emitError() << "piecewise_constant needs boundaries and values";
+  if (values.size() != boundaries.size() + 1)
+    return emitError() << "piecewise_constant needs one value more than "
+                          "boundaries, got "
+                       << values.size() << " values for " << boundaries.size()
+                       << " boundaries";
+  for (size_t i = 1; i < boundaries.size(); ++i)
+    if (boundaries[i] <= boundaries[i - 1])
+      return emitError() << "piecewise_constant boundaries must increase, "
+                            "got "
+                         << boundaries[i - 1] << " before " << boundaries[i];
+  for (double value : values.asArrayRef())
+    if (!(value > 0.0) || !std::isfinite(value))
+      return emitError() << "piecewise_constant values must be positive and "
+                            "finite, got "
+                         << value;
+  return success();
+}
+
+/// Checks an optimizer's learning rate and its schedule, if any: one of
+/// DTF_LearningRateScheduleAttr, and for piecewise_constant, starting at
+/// the learning rate itself.
+static LogicalResult
 verifyLearningRate(function_ref<InFlightDiagnostic()> emitError,
-                   const APFloat &rateValue) {
-  double rate = rateValue.convertToDouble();
-  if (!(rate > 0.0) || !std::isfinite(rate))
-    return emitError() << "learning_rate must be positive and finite, got "
-                       << rate;
+                   const APFloat &rateValue, Attribute schedule) {
+  if (failed(verifyPositiveFinite(emitError, "learning_rate", rateValue)))
+    return failure();
+  if (!schedule)
+    return success();
+  if (!isa<ExponentialDecayAttr, PolynomialDecayAttr, CosineDecayAttr,
+           PiecewiseConstantAttr>(schedule))
+    return emitError() << "schedule must be a learning-rate schedule "
+                          "(exponential_decay, polynomial_decay, "
+                          "cosine_decay, piecewise_constant), got "
+                       << schedule;
+  if (auto piecewise = dyn_cast<PiecewiseConstantAttr>(schedule))
+    if (piecewise.getValues()[0] != rateValue.convertToDouble())
+      return emitError() << "learning_rate " << rateValue.convertToDouble()
+                         << " must be the first value of its "
+                            "piecewise_constant schedule, "
+                         << piecewise.getValues()[0];
   return success();
 }
 
 LogicalResult SGDAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                              APFloat learningRate) {
-  return verifyLearningRate(emitError, learningRate);
+                              APFloat learningRate, Attribute schedule) {
+  return verifyLearningRate(emitError, learningRate, schedule);
 }
 
 LogicalResult MomentumAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                                   APFloat learningRate,
-                                   APFloat momentumValue, bool) {
+                                   APFloat learningRate, APFloat momentumValue,
+                                   bool, Attribute schedule) {
   double momentum = momentumValue.convertToDouble();
-  if (failed(verifyLearningRate(emitError, learningRate)))
+  if (failed(verifyLearningRate(emitError, learningRate, schedule)))
     return failure();
   if (!(momentum >= 0.0) || !std::isfinite(momentum))
     return emitError() << "momentum must be non-negative and finite, got "
@@ -296,11 +379,12 @@ LogicalResult MomentumAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 
 LogicalResult AdamAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                APFloat learningRate, APFloat beta1Value,
-                               APFloat beta2Value, APFloat epsilonValue) {
+                               APFloat beta2Value, APFloat epsilonValue,
+                               Attribute schedule) {
   double beta1 = beta1Value.convertToDouble();
   double beta2 = beta2Value.convertToDouble();
   double epsilon = epsilonValue.convertToDouble();
-  if (failed(verifyLearningRate(emitError, learningRate)))
+  if (failed(verifyLearningRate(emitError, learningRate, schedule)))
     return failure();
   if (!(beta1 >= 0.0 && beta1 < 1.0))
     return emitError() << "beta1 must be in [0, 1), got " << beta1;
@@ -315,8 +399,8 @@ LogicalResult AdamAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 LogicalResult RMSPropAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                   APFloat learningRate, APFloat decayValue,
                                   APFloat momentumValue, APFloat epsilonValue,
-                                  bool) {
-  if (failed(verifyLearningRate(emitError, learningRate)))
+                                  bool, Attribute schedule) {
+  if (failed(verifyLearningRate(emitError, learningRate, schedule)))
     return failure();
   double decay = decayValue.convertToDouble();
   double momentum = momentumValue.convertToDouble();
@@ -337,8 +421,9 @@ LogicalResult RMSPropAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 LogicalResult FtrlAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                APFloat learningRate, APFloat powerValue,
                                APFloat initialValue, APFloat l1Value,
-                               APFloat l2Value, APFloat shrinkageValue) {
-  if (failed(verifyLearningRate(emitError, learningRate)))
+                               APFloat l2Value, APFloat shrinkageValue,
+                               Attribute schedule) {
+  if (failed(verifyLearningRate(emitError, learningRate, schedule)))
     return failure();
   // FtrlOptimizer's own checks.
   if (!(powerValue.convertToDouble() <= 0.0))
@@ -393,8 +478,9 @@ int64_t RowShardAttr::getShardRows() const {
 
 LogicalResult AdagradAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                   APFloat learningRate,
-                                  APFloat initialAccumulatorValue) {
-  if (failed(verifyLearningRate(emitError, learningRate)))
+                                  APFloat initialAccumulatorValue,
+                                  Attribute schedule) {
+  if (failed(verifyLearningRate(emitError, learningRate, schedule)))
     return failure();
   // The first update divides by sqrt(accum): a zero accumulator would
   // divide by zero where a row's first gradient is zero.

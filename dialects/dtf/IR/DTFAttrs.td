@@ -23,6 +23,13 @@ class DTF_F64Parameter<string desc, string default = "">
   let defaultValue = !if(!empty(default), "", "::llvm::APFloat(" # default # ")");
 }
 
+// A dense array printed as it parses, `[1, 2]`, without the `array<i64: >`
+// that a standalone attribute has.
+class DTF_DenseArrayParameter<string attr, string desc>
+    : AttrOrTypeParameter<"::mlir::" # attr, desc> {
+  let printer = "$_self.print($_printer)";
+}
+
 class DTF_BoolParameter<string desc, string default>
     : AttrOrTypeParameter<"bool", desc> {
   let parser = "::dtf::ir::parseBoolParameter($_parser)";
@@ -287,12 +294,104 @@ def DTF_InitializerAttr : AnyAttrOf<[DTF_ZerosInitAttr, DTF_ConstantInitAttr,
                                      DTF_DenseInitAttr]>;
 
 //===----------------------------------------------------------------------===//
+// Learning-rate schedules
+//
+// TensorFlow's `tf.compat.v1.train.*_decay`: the learning rate as a function
+// of the global step. An optimizer carries one as its `schedule`, which
+// starts from the optimizer's `learning_rate`; each update evaluates it at
+// the global step its gradients were computed at (the step a worker's push
+// carries, as TensorFlow computes the rate and the gradients in one session
+// run), in float32 and in TensorFlow's order of operations
+// (runtime/core/LearningRateSchedule.h).
+//===----------------------------------------------------------------------===//
+
+def DTF_ExponentialDecayAttr : DTF_Attr<"ExponentialDecay", "exponential_decay"> {
+  let summary = "learning_rate * decay_rate ^ (step / decay_steps)";
+  let description = [{
+    `tf.compat.v1.train.exponential_decay`; with `staircase` the exponent is
+    `floor(step / decay_steps)`, so the rate drops every `decay_steps`.
+
+    ```mlir
+    #dtf.momentum<learning_rate = 0.05, momentum = 0.9,
+                  schedule = #dtf.exponential_decay<decay_steps = 1000, decay_rate = 0.9, staircase = true>>
+    ```
+  }];
+  let parameters = (ins DTF_F64Parameter<"steps per decay">:$decay_steps,
+                        DTF_F64Parameter<"factor per decay_steps">:$decay_rate,
+                        DTF_BoolParameter<"whole decays only", "false">:$staircase);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+def DTF_PolynomialDecayAttr : DTF_Attr<"PolynomialDecay", "polynomial_decay"> {
+  let summary = "from learning_rate to end_learning_rate along (1 - t)^power";
+  let description = [{
+    `tf.compat.v1.train.polynomial_decay`:
+    `(learning_rate - end_learning_rate) * (1 - step / decay_steps)^power +
+     end_learning_rate`, with the step held at `decay_steps` after it; with
+    `cycle`, `decay_steps` grows to the first multiple of itself at or above
+    the step instead, so that the decay starts over.
+  }];
+  let parameters = (ins DTF_F64Parameter<"steps to the end rate">:$decay_steps,
+                        DTF_F64Parameter<"rate at the end", "0.0001">:$end_learning_rate,
+                        DTF_F64Parameter<"power of the polynomial", "1.0">:$power,
+                        DTF_BoolParameter<"start over after decay_steps", "false">:$cycle);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+def DTF_CosineDecayAttr : DTF_Attr<"CosineDecay", "cosine_decay"> {
+  let summary = "a half cosine from learning_rate down to alpha * learning_rate";
+  let description = [{
+    `tf.compat.v1.train.cosine_decay` (Loshchilov and Hutter's SGDR without
+    restarts): `learning_rate * ((1 - alpha) * 0.5 * (1 + cos(pi * t)) +
+    alpha)` with `t = min(step, decay_steps) / decay_steps`.
+  }];
+  let parameters = (ins DTF_F64Parameter<"steps of the half cosine">:$decay_steps,
+                        DTF_F64Parameter<"final fraction of the rate", "0.0">:$alpha);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+def DTF_PiecewiseConstantAttr
+    : DTF_Attr<"PiecewiseConstant", "piecewise_constant"> {
+  let summary = "values[i] from step boundaries[i - 1] + 1 to boundaries[i]";
+  let description = [{
+    `tf.compat.v1.train.piecewise_constant`: `values[0]` up to and including
+    step `boundaries[0]`, `values[1]` after it up to `boundaries[1]`, and so
+    on; the last value after the last boundary. The optimizer's
+    `learning_rate` must be `values[0]`, the rate the schedule starts at.
+
+    ```mlir
+    #dtf.sgd<learning_rate = 0.1,
+             schedule = #dtf.piecewise_constant<boundaries = [1000, 2000],
+                                                values = [0.1, 0.01, 0.001]>>
+    ```
+  }];
+  let parameters = (ins DTF_DenseArrayParameter<"DenseI64ArrayAttr", "the last step of each value but the last">:$boundaries,
+                        DTF_DenseArrayParameter<"DenseF64ArrayAttr", "the learning rates">:$values);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+def DTF_LearningRateScheduleAttr
+    : AnyAttrOf<[DTF_ExponentialDecayAttr, DTF_PolynomialDecayAttr,
+                 DTF_CosineDecayAttr, DTF_PiecewiseConstantAttr]>;
+
+// An optimizer's optional learning-rate schedule (one of
+// DTF_LearningRateScheduleAttr, checked by the optimizer's verifier).
+def DTF_ScheduleParameter
+    : OptionalParameter<"::mlir::Attribute",
+                        "learning-rate schedule from the global step">;
+
+//===----------------------------------------------------------------------===//
 // Optimizers
 //===----------------------------------------------------------------------===//
 
 def DTF_SGDAttr : DTF_Attr<"SGD", "sgd"> {
   let summary = "plain gradient descent: var -= learning_rate * grad";
-  let parameters = (ins DTF_F64Parameter<"learning rate">:$learning_rate);
+  let parameters = (ins DTF_F64Parameter<"learning rate">:$learning_rate,
+                        DTF_ScheduleParameter:$schedule);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
 }
@@ -301,7 +400,8 @@ def DTF_MomentumAttr : DTF_Attr<"Momentum", "momentum"> {
   let summary = "gradient descent with momentum (optionally Nesterov)";
   let parameters = (ins DTF_F64Parameter<"learning rate">:$learning_rate,
                         DTF_F64Parameter<"momentum">:$momentum,
-                        DTF_BoolParameter<"Nesterov momentum", "false">:$use_nesterov);
+                        DTF_BoolParameter<"Nesterov momentum", "false">:$use_nesterov,
+                        DTF_ScheduleParameter:$schedule);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
 }
@@ -311,7 +411,8 @@ def DTF_AdamAttr : DTF_Attr<"Adam", "adam"> {
   let parameters = (ins DTF_F64Parameter<"learning rate", "0.001">:$learning_rate,
                         DTF_F64Parameter<"beta1", "0.9">:$beta1,
                         DTF_F64Parameter<"beta2", "0.999">:$beta2,
-                        DTF_F64Parameter<"epsilon", "1e-08">:$epsilon);
+                        DTF_F64Parameter<"epsilon", "1e-08">:$epsilon,
+                        DTF_ScheduleParameter:$schedule);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
 }
@@ -325,7 +426,8 @@ def DTF_AdagradAttr : DTF_Attr<"Adagrad", "adagrad"> {
     touches the looked-up rows and their accumulators only.
   }];
   let parameters = (ins DTF_F64Parameter<"learning rate">:$learning_rate,
-                        DTF_F64Parameter<"initial accumulator value", "0.1">:$initial_accumulator_value);
+                        DTF_F64Parameter<"initial accumulator value", "0.1">:$initial_accumulator_value,
+                        DTF_ScheduleParameter:$schedule);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
 }
@@ -347,7 +449,8 @@ def DTF_FtrlAttr : DTF_Attr<"Ftrl", "ftrl"> {
                         DTF_F64Parameter<"initial accumulator value", "0.1">:$initial_accumulator_value,
                         DTF_F64Parameter<"L1 regularization", "0.0">:$l1,
                         DTF_F64Parameter<"L2 regularization", "0.0">:$l2,
-                        DTF_F64Parameter<"L2 shrinkage", "0.0">:$l2_shrinkage);
+                        DTF_F64Parameter<"L2 shrinkage", "0.0">:$l2_shrinkage,
+                        DTF_ScheduleParameter:$schedule);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
 }
@@ -370,7 +473,8 @@ def DTF_RMSPropAttr : DTF_Attr<"RMSProp", "rmsprop"> {
                         DTF_F64Parameter<"decay", "0.9">:$decay,
                         DTF_F64Parameter<"momentum", "0.0">:$momentum,
                         DTF_F64Parameter<"epsilon", "1e-10">:$epsilon,
-                        DTF_BoolParameter<"centered", "false">:$centered);
+                        DTF_BoolParameter<"centered", "false">:$centered,
+                        DTF_ScheduleParameter:$schedule);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
 }

@@ -897,7 +897,9 @@ def DTF_AvgPoolGradOp : DTF_Op<"avg_pool_grad", [Pure]> {
 //
 // TensorFlow's fused training ops (ApplyGradientDescent, ApplyMomentum,
 // ApplyAdam): each reads a gradient and updates a variable and its slots in
-// place. `--dtf-expand-optimizer` emits them.
+// place. `--dtf-expand-optimizer` emits them. An optional `schedule` (the
+// optimizer's) makes `learning_rate` the start of a learning-rate schedule,
+// evaluated at the global step of the update.
 //===----------------------------------------------------------------------===//
 
 class DTF_GradMatchesVariable<string resource>
@@ -911,9 +913,10 @@ def DTF_ApplyGradientDescentOp : DTF_Op<"apply_gradient_descent",
     [DTF_GradMatchesVariable<"var">]> {
   let summary = "var -= learning_rate * grad";
   let arguments = (ins DTF_ResourceArg<[MemRead, MemWrite]>:$var,
-                       DTF_FloatTensor:$grad, F64Attr:$learning_rate);
+                       DTF_FloatTensor:$grad, F64Attr:$learning_rate,
+                       OptionalAttr<DTF_LearningRateScheduleAttr>:$schedule);
   let assemblyFormat = [{
-    $var `,` $grad `learning_rate` $learning_rate attr-dict `:`
+    $var `,` $grad `learning_rate` $learning_rate (`schedule` `(` $schedule^ `)`)? attr-dict `:`
     qualified(type($var))
   }];
 }
@@ -929,10 +932,11 @@ def DTF_ApplyMomentumOp : DTF_Op<"apply_momentum",
                        DTF_ResourceArg<[MemRead, MemWrite]>:$accum,
                        DTF_FloatTensor:$grad, F64Attr:$learning_rate,
                        F64Attr:$momentum,
-                       DefaultValuedAttr<BoolAttr, "false">:$use_nesterov);
+                       DefaultValuedAttr<BoolAttr, "false">:$use_nesterov,
+                       OptionalAttr<DTF_LearningRateScheduleAttr>:$schedule);
   let assemblyFormat = [{
     $var `,` $accum `,` $grad `learning_rate` $learning_rate `momentum`
-    $momentum attr-dict `:` qualified(type($var))
+    $momentum (`schedule` `(` $schedule^ `)`)? attr-dict `:` qualified(type($var))
   }];
 }
 
@@ -954,11 +958,12 @@ def DTF_ApplyAdamOp : DTF_Op<"apply_adam",
                        DTF_ScalarFloatTensor:$beta1_power,
                        DTF_ScalarFloatTensor:$beta2_power,
                        DTF_FloatTensor:$grad, F64Attr:$learning_rate,
-                       F64Attr:$beta1, F64Attr:$beta2, F64Attr:$epsilon);
+                       F64Attr:$beta1, F64Attr:$beta2, F64Attr:$epsilon,
+                       OptionalAttr<DTF_LearningRateScheduleAttr>:$schedule);
   let assemblyFormat = [{
     $var `,` $m `,` $v `,` $beta1_power `,` $beta2_power `,` $grad
     `learning_rate` $learning_rate `beta1` $beta1 `beta2` $beta2 `epsilon`
-    $epsilon attr-dict `:` qualified(type($var)) `,` type($beta1_power)
+    $epsilon (`schedule` `(` $schedule^ `)`)? attr-dict `:` qualified(type($var)) `,` type($beta1_power)
   }];
 }
 
@@ -967,9 +972,10 @@ def DTF_ApplyAdagradOp : DTF_Op<"apply_adagrad",
   let summary = "accum += grad^2; var -= lr * grad / sqrt(accum)";
   let arguments = (ins DTF_ResourceArg<[MemRead, MemWrite]>:$var,
                        DTF_ResourceArg<[MemRead, MemWrite]>:$accum,
-                       DTF_FloatTensor:$grad, F64Attr:$learning_rate);
+                       DTF_FloatTensor:$grad, F64Attr:$learning_rate,
+                       OptionalAttr<DTF_LearningRateScheduleAttr>:$schedule);
   let assemblyFormat = [{
-    $var `,` $accum `,` $grad `learning_rate` $learning_rate attr-dict `:`
+    $var `,` $accum `,` $grad `learning_rate` $learning_rate (`schedule` `(` $schedule^ `)`)? attr-dict `:`
     qualified(type($var))
   }];
 }
@@ -985,10 +991,11 @@ def DTF_ApplyRMSPropOp : DTF_Op<"apply_rmsprop",
                        DTF_ResourceArg<[MemRead, MemWrite]>:$ms,
                        DTF_ResourceArg<[MemRead, MemWrite]>:$mom,
                        DTF_FloatTensor:$grad, F64Attr:$learning_rate,
-                       F64Attr:$decay, F64Attr:$momentum, F64Attr:$epsilon);
+                       F64Attr:$decay, F64Attr:$momentum, F64Attr:$epsilon,
+                       OptionalAttr<DTF_LearningRateScheduleAttr>:$schedule);
   let assemblyFormat = [{
     $var `,` $ms `,` $mom `,` $grad `learning_rate` $learning_rate `decay`
-    $decay `momentum` $momentum `epsilon` $epsilon attr-dict `:`
+    $decay `momentum` $momentum `epsilon` $epsilon (`schedule` `(` $schedule^ `)`)? attr-dict `:`
     qualified(type($var))
   }];
 }
@@ -1006,10 +1013,11 @@ def DTF_ApplyCenteredRMSPropOp : DTF_Op<"apply_centered_rmsprop",
                        DTF_ResourceArg<[MemRead, MemWrite]>:$ms,
                        DTF_ResourceArg<[MemRead, MemWrite]>:$mom,
                        DTF_FloatTensor:$grad, F64Attr:$learning_rate,
-                       F64Attr:$decay, F64Attr:$momentum, F64Attr:$epsilon);
+                       F64Attr:$decay, F64Attr:$momentum, F64Attr:$epsilon,
+                       OptionalAttr<DTF_LearningRateScheduleAttr>:$schedule);
   let assemblyFormat = [{
     $var `,` $mg `,` $ms `,` $mom `,` $grad `learning_rate` $learning_rate
-    `decay` $decay `momentum` $momentum `epsilon` $epsilon attr-dict `:`
+    `decay` $decay `momentum` $momentum `epsilon` $epsilon (`schedule` `(` $schedule^ `)`)? attr-dict `:`
     qualified(type($var))
   }];
 }
@@ -1026,11 +1034,12 @@ def DTF_ApplyFtrlOp : DTF_Op<"apply_ftrl",
                        DTF_ResourceArg<[MemRead, MemWrite]>:$linear,
                        DTF_FloatTensor:$grad, F64Attr:$learning_rate,
                        F64Attr:$learning_rate_power, F64Attr:$l1, F64Attr:$l2,
-                       F64Attr:$l2_shrinkage);
+                       F64Attr:$l2_shrinkage,
+                       OptionalAttr<DTF_LearningRateScheduleAttr>:$schedule);
   let assemblyFormat = [{
     $var `,` $accum `,` $linear `,` $grad `learning_rate` $learning_rate
     `power` $learning_rate_power `l1` $l1 `l2` $l2 `l2_shrinkage` $l2_shrinkage
-    attr-dict `:` qualified(type($var))
+    (`schedule` `(` $schedule^ `)`)? attr-dict `:` qualified(type($var))
   }];
 }
 
@@ -1051,9 +1060,10 @@ def DTF_SparseApplyGradientDescentOp
   let arguments = (ins DTF_ResourceArg<[MemRead, MemWrite]>:$var,
                        TensorRankOf<[I32, I64], [1]>:$ids,
                        DTF_FloatTensor:$rows, F64Attr:$learning_rate,
-                       OptionalAttr<DTF_RowShardAttr>:$shard);
+                       OptionalAttr<DTF_RowShardAttr>:$shard,
+                       OptionalAttr<DTF_LearningRateScheduleAttr>:$schedule);
   let assemblyFormat = [{
-    $var `[` $ids `]` `,` $rows `learning_rate` $learning_rate attr-dict `:`
+    $var `[` $ids `]` `,` $rows `learning_rate` $learning_rate (`schedule` `(` $schedule^ `)`)? attr-dict `:`
     qualified(type($var)) `,` type($ids) `,` type($rows)
   }];
 }
@@ -1066,10 +1076,11 @@ def DTF_SparseApplyAdagradOp
                        DTF_ResourceArg<[MemRead, MemWrite]>:$accum,
                        TensorRankOf<[I32, I64], [1]>:$ids,
                        DTF_FloatTensor:$rows, F64Attr:$learning_rate,
-                       OptionalAttr<DTF_RowShardAttr>:$shard);
+                       OptionalAttr<DTF_RowShardAttr>:$shard,
+                       OptionalAttr<DTF_LearningRateScheduleAttr>:$schedule);
   let assemblyFormat = [{
     $var `,` $accum `[` $ids `]` `,` $rows `learning_rate` $learning_rate
-    attr-dict `:` qualified(type($var)) `,` type($ids) `,` type($rows)
+    (`schedule` `(` $schedule^ `)`)? attr-dict `:` qualified(type($var)) `,` type($ids) `,` type($rows)
   }];
 }
 
@@ -1085,11 +1096,12 @@ def DTF_SparseApplyFtrlOp
                        DTF_FloatTensor:$rows, F64Attr:$learning_rate,
                        F64Attr:$learning_rate_power, F64Attr:$l1, F64Attr:$l2,
                        F64Attr:$l2_shrinkage,
-                       OptionalAttr<DTF_RowShardAttr>:$shard);
+                       OptionalAttr<DTF_RowShardAttr>:$shard,
+                       OptionalAttr<DTF_LearningRateScheduleAttr>:$schedule);
   let assemblyFormat = [{
     $var `,` $accum `,` $linear `[` $ids `]` `,` $rows `learning_rate`
     $learning_rate `power` $learning_rate_power `l1` $l1 `l2` $l2
-    `l2_shrinkage` $l2_shrinkage attr-dict `:` qualified(type($var)) `,`
+    `l2_shrinkage` $l2_shrinkage (`schedule` `(` $schedule^ `)`)? attr-dict `:` qualified(type($var)) `,`
     type($ids) `,` type($rows)
   }];
 }
@@ -1112,11 +1124,12 @@ def DTF_SparseApplyAdamOp
                        TensorRankOf<[I32, I64], [1]>:$ids,
                        DTF_FloatTensor:$rows, F64Attr:$learning_rate,
                        F64Attr:$beta1, F64Attr:$beta2, F64Attr:$epsilon,
-                       OptionalAttr<DTF_RowShardAttr>:$shard);
+                       OptionalAttr<DTF_RowShardAttr>:$shard,
+                       OptionalAttr<DTF_LearningRateScheduleAttr>:$schedule);
   let assemblyFormat = [{
     $var `,` $m `,` $v `,` $beta1_power `,` $beta2_power `[` $ids `]` `,` $rows
     `learning_rate` $learning_rate `beta1` $beta1 `beta2` $beta2 `epsilon`
-    $epsilon attr-dict `:` qualified(type($var)) `,` type($beta1_power) `,`
+    $epsilon (`schedule` `(` $schedule^ `)`)? attr-dict `:` qualified(type($var)) `,` type($beta1_power) `,`
     type($ids) `,` type($rows)
   }];
 }

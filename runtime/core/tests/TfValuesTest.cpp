@@ -11,6 +11,7 @@
 
 #include "runtime/core/Denormals.h"
 #include "runtime/core/Kernels.h"
+#include "runtime/core/LearningRateSchedule.h"
 #include "runtime/data/Npy.h"
 
 #include <gtest/gtest.h>
@@ -177,5 +178,54 @@ TEST_F(TfValues, AveragePooling) {
         name + "_grad",
         kernels::avg_pool_grad(x.shape(), fixture(name + "_grad.dy"),
                                pool.ksize, pool.strides, pool.padding));
+  }
+}
+
+// tf_learning_rates.npz (testdata/write_tf_learning_rates.py): TensorFlow's
+// learning rate of each decay schedule at a list of global steps. The
+// schedules are the script's SCHEDULES, case for case. DTF evaluates them
+// in float32 in TensorFlow's order of operations, with the C library's powf
+// and cosf where TensorFlow has Eigen's: Eigen's float pow is up to 5 ulps
+// from the correctly rounded power (0.5^3 is 0.124999985), so the rates
+// agree within 8 ulps, not to the bit.
+TEST(TfLearningRates, EachScheduleGivesTensorFlowsRates) {
+  const char *const path = DTF_TF_LEARNING_RATES;
+  data::Array steps = data::readNpzMember(path, "steps");
+  ASSERT_EQ(steps.type, data::ElementType::I64);
+  struct Case {
+    const char *name;
+    double learningRate;
+    kernels::LearningRateSchedule schedule;
+  };
+  const Case cases[] = {
+      {"exponential_staircase", 0.05,
+       kernels::ExponentialDecay{1000, 0.9, /*staircase=*/true}},
+      {"exponential", 0.1, kernels::ExponentialDecay{500, 0.5, false}},
+      {"polynomial", 0.1,
+       kernels::PolynomialDecay{2000, 0.001, 2.0, /*cycle=*/false}},
+      {"polynomial_cycle", 0.1,
+       kernels::PolynomialDecay{2000, 0.0001, 1.0, /*cycle=*/true}},
+      {"cosine", 0.001, kernels::CosineDecay{3000, 0.1}},
+      {"cosine_no_alpha", 0.01, kernels::CosineDecay{1000, 0.0}},
+      {"piecewise", 0.1,
+       kernels::PiecewiseConstant{{1000, 3000}, {0.1, 0.01, 0.001}}},
+  };
+  for (const Case &c : cases) {
+    data::Array rates = data::readNpzMember(path, c.name);
+    ASSERT_EQ(rates.type, data::ElementType::F32) << c.name;
+    ASSERT_EQ(rates.shape, steps.shape) << c.name;
+    for (int64_t i = 0; i < steps.shape[0]; ++i) {
+      int64_t step;
+      float expected;
+      std::memcpy(&step, steps.bytes.data() + i * sizeof step, sizeof step);
+      std::memcpy(&expected, rates.bytes.data() + i * sizeof expected,
+                  sizeof expected);
+      float actual =
+          kernels::scheduledLearningRate(c.learningRate, c.schedule, step);
+      EXPECT_LE(std::abs(actual - expected),
+                8 * std::numeric_limits<float>::epsilon() * expected)
+          << c.name << " at step " << step << ": DTF " << actual
+          << ", TensorFlow " << expected;
+    }
   }
 }

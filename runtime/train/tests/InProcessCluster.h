@@ -55,7 +55,8 @@ public:
       values.try_emplace("global_step", Tensor::scalar<int64_t>(0));
   }
 
-  void apply(VariableStore &values, std::vector<Tensor> arguments) override {
+  void apply(VariableStore &values, std::vector<Tensor> arguments,
+             int64_t /*globalStep*/) override {
     float *w = values.at(variable).data<float>();
     for (const Tensor &gradient : arguments)
       for (int i = 0; i < 2; ++i)

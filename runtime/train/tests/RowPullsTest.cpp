@@ -39,7 +39,7 @@ public:
     }
     values.try_emplace("table", Tensor::fromVector<float>({5, 2}, rows));
   }
-  void apply(VariableStore &, std::vector<Tensor>) override {}
+  void apply(VariableStore &, std::vector<Tensor>, int64_t) override {}
 
 private:
   ps::ProgramSignature signature_;
