@@ -57,6 +57,12 @@ def parse_args(doc, train_steps, batch_size):
     parser.add_argument("--batch_size", type=int, default=batch_size)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--data_dir", default=DATA_DIR)
+    parser.add_argument("--save_checkpoint", metavar="PREFIX", default="",
+                        help="after training, save every variable with "
+                             "tf.compat.v1.train.Saver at PREFIX (a TensorFlow V2 "
+                             "checkpoint, for dtf-run --init_from_checkpoint) and "
+                             "print the validation loss and metric as dtf-run "
+                             "computes them")
     return parser.parse_args()
 
 
@@ -100,6 +106,19 @@ def evaluate(session, metric, feeds, arrays, batch=1000):
         total += session.run(metric, feed) * size
         count += size
     return total / count
+
+
+def validate_as_dtf_run(session, fetches, feeds, arrays, batch):
+    """The means of fetches over arrays as dtf-run's validation computes
+    them: whole batches of `batch` examples in order (the rest left out),
+    each fetch's mean over the batches."""
+    sums = [0.0] * len(fetches)
+    batches = len(arrays[0]) // batch
+    for index in range(batches):
+        feed = {p: a[index * batch:(index + 1) * batch] for p, a in zip(feeds, arrays)}
+        for position, value in enumerate(session.run(fetches, feed)):
+            sums[position] += float(value)
+    return [total / batches for total in sums]
 
 
 def free_ports(count):
@@ -174,5 +193,13 @@ def main(tf, doc, name, build, train_steps, batch_size, metric, labeled=True,
             if step % log_every == 0 or step == args.train_steps:
                 print("step %d loss %.5f (%.0f s)" % (step, loss, clock.seconds()))
         value = evaluate(sess, m[metric], inputs, test_arrays)
+        if args.save_checkpoint:
+            with graph.as_default():
+                saver = tf.train.Saver()
+            path = saver.save(sess, args.save_checkpoint)
+            print("saved checkpoint %s" % path)
+            loss, metric_value = validate_as_dtf_run(
+                sess, [m["loss"], m[metric]], inputs, test_arrays, args.batch_size)
+            print("validation_as_dtf_run loss %.9g %s %.9g" % (loss, metric, metric_value))
     print("train and test: %.1f s" % clock.seconds())
     print("test_metric %s %.5f" % (metric, value))

@@ -9,18 +9,36 @@
 #include <cstring>
 #include <iostream>
 #include <thread>
+#include <unistd.h>
 
 namespace dtf::train {
 
 void configureCheckpointRestore(ps::Options &task,
-                                const ReliabilityOptions &options) {
-  if (options.logdir.empty())
+                                const ReliabilityOptions &options,
+                                WarmStartLoader warmStart) {
+  if (options.logdir.empty() && !warmStart)
     return;
-  checkpoint::CheckpointDirectory directory(options.logdir);
-  task.loadCheckpoint = [directory](int64_t step) {
-    checkpoint::Checkpoint loaded =
-        checkpoint::readCheckpointFile(directory.pathFor(step));
-    return ps::ModelState{loaded.step, std::move(loaded.tensors)};
+  std::optional<checkpoint::CheckpointDirectory> directory;
+  if (!options.logdir.empty())
+    directory.emplace(options.logdir);
+  task.loadCheckpoint = [directory,
+                         warmStart = std::move(warmStart)](int64_t step) {
+    // The job's own checkpoint of the step, once the chief saved it, holds
+    // the warm-start values too.
+    if (!warmStart ||
+        (directory && ::access(directory->pathFor(step).c_str(), F_OK) == 0)) {
+      checkpoint::Checkpoint loaded =
+          checkpoint::readCheckpointFile(directory->pathFor(step));
+      return ps::ModelState{loaded.step, std::move(loaded.tensors)};
+    }
+    ps::ModelState state = warmStart();
+    if (state.step != step)
+      throw std::runtime_error(
+          "no checkpoint of step " + std::to_string(step) +
+          (directory ? " in " + directory->directory() : std::string()) +
+          ", and the warm start (--init_from_checkpoint) is of step " +
+          std::to_string(state.step));
+    return state;
   };
 }
 
@@ -49,21 +67,48 @@ std::string inputStateOf(const Tensor &tensor) {
                      static_cast<size_t>(data[0]));
 }
 
+/// Preloads the warm-start values into `task` (the loader says what it
+/// read), to serve once the chief confirms them.
+static void warmStartAtStart(ps::ParameterServer &task,
+                             const WarmStartLoader &warmStart) {
+  ps::ModelState state = warmStart();
+  int64_t step = state.step;
+  try {
+    task.preload(std::move(state), step);
+  } catch (const std::invalid_argument &error) {
+    throw std::runtime_error("--init_from_checkpoint: " +
+                             std::string(error.what()));
+  }
+}
+
 std::optional<std::string> restoreAtStart(ps::ParameterServer &task,
                                           const ReliabilityOptions &options,
                                           const std::string &taskLabel,
-                                          std::ostream &log) {
-  if (options.logdir.empty())
+                                          std::ostream &log,
+                                          const WarmStartLoader &warmStart) {
+  if (options.logdir.empty()) {
+    if (warmStart)
+      warmStartAtStart(task, warmStart);
     return std::nullopt;
+  }
   checkpoint::CheckpointDirectory directory(options.logdir);
   auto loaded = directory.loadNewest([&](const std::string &warning) {
     log << taskLabel << ": warning: " << warning << std::endl;
   });
   if (!loaded) {
+    if (warmStart) {
+      log << taskLabel << ": no valid checkpoint in " << options.logdir
+          << "; warm start from " << options.initFromCheckpoint << std::endl;
+      warmStartAtStart(task, warmStart);
+      return std::nullopt;
+    }
     log << taskLabel << ": no valid checkpoint in " << options.logdir
         << "; the chief initializes the variables" << std::endl;
     return std::nullopt;
   }
+  if (!options.initFromCheckpoint.empty())
+    log << taskLabel << ": --init_from_checkpoint ignored: the job restores "
+        << "its own checkpoint" << std::endl;
   std::optional<std::string> inputState;
   auto state = loaded->checkpoint.tensors.find(kInputStateTensor);
   if (state != loaded->checkpoint.tensors.end()) {

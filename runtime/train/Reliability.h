@@ -25,6 +25,7 @@
 #include "runtime/rpc/Options.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -32,6 +33,7 @@
 
 namespace dtf::ps {
 class ParameterServer;
+struct ModelState;
 struct Options;
 } // namespace dtf::ps
 namespace dtf::rpc {
@@ -53,6 +55,13 @@ struct ReliabilityOptions {
   double saveCheckpointSecs = 0;
   /// Checkpoint files kept (0: all).
   int keepCheckpoints = 5;
+  /// A checkpoint of another job to start from when `logdir` holds none
+  /// (--init_from_checkpoint; WarmStart.h): a bundle's prefix, a DTF
+  /// checkpoint file, or a directory of either. Empty: the initializers.
+  std::string initFromCheckpoint;
+  /// Which of its tensors initialize which variables
+  /// (--init_assignment_map, checkpoint::parseAssignmentMap).
+  std::string initAssignmentMap;
   /// How long a worker retries a failed RPC (waiting for a restarted task)
   /// before it gives up; 0: no recovery, a failed RPC ends the worker.
   int64_t recoveryTimeoutMs = 0;
@@ -97,19 +106,28 @@ void applySecurity(rpc::ClientOptions &client,
 
 //===--- Checkpointing.cpp (PS side) ---===//
 
-/// Lets a PS task's restore read checkpoints of --logdir.
+/// Reads a PS task's values for a warm start (--init_from_checkpoint,
+/// WarmStart.h); their step is the global step they start at.
+using WarmStartLoader = std::function<ps::ModelState()>;
+
+/// Lets a PS task's restore read checkpoints of --logdir and, with
+/// `warmStart`, the warm-start values as the checkpoint of their step when
+/// --logdir has no file of that step (a task restarted without --logdir,
+/// or before the chief saved).
 void configureCheckpointRestore(ps::Options &task,
-                                const ReliabilityOptions &options);
+                                const ReliabilityOptions &options,
+                                WarmStartLoader warmStart = nullptr);
 
 /// Preloads the newest valid checkpoint of --logdir into a PS task that
-/// starts, warning about newer ones that are corrupt or truncated. The
-/// task serves the values once the chief confirms them. Returns the state
-/// of the streamed input's epoch that the checkpoint holds beside the
-/// variables (inputStateOf), if any, for the data coordinator.
-std::optional<std::string> restoreAtStart(ps::ParameterServer &task,
-                                          const ReliabilityOptions &options,
-                                          const std::string &taskLabel,
-                                          std::ostream &log);
+/// starts, warning about newer ones that are corrupt or truncated; without
+/// one, the values of `warmStart` if given. The task serves the values
+/// once the chief confirms them. Returns the state of the streamed input's
+/// epoch that the checkpoint holds beside the variables (inputStateOf), if
+/// any, for the data coordinator.
+std::optional<std::string>
+restoreAtStart(ps::ParameterServer &task, const ReliabilityOptions &options,
+               const std::string &taskLabel, std::ostream &log,
+               const WarmStartLoader &warmStart = nullptr);
 
 /// The name under which a checkpoint holds the data coordinator's state
 /// of the epoch (which units and records were trained on), as TensorFlow

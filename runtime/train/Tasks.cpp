@@ -7,6 +7,7 @@
 #include "runtime/train/RowPulls.h"
 #include "runtime/train/Supervisor.h"
 #include "runtime/train/TrainingLoop.h"
+#include "runtime/train/WarmStart.h"
 #include "runtime/train/WorkerProgram.h"
 #include "runtime/train/WorkerStep.h"
 
@@ -245,7 +246,10 @@ int runPsTask(mlir::ModuleOp program, const TaskOptions &options) {
   // the thread of the push that brought it.
   exec::ExecutorOptions executorOptions = executorOptionsFor(-1);
   telemetry.attach(psOptions, executorOptions.opObserver);
-  configureCheckpointRestore(psOptions, options.reliability);
+  WarmStartLoader warmStart =
+      warmStartLoaderFor(program, function, options.reliability,
+                         psOptions.globalStepName, label, std::cout);
+  configureCheckpointRestore(psOptions, options.reliability, warmStart);
   psOptions.availableMemory = availableHostMemory();
   psOptions.maxStaleness = options.replication.maxStaleness;
   psOptions.divideByStaleness = options.replication.divideLrByStaleness;
@@ -257,7 +261,7 @@ int runPsTask(mlir::ModuleOp program, const TaskOptions &options) {
       std::make_unique<exec::PsProgram>(function, std::move(executorOptions)),
       replicationOf(options), psOptions);
   std::optional<std::string> inputState =
-      restoreAtStart(task, options.reliability, label, std::cout);
+      restoreAtStart(task, options.reliability, label, std::cout, warmStart);
   // PS task 0 hosts the coordinator (runtime/coord/Coordinator.h). Both
   // outlive the server, whose shutdown releases the coordinator's waits.
   std::unique_ptr<coord::Coordinator> coordinator;

@@ -25,6 +25,7 @@
 #include "runtime/train/InGraph.h"
 #include "runtime/train/Inputs.h"
 #include "runtime/train/Tasks.h"
+#include "runtime/train/WarmStart.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
@@ -230,6 +231,23 @@ DEFINE_double(save_checkpoint_secs, 600,
               "time)");
 DEFINE_int32(keep_checkpoints, 5,
              "With --logdir: checkpoint files to keep (0 = all)");
+// Warm start, as tf.compat.v1.train.init_from_checkpoint
+// (runtime/train/WarmStart.h).
+DEFINE_string(init_from_checkpoint, "",
+              "Start the variables from this checkpoint of another job "
+              "unless --logdir holds one of this job's: a TensorFlow bundle's "
+              "prefix, a DTF checkpoint file, or a directory of either (its "
+              "'checkpoint' file, else its newest model.ckpt-<step>.dtf); "
+              "empty: the initializers");
+DEFINE_string(init_assignment_map, "",
+              "With --init_from_checkpoint: which checkpoint tensors "
+              "initialize which variables, as init_from_checkpoint's "
+              "assignment_map: comma-separated CHECKPOINT:GRAPH entries, a "
+              "tensor and a variable ('w:w2') or two scopes ('old/:new/'; "
+              "'/' is every variable); variables it leaves out keep their "
+              "initializers, and the global step starts at 0 unless an "
+              "entry names it. Empty: '/:/', every variable from the tensor "
+              "of its name");
 // Recovery.
 DEFINE_int64(recovery_timeout_ms, 0,
              "How long a worker whose RPC failed waits, retrying with "
@@ -340,6 +358,11 @@ dtf::train::ReliabilityOptions reliabilityOptionsFromFlags() {
   options.saveCheckpointSteps = FLAGS_save_checkpoint_steps;
   options.saveCheckpointSecs = FLAGS_save_checkpoint_secs;
   options.keepCheckpoints = FLAGS_keep_checkpoints;
+  if (FLAGS_init_from_checkpoint.empty() && !FLAGS_init_assignment_map.empty())
+    throw std::invalid_argument(
+        "--init_assignment_map: needs --init_from_checkpoint");
+  options.initFromCheckpoint = FLAGS_init_from_checkpoint;
+  options.initAssignmentMap = FLAGS_init_assignment_map;
   options.recoveryTimeoutMs = FLAGS_recovery_timeout_ms;
   options.debugStepDelayMs = FLAGS_debug_step_delay_ms;
   if (FLAGS_debug_crash_at_step < 0)
@@ -507,10 +530,9 @@ inputOptionsFromFlags(const std::vector<std::string> &inputs,
 void checkReplicationFlags(dtf::train::Replication replication) {
   if (replication != dtf::train::Replication::InGraph)
     return;
-  for (const char *flag :
-       {"sync", "async", "replicas_to_aggregate", "device", "push_pull",
-        "overlap_pull",
-        "max_staleness", "divide_lr_by_staleness"})
+  for (const char *flag : {"sync", "async", "replicas_to_aggregate", "device",
+                           "push_pull", "overlap_pull", "max_staleness",
+                           "divide_lr_by_staleness", "init_from_checkpoint"})
     if (!gflags::GetCommandLineFlagInfoOrDie(flag).is_default)
       throw std::invalid_argument(
           std::string("--") + flag +
@@ -704,11 +726,18 @@ int main(int argc, char **argv) {
           *compiled.program,
           dtf::train::openInputs(*compiled.program, inputOptions, {}),
           FLAGS_batch_size);
+      // So is the checkpoint to warm-start from and the assignment map.
+      dtf::train::ReliabilityOptions reliability =
+          reliabilityOptionsFromFlags();
+      if (dtf::train::warmStartApplies(reliability))
+        dtf::train::planWarmStart(
+            *compiled.program, reliability, [](const std::string &warning) {
+              std::cerr << "dtf-run: warning: " << warning << "\n";
+            });
       options.inGraph =
           compiled.replication == dtf::train::Replication::InGraph;
       options.progress = FLAGS_progress;
-      dtf::train::applySecurity(options.progressClient,
-                                reliabilityOptionsFromFlags());
+      dtf::train::applySecurity(options.progressClient, reliability);
       options.trainSteps = FLAGS_train_steps;
       options.epochs = FLAGS_num_epochs;
       options.traceFile = FLAGS_trace;
