@@ -273,7 +273,9 @@ LogicalResult Replication::collectVariablesAndUpdates() {
                << (isRead ? "read" : "look up") << " the dtf.variable itself";
     }
 
-    if (isa<VariableOp, ReadOp, EmbeddingLookupOp>(op) ||
+    // A random op's only state is its generator, which each worker's runs
+    // advance: it is computation of the replica, as pure ops are.
+    if (isa<VariableOp, ReadOp, EmbeddingLookupOp, RandomUniformOp>(op) ||
         isMemoryEffectFree(&op))
       continue;
     if (failed(collectWrite(&op)))

@@ -51,12 +51,15 @@ std::optional<SmallVector<Type>> inferResultTypes(Operation *op,
         cast.getInput().getType().clone(cast.getType().getElementType())};
   // A dimension that tf.fill or tf.zeros left unknown came from the shape
   // of a batch (Shape, StridedSlice): the only unknown size in a graph.
-  if (auto broadcast = dyn_cast<BroadcastToOp>(op)) {
-    SmallVector<int64_t> shape(broadcast.getType().getShape());
+  // So did one of a random mask's (tf.nn.dropout samples the shape of its
+  // input).
+  if (isa<BroadcastToOp, RandomUniformOp>(op)) {
+    auto type = cast<RankedTensorType>(op->getResult(0).getType());
+    SmallVector<int64_t> shape(type.getShape());
     for (int64_t &size : shape)
       if (ShapedType::isDynamic(size))
         size = batch;
-    return SmallVector<Type>{broadcast.getType().clone(shape)};
+    return SmallVector<Type>{type.clone(shape)};
   }
   if (auto reshape = dyn_cast<ReshapeOp>(op)) {
     auto input = reshape.getInput().getType();

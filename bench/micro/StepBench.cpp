@@ -90,7 +90,8 @@ Mlp &mlp() {
 
 void BM_WorkerStep_Executor(benchmark::State &state) {
   std::unique_ptr<train::WorkerStep> step =
-      train::makeCpuWorkerStep(mlp().worker, train::executorOptionsFor(1));
+      train::makeCpuWorkerStep(mlp().worker, train::executorOptionsFor(1),
+                               /*workerIndex=*/0);
   for (auto _ : state)
     benchmark::DoNotOptimize(step->train(mlp().feeds));
 }

@@ -237,4 +237,19 @@ void random_uniform_rows(Tensor &rows, const Tensor &ids, double minval,
       });
 }
 
+void random_uniform_of_run(Tensor &tensor, double minval, double maxval,
+                           uint64_t seed, uint64_t run) {
+  checkUniformBounds("random_uniform", tensor.dtype(), minval, maxval);
+  // As the row forms' key, with the run in place of the id.
+  uint64_t seedKey = CounterEngine::mix(seed ^ 0x6A09E667F3BCC909ull);
+  StandardUniformSource<CounterEngine> source(
+      CounterEngine::mix(seedKey + run));
+  kernels::dispatchFloat("random_uniform", tensor.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T *out = tensor.data<T>();
+    for (int64_t i = 0, n = tensor.numElements(); i < n; ++i)
+      out[i] = drawUniform<T>(source, minval, maxval);
+  });
+}
+
 } // namespace dtf::initializers

@@ -60,4 +60,11 @@ void truncated_normal_rows(Tensor &rows, const Tensor &ids, double mean,
 void random_uniform_rows(Tensor &rows, const Tensor &ids, double minval,
                          double maxval, uint64_t seed);
 
+/// random_uniform's samples for run `run` of a stateful random op
+/// (dtf.random_uniform): keyed by `seed` and `run` alone, so that every run
+/// draws new samples and the same run the same ones, without a sequence of
+/// earlier runs to replay.
+void random_uniform_of_run(Tensor &tensor, double minval, double maxval,
+                           uint64_t seed, uint64_t run);
+
 } // namespace dtf::initializers

@@ -143,6 +143,8 @@ struct RunOptions {
   /// The global step of the optimizer updates' learning-rate schedules
   /// (KernelContext::globalStep).
   std::optional<int64_t> globalStep;
+  /// The samples of the stateful random ops (KernelContext::randomStream).
+  uint64_t randomStream = 0;
 };
 
 class Executor {

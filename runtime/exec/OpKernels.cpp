@@ -342,6 +342,21 @@ KernelTable buildKernelTable() {
     phase.data<bool>()[0] = c.context().training;
     c.set(std::move(phase));
   });
+  add<ir::RandomUniformOp>(t, [](ir::RandomUniformOp random,
+                                 const KernelCall &c) {
+    auto type = random.getType();
+    if (!type.hasStaticShape()) {
+      std::string text;
+      llvm::raw_string_ostream(text) << type;
+      fail(random, "has the dynamic type " + text +
+                       "; --dtf-specialize-batch gives the batch its size");
+    }
+    Tensor samples(toDType(type.getElementType(), c.options()), toShape(type));
+    initializers::random_uniform_of_run(samples, 0.0, 1.0,
+                                        static_cast<uint64_t>(random.getSeed()),
+                                        c.context().randomStream);
+    c.set(std::move(samples));
+  });
   add<ir::ConstantOp>(t, [](ir::ConstantOp constant, const KernelCall &c) {
     c.set(fromElementsAttr(constant.getValue(), c.options()));
   });

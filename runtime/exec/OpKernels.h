@@ -120,6 +120,9 @@ struct KernelContext {
   /// is evaluated; nullopt where the run has none (an update with a
   /// schedule then fails).
   std::optional<int64_t> globalStep;
+  /// Which samples the stateful random ops (dtf.random_uniform) draw in
+  /// this run: runs with different streams draw independent samples.
+  uint64_t randomStream = 0;
 };
 
 /// One call of a kernel.

@@ -438,7 +438,7 @@ int runWorkerTask(mlir::ModuleOp program, const TaskOptions &options,
         executorOptionsFor(options.interOpThreads);
     executorOptions.opObserver = telemetry.opObserver();
     executorOptions.externalOps["dtf.pull_rows"] = makePullRowsHandler(ps);
-    compute = makeCpuWorkerStep(worker, std::move(executorOptions));
+    compute = makeCpuWorkerStep(worker, std::move(executorOptions), index);
   }
   ReplicaOptions replicaOptions;
   replicaOptions.sync = options.replication.sync;

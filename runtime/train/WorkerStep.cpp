@@ -40,13 +40,19 @@ namespace {
 /// skips the backward pass).
 class CpuWorkerStep final : public WorkerStep {
 public:
-  CpuWorkerStep(const WorkerProgram &program, exec::ExecutorOptions options)
+  CpuWorkerStep(const WorkerProgram &program, exec::ExecutorOptions options,
+                int64_t workerIndex)
       : program(program), fetches(program.trainingFetches()),
-        executor(program.function, noLocalVariables, std::move(options)) {}
+        executor(program.function, noLocalVariables, std::move(options)),
+        workerIndex(workerIndex) {}
 
   std::vector<Tensor> train(const exec::FeedMap &feeds) override {
     exec::RunOptions training;
     training.training = true;
+    // Each training step of each worker draws its own dropout masks: the
+    // worker's index in the high bits, its count of steps in the low ones.
+    training.randomStream =
+        (static_cast<uint64_t>(workerIndex) << 40) + trainingSteps++;
     return executor.runAndFetch(feeds, fetches, {}, training);
   }
 
@@ -68,14 +74,17 @@ private:
   // Workers hold no variables: the replica program reads pulled values.
   VariableStore noLocalVariables;
   exec::Executor executor;
+  int64_t workerIndex;
+  uint64_t trainingSteps = 0;
 };
 
 } // namespace
 
-std::unique_ptr<WorkerStep>
-makeCpuWorkerStep(const WorkerProgram &program,
-                  exec::ExecutorOptions options) {
-  return std::make_unique<CpuWorkerStep>(program, std::move(options));
+std::unique_ptr<WorkerStep> makeCpuWorkerStep(const WorkerProgram &program,
+                                              exec::ExecutorOptions options,
+                                              int64_t workerIndex) {
+  return std::make_unique<CpuWorkerStep>(program, std::move(options),
+                                         workerIndex);
 }
 
 } // namespace dtf::train

@@ -52,9 +52,11 @@ public:
 };
 
 /// The step on the CPU, run by an Executor with `options` (its threads;
-/// the op observer of --trace).
-std::unique_ptr<WorkerStep>
-makeCpuWorkerStep(const WorkerProgram &program, exec::ExecutorOptions options);
+/// the op observer of --trace), for worker task `workerIndex`, whose
+/// training steps draw their own random samples (dtf.random_uniform).
+std::unique_ptr<WorkerStep> makeCpuWorkerStep(const WorkerProgram &program,
+                                              exec::ExecutorOptions options,
+                                              int64_t workerIndex);
 
 #ifdef DTF_HAVE_CUDA
 /// What a GPU worker runs: a module of @train (the program's results, then

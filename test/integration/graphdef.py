@@ -26,6 +26,14 @@
   `dtf-run --local --ps=2 --workers=2` on Fashion-MNIST's pixels: the test
   reconstruction error after 300 steps must be below 0.6 times the one
   after the first step (about 0.06 against 0.17).
+- mlp-layers: examples/tf/mlp_layers.pbtxt, a tf.compat.v1.layers MLP as
+  its tutorial writes it (glorot-uniform dense layers, dropout switched on
+  by a `training` placeholder with default False, tf.losses, an
+  exponential-decay learning rate of the global step, Momentum), imported
+  and trained by `dtf-run --local --ps=2 --workers=2` (async) for 300
+  steps: the validation cross entropy must fall below 0.6 times the one
+  after the first step (about 0.62 against 2.2) and the accuracy reach 0.6
+  (about 0.75).
 - tf-compare: TensorFlow and the imported model compute the same logits and
   loss for the same batch and the same variable values (to 1e-5): the
   variables TensorFlow initialized are written to a .npz and fed
@@ -116,6 +124,35 @@ def autoencoder(args):
                   "test MSE %.4f after 300 steps is not below 0.6 x %.4f" % (trained, first))
 
 
+def mlp_layers(args):
+    model = os.path.join(args.work, "mlp_layers.mlir")
+    subprocess.run([args.dtf_translate, "--import-graphdef",
+                    os.path.join(GRAPHS, "mlp_layers.pbtxt"), "--outputs=accuracy",
+                    "-o", model], check=True)
+    data = "idx:%s/%%s-%%s-idx1-ubyte.gz" % cluster.DATA
+    images = "idx:%s/%%s-images-idx3-ubyte.gz,scale=1/255" % cluster.DATA
+
+    def validation(steps):
+        output = run_two_ps_two_workers(
+            args, ["--batch_size=100", "--train_steps=%d" % steps,
+                   "--input=x=" + images % "train", "--input=y=" + data % ("train", "labels"),
+                   "--eval_input=x=" + images % "t10k",
+                   "--eval_input=y=" + data % ("t10k", "labels")], model)
+        results = [(float(m.group(1)), float(m.group(2)))
+                   for m in cluster.ACCURACY.finditer(output)]
+        cluster.check(results, "no validation result:\n" + output[-3000:])
+        return results[0]
+
+    first_loss, _ = validation(1)
+    loss, accuracy = validation(300)
+    print("imported tf.layers MLP, 2 PS + 2 workers: validation cross entropy %.4f after "
+          "1 step, %.4f and accuracy %.4f after 300" % (first_loss, loss, accuracy))
+    cluster.check(loss < 0.6 * first_loss,
+                  "cross entropy %.4f after 300 steps is not below 0.6 x %.4f"
+                  % (loss, first_loss))
+    cluster.check(accuracy >= 0.6, "accuracy %.4f after 300 steps is below 0.6" % accuracy)
+
+
 def tf_compare(args):
     python = args.tf_python
     probe = subprocess.run([python, "-c", "import tensorflow"], capture_output=True) \
@@ -166,12 +203,12 @@ def main():
     parser.add_argument("--dtf-eval", default="")
     parser.add_argument("--tf-python", default="")
     parser.add_argument("--case", required=True,
-                        choices=["train", "ctr", "autoencoder", "tf-compare"])
+                        choices=["train", "ctr", "autoencoder", "mlp-layers", "tf-compare"])
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as work:
         args.work = work
         cluster.run_test(lambda: {"train": train, "ctr": ctr, "autoencoder": autoencoder,
-                                  "tf-compare": tf_compare}[args.case](args))
+                                  "mlp-layers": mlp_layers, "tf-compare": tf_compare}[args.case](args))
 
 
 if __name__ == "__main__":

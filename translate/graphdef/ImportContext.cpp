@@ -383,6 +383,12 @@ FailureOr<SmallVector<int64_t>> ImportContext::integers(int index, int input) {
   return result;
 }
 
+int64_t ImportContext::randomSeed(int index) const {
+  const tensorflow::AttrValue *seed2 = attr(index, "seed2");
+  const tensorflow::AttrValue *seed = attr(index, "seed");
+  return seed2 && seed2->i() ? seed2->i() : seed ? seed->i() : 0;
+}
+
 FailureOr<double> ImportContext::scalar(int index, int input) {
   FailureOr<int> source = throughIdentities(index, input);
   if (succeeded(source) && node(*source).op() == "Cast")

@@ -124,6 +124,9 @@ public:
 
   /// Attribute `name` of node `index`, or null.
   const tensorflow::AttrValue *attr(int index, const char *name) const;
+  /// The seed of random op `index`: its own (seed2) is the one a script
+  /// sets with seed=; seed is the graph's.
+  int64_t randomSeed(int index) const;
   /// The element type of `dtype` (its _REF form too); an error where DTF
   /// does not compute with it.
   mlir::FailureOr<mlir::Type> elementType(int index,

@@ -717,6 +717,28 @@ Results translateFill(ImportContext &import, int index) {
       *value);
 }
 
+/// RandomUniform drawn at every step (tf.nn.dropout's mask, of the shape of
+/// its input): a dtf.random_uniform of the shape folded at import, whose
+/// unknown dimension is the batch. A variable's initializer is not
+/// translated here: its RandomUniform becomes the variable's
+/// #dtf.random_uniform.
+Results translateRandomUniform(ImportContext &import, int index) {
+  FailureOr<SmallVector<int64_t>> shape = foldShape(import, index, 0);
+  const tensorflow::AttrValue *dtype = import.attr(index, "dtype");
+  if (failed(shape) || !dtype)
+    return failure();
+  FailureOr<Type> element = import.elementType(index, dtype->type());
+  if (failed(element))
+    return failure();
+  if (!isa<FloatType>(*element)) {
+    import.fail(index) << "samples " << *element << ", not floats";
+    return failure();
+  }
+  return createPinned<RandomUniformOp>(import, index,
+                                       RankedTensorType::get(*shape, *element),
+                                       import.randomSeed(index));
+}
+
 /// The normalized `axis` of a rank-`rank` value, or an error about node
 /// `index`.
 FailureOr<int64_t> axisOf(ImportContext &import, int index, int64_t axis,
@@ -1231,6 +1253,10 @@ OpTranslatorTable buildOpTranslatorTable() {
         dtfOp<BroadcastToOp>() + " of the value to a shape computed before "
                                  "running");
   t.add("ArgMax", translateArgMax, dtfOp<ArgMaxOp>() + " (int64)");
+  t.add("RandomUniform", translateRandomUniform,
+        dtfOp<RandomUniformOp>() + ", new samples at every step (a "
+                                   "variable's initializer: its "
+                                   "#dtf.random_uniform)");
   t.add("Cast", translateCast, dtfOp<CastOp>());
 
   t.section("Convolution and pooling");

@@ -74,14 +74,6 @@ std::optional<double> uniformValue(Attribute initializer) {
   return std::nullopt;
 }
 
-/// The seed of random op `index`: its own (seed2) is the one a script sets
-/// with seed=; seed is the graph's.
-int64_t randomSeedOf(ImportContext &import, int index) {
-  const tensorflow::AttrValue *seed2 = import.attr(index, "seed2");
-  const tensorflow::AttrValue *seed = import.attr(index, "seed");
-  return seed2 && seed2->i() ? seed2->i() : seed ? seed->i() : 0;
-}
-
 /// Whether input `input` of `index` is, through Identity nodes, a node of
 /// op `op`; sets `source` to it.
 bool isInputOp(ImportContext &import, int index, int input, StringRef op,
@@ -124,7 +116,7 @@ FailureOr<Attribute> randomUniform(ImportContext &import, int sample,
                                    double minval, double maxval) {
   auto uniform = RandomUniformInitAttr::getChecked(
       [&] { return import.fail(sample); }, import.getContext(), APFloat(minval),
-      APFloat(maxval), randomSeedOf(import, sample));
+      APFloat(maxval), import.randomSeed(sample));
   if (!uniform)
     return failure();
   return Attribute(uniform);
@@ -189,7 +181,7 @@ FailureOr<Attribute> initialValue(ImportContext &import, int index) {
         FailureOr<double> mean = import.scalar(index, 1);
         if (failed(stddev) || failed(mean))
           return failure();
-        int64_t seed = randomSeedOf(import, sample);
+        int64_t seed = import.randomSeed(sample);
         if (import.node(sample).op() == "TruncatedNormal")
           return Attribute(TruncatedNormalInitAttr::get(
               context, APFloat(*mean), APFloat(*stddev), seed));

@@ -24,6 +24,14 @@ struct ParameterServerResource
     : public SideEffects::Resource::Base<ParameterServerResource> {
   StringRef getName() final { return "dtf.parameter_server"; }
 };
+
+/// The state of the stateful random generators (`dtf.random_uniform`):
+/// each op reads and advances it, so that two samplings are never merged
+/// into one, nor erased while something may read them.
+struct RandomGeneratorResource
+    : public SideEffects::Resource::Base<RandomGeneratorResource> {
+  StringRef getName() final { return "dtf.random_generator"; }
+};
 } // namespace dtf::ir
 
 #define GET_OP_CLASSES

@@ -78,6 +78,33 @@ def DTF_LearningPhaseOp : DTF_Op<"learning_phase", [Pure]> {
   let assemblyFormat = "attr-dict `:` type($output)";
 }
 
+def DTF_RandomGenerator : Resource<"::dtf::ir::RandomGeneratorResource">;
+
+def DTF_RandomUniformOp : DTF_Op<"random_uniform",
+    [MemoryEffects<[MemRead<DTF_RandomGenerator>,
+                    MemWrite<DTF_RandomGenerator>]>]> {
+  let summary = "new uniform samples in [0, 1) at every run";
+  let description = [{
+    TensorFlow's stateful RandomUniform, which `tf.nn.dropout` draws its
+    mask from: every run of the function draws new samples. They follow
+    `seed` and the run (the executor's `RunOptions::randomStream`:
+    a worker's task index and its count of training steps), so a run is
+    reproducible, and two workers draw different masks where TensorFlow's
+    worker processes, seeded alike, would repeat each other's. The values
+    are DTF's counter-based generator's, not TensorFlow's Philox samples:
+    equal in distribution, not bit-equal. A dimension left dynamic is the
+    batch, which `--dtf-specialize-batch` fixes; the kernel needs a static
+    shape.
+
+    ```mlir
+    %u = dtf.random_uniform seed 7 : tensor<32x256xf32>
+    ```
+  }];
+  let arguments = (ins I64Attr:$seed);
+  let results = (outs DTF_FloatTensor:$output);
+  let assemblyFormat = "`seed` $seed attr-dict `:` type($output)";
+}
+
 def DTF_ConstantOp : DTF_Op<"constant",
     [ConstantLike, Pure, AllTypesMatch<["value", "output"]>]> {
   let summary = "a constant tensor";

@@ -276,3 +276,25 @@ TEST(Initializers, RandomUniformRowsLieInTheirRangeWithTheirMoments) {
       },
       {"random_uniform", "minval < maxval"});
 }
+
+// A stateful random op's samples are a function of its seed and the run:
+// a run replayed draws the same ones, the next run new ones, and a run's
+// samples have the moments of U[0, 1).
+TEST(Initializers, RandomUniformOfARunFollowsItsSeedAndRun) {
+  auto draw = [](uint64_t seed, uint64_t run) {
+    Tensor samples(DType::F32, {100, 250});
+    random_uniform_of_run(samples, 0.0, 1.0, seed, run);
+    return samples.toVector<float>();
+  };
+  std::vector<float> first = draw(5, 0);
+  EXPECT_EQ(first, draw(5, 0));
+  EXPECT_NE(first, draw(5, 1));
+  EXPECT_NE(first, draw(6, 0));
+  for (float x : first) {
+    ASSERT_GE(x, 0.0f);
+    ASSERT_LT(x, 1.0f);
+  }
+  Tensor samples(DType::F64, {100, 250});
+  random_uniform_of_run(samples, 0.0, 1.0, 5, 1u << 20);
+  expectUniformMoments(samples, 0.0, 1.0);
+}

@@ -129,7 +129,8 @@ TEST_F(GpuWorkerStepTest, StepsMatchTheCPU) {
     SCOPED_TRACE(model);
     WorkerProgram program = compile(model);
     exec::FeedMap feeds = feedsFor(program);
-    std::unique_ptr<WorkerStep> cpu = makeCpuWorkerStep(program, {});
+    std::unique_ptr<WorkerStep> cpu =
+        makeCpuWorkerStep(program, {}, /*workerIndex=*/0);
     std::unique_ptr<WorkerStep> gpu = makeGpuWorkerStep(program, 0);
     std::vector<Tensor> expected = cpu->train(feeds);
     std::vector<Tensor> actual = gpu->train(feeds);

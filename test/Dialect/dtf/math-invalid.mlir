@@ -96,3 +96,11 @@ func.func @avg_pool_grad_dy(%dy: tensor<1x3x3x2xf32>) {
   %0 = dtf.avg_pool_grad %dy ksize [1, 3, 3, 1] strides [1, 3, 3, 1] padding SAME : tensor<1x3x3x2xf32> -> tensor<1x5x5x2xf32>
   return
 }
+
+// -----
+
+func.func @random_uniform_integers() {
+  // expected-error @+1 {{'dtf.random_uniform' op result #0 must be ranked tensor of floating-point values}}
+  %u = dtf.random_uniform seed 1 : tensor<4xi32>
+  return
+}
