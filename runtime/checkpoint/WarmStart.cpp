@@ -142,8 +142,7 @@ matchAssignmentMap(const std::vector<Assignment> &assignments,
 // Reading either format
 //===----------------------------------------------------------------------===//
 
-/// `rows` of `whole`.
-static Tensor selectRows(const Tensor &whole, const RowSelection &rows) {
+Tensor selectRows(const Tensor &whole, const RowSelection &rows) {
   if (rows.whole())
     return whole.clone();
   Shape shape = whole.shape();

@@ -94,6 +94,10 @@ struct RowSelection {
   bool whole() const { return count < 0; }
 };
 
+/// `rows` of `whole` (a copy); throws std::invalid_argument for rows it
+/// does not have.
+Tensor selectRows(const Tensor &whole, const RowSelection &rows);
+
 /// A checkpoint to start from, in either format, by the names of the
 /// model that wrote it.
 class WarmStartCheckpoint {

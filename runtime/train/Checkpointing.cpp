@@ -2,40 +2,65 @@
 
 #include "runtime/train/Supervisor.h"
 
+#include "runtime/checkpoint/BundleDirectory.h"
 #include "runtime/checkpoint/Checkpoint.h"
 #include "runtime/ps/ParameterServer.h"
 
 #include <chrono>
 #include <cstring>
 #include <iostream>
+#include <map>
+#include <set>
 #include <thread>
 #include <unistd.h>
 
 namespace dtf::train {
 
+ps::ModelState
+restoredState(checkpoint::Checkpoint checkpoint, const std::string &path,
+              const std::vector<checkpoint::VariablePart> &parts) {
+  ps::ModelState state{checkpoint.step, std::move(checkpoint.tensors)};
+  for (const checkpoint::VariablePart &part : parts) {
+    if (part.rows.whole() || state.values.count(part.name))
+      continue;
+    auto whole = state.values.find(part.variable);
+    if (whole == state.values.end())
+      continue;
+    try {
+      state.values.emplace(part.name,
+                           checkpoint::selectRows(whole->second, part.rows));
+    } catch (const std::invalid_argument &error) {
+      throw checkpoint::CheckpointError(
+          "checkpoint " + path + ": the rows of shard '" + part.name +
+          "' of tensor '" + part.variable + "': " + error.what());
+    }
+  }
+  return state;
+}
+
 void configureCheckpointRestore(ps::Options &task,
                                 const ReliabilityOptions &options,
+                                std::vector<checkpoint::VariablePart> parts,
                                 WarmStartLoader warmStart) {
   if (options.logdir.empty() && !warmStart)
     return;
-  std::optional<checkpoint::CheckpointDirectory> directory;
-  if (!options.logdir.empty())
-    directory.emplace(options.logdir);
-  task.loadCheckpoint = [directory,
+  task.loadCheckpoint = [logdir = options.logdir,
+                         format = options.checkpointFormat,
+                         parts = std::move(parts),
                          warmStart = std::move(warmStart)](int64_t step) {
     // The job's own checkpoint of the step, once the chief saved it, holds
     // the warm-start values too.
     if (!warmStart ||
-        (directory && ::access(directory->pathFor(step).c_str(), F_OK) == 0)) {
-      checkpoint::Checkpoint loaded =
-          checkpoint::readCheckpointFile(directory->pathFor(step));
-      return ps::ModelState{loaded.step, std::move(loaded.tensors)};
+        (!logdir.empty() && checkpoint::holdsCheckpoint(logdir, step))) {
+      checkpoint::LoadedCheckpoint loaded =
+          checkpoint::readCheckpointAt(logdir, step, format);
+      return restoredState(std::move(loaded.checkpoint), loaded.path, parts);
     }
     ps::ModelState state = warmStart();
     if (state.step != step)
       throw std::runtime_error(
           "no checkpoint of step " + std::to_string(step) +
-          (directory ? " in " + directory->directory() : std::string()) +
+          (logdir.empty() ? std::string() : " in " + logdir) +
           ", and the warm start (--init_from_checkpoint) is of step " +
           std::to_string(state.step));
     return state;
@@ -81,20 +106,21 @@ static void warmStartAtStart(ps::ParameterServer &task,
   }
 }
 
-std::optional<std::string> restoreAtStart(ps::ParameterServer &task,
-                                          const ReliabilityOptions &options,
-                                          const std::string &taskLabel,
-                                          std::ostream &log,
-                                          const WarmStartLoader &warmStart) {
+std::optional<std::string>
+restoreAtStart(ps::ParameterServer &task, const ReliabilityOptions &options,
+               const std::vector<checkpoint::VariablePart> &parts,
+               const std::string &taskLabel, std::ostream &log,
+               const WarmStartLoader &warmStart) {
   if (options.logdir.empty()) {
     if (warmStart)
       warmStartAtStart(task, warmStart);
     return std::nullopt;
   }
-  checkpoint::CheckpointDirectory directory(options.logdir);
-  auto loaded = directory.loadNewest([&](const std::string &warning) {
-    log << taskLabel << ": warning: " << warning << std::endl;
-  });
+  auto loaded = checkpoint::newestCheckpoint(
+      options.logdir, options.checkpointFormat,
+      [&](const std::string &warning) {
+        log << taskLabel << ": warning: " << warning << std::endl;
+      });
   if (!loaded) {
     if (warmStart) {
       log << taskLabel << ": no valid checkpoint in " << options.logdir
@@ -122,13 +148,17 @@ std::optional<std::string> restoreAtStart(ps::ParameterServer &task,
   size_t count = loaded->checkpoint.tensors.size();
   int64_t step = loaded->checkpoint.step;
   try {
-    task.preload({step, std::move(loaded->checkpoint.tensors)}, step);
+    task.preload(
+        restoredState(std::move(loaded->checkpoint), loaded->path, parts),
+        step);
   } catch (const std::invalid_argument &error) {
     throw std::runtime_error(loaded->path + ": " + error.what());
   }
   log << taskLabel << ": restored its variables from " << loaded->path
-      << " (global step " << step << ", " << count
-      << " tensors in the file)" << std::endl;
+      << " (global step " << step << ", " << count << " tensors in the "
+      << (loaded->format == checkpoint::CheckpointFormat::TensorFlow ? "bundle"
+                                                                     : "file")
+      << ")" << std::endl;
   return inputState;
 }
 
@@ -143,8 +173,10 @@ CheckpointSaver::CheckpointSaver(const std::vector<ps::PsConnection *> &ps,
 }
 
 void CheckpointSaver::removeTemporaries() {
-  if (enabled())
-    checkpoint::CheckpointDirectory(options.logdir).removeTemporaries();
+  if (!enabled())
+    return;
+  checkpoint::CheckpointDirectory(options.logdir).removeTemporaries();
+  checkpoint::BundleDirectory(options.logdir).removeLeftovers();
 }
 
 void CheckpointSaver::startedAt(int64_t globalStep) {
@@ -161,6 +193,78 @@ bool CheckpointSaver::due(int64_t globalStep) const {
   return options.saveCheckpointSecs > 0 &&
          std::chrono::duration<double>(Clock::now() - lastSaveTime).count() >=
              options.saveCheckpointSecs;
+}
+
+bool CheckpointSaver::savedAt(int64_t step) const {
+  // A checkpoint of the other format (a job that switched formats) does
+  // not count: the job's checkpoints are to be readable as it asks.
+  std::string path =
+      options.checkpointFormat == checkpoint::CheckpointFormat::TensorFlow
+          ? checkpoint::bundleIndexPath(
+                checkpoint::BundleDirectory(options.logdir).prefixFor(step))
+          : checkpoint::CheckpointDirectory(options.logdir).pathFor(step);
+  return ::access(path.c_str(), F_OK) == 0;
+}
+
+std::string CheckpointSaver::saveFile(int64_t step,
+                                      std::vector<ps::Snapshot> snapshots,
+                                      std::optional<Tensor> inputState) {
+  checkpoint::Checkpoint state;
+  state.step = step;
+  // Variables copied to several tasks (Adam's beta powers) are equal
+  // copies; the first task's is saved.
+  for (ps::Snapshot &snapshot : snapshots)
+    for (NamedTensor &tensor : snapshot.tensors)
+      state.tensors.emplace(tensor.name, std::move(tensor.tensor));
+  if (inputState)
+    state.tensors.emplace(kInputStateTensor, std::move(*inputState));
+  return checkpoint::CheckpointDirectory(options.logdir)
+      .save(state, options.keepCheckpoints);
+}
+
+std::string CheckpointSaver::saveBundle(int64_t step,
+                                        std::vector<ps::Snapshot> snapshots,
+                                        std::optional<Tensor> inputState) {
+  // The shards of a variable partitioned into row ranges are slices of it,
+  // as TensorFlow saves a partitioned variable. A dynamic table's (its
+  // rows grow) and a partition by id modulo (rows interleaved) are no
+  // slices: they keep their own names.
+  std::map<std::string, const checkpoint::VariablePart *> slices;
+  for (const checkpoint::VariablePart &part : layout) {
+    const Shape &shape = part.variableType.shape;
+    if (!part.rows.whole() && part.rows.stride == 1 && !shape.empty() &&
+        shape[0] >= 0)
+      slices.emplace(part.name, &part);
+  }
+  std::vector<checkpoint::BundleShard> shards(snapshots.size());
+  std::set<std::string> saved;
+  for (size_t task = 0; task < snapshots.size(); ++task) {
+    for (NamedTensor &tensor : snapshots[task].tensors) {
+      // A variable copied to several tasks is saved once, by the first.
+      if (!saved.insert(tensor.name).second)
+        continue;
+      auto slice = slices.find(tensor.name);
+      if (slice == slices.end()) {
+        shards[task].tensors.emplace(tensor.name, std::move(tensor.tensor));
+        continue;
+      }
+      const checkpoint::VariablePart &part = *slice->second;
+      const Shape &shape = part.variableType.shape;
+      std::vector<std::pair<int64_t, int64_t>> extents = {
+          {part.rows.first, part.rows.count}};
+      for (size_t dim = 1; dim < shape.size(); ++dim)
+        extents.emplace_back(0, shape[dim]);
+      shards[task].slices.push_back(
+          {part.variable, shape,
+           checkpoint::TensorSlice::fromStartsAndLengths(extents),
+           std::move(tensor.tensor)});
+    }
+  }
+  // PS task 0 hosts the data coordinator.
+  if (inputState)
+    shards.front().tensors.emplace(kInputStateTensor, std::move(*inputState));
+  return checkpoint::BundleDirectory(options.logdir)
+      .save(step, shards, options.keepCheckpoints);
 }
 
 std::optional<int64_t> CheckpointSaver::save(bool unlessSaved) {
@@ -187,36 +291,28 @@ std::optional<int64_t> CheckpointSaver::save(bool unlessSaved) {
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
       continue;
     }
-    checkpoint::Checkpoint state;
-    state.step = snapshots.front().step;
+    int64_t step = snapshots.front().step;
     for (const ps::Snapshot &snapshot : snapshots)
       if (snapshot.holdsGlobalStep)
-        state.step = snapshot.step;
-    checkpoint::CheckpointDirectory directory(options.logdir);
-    if (unlessSaved) {
-      for (const auto &entry : directory.list())
-        if (entry.step == state.step) {
-          lastSavedStep = state.step;
-          return state.step;
-        }
+        step = snapshot.step;
+    if (unlessSaved && savedAt(step)) {
+      lastSavedStep = step;
+      return step;
     }
-    // Variables copied to several tasks (Adam's beta powers) are equal
-    // copies; the first task's is saved.
-    for (ps::Snapshot &snapshot : snapshots)
-      for (NamedTensor &tensor : snapshot.tensors)
-        state.tensors.emplace(tensor.name, std::move(tensor.tensor));
     // Taken after the variables: what was trained on by the checkpoint's
     // step, as the coordinator knows it (later records are left out).
+    std::optional<Tensor> inputState;
     if (dataCoordinator)
-      state.tensors.emplace(
-          kInputStateTensor,
-          inputStateTensor(dataCoordinator->dataState(state.step)));
-    std::string path = directory.save(state, options.keepCheckpoints);
+      inputState = inputStateTensor(dataCoordinator->dataState(step));
+    std::string path =
+        options.checkpointFormat == checkpoint::CheckpointFormat::TensorFlow
+            ? saveBundle(step, std::move(snapshots), std::move(inputState))
+            : saveFile(step, std::move(snapshots), std::move(inputState));
     std::cout << "Worker 0: saved checkpoint " << path << " (global step "
-              << state.step << ")" << std::endl;
-    lastSavedStep = state.step;
+              << step << ")" << std::endl;
+    lastSavedStep = step;
     lastSaveTime = Clock::now();
-    return state.step;
+    return step;
   }
   std::cout << "Worker 0: warning: no checkpoint this time: the PS tasks "
                "kept being at different steps"

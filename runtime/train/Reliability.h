@@ -4,9 +4,12 @@
 // Tasks.cpp, which calls it through a few hooks:
 //
 // - checkpoints (Checkpointing.cpp): PS tasks restore the newest valid
-//   checkpoint of --logdir at start-up; the chief saves every variable every
-//   --save_checkpoint_steps steps or --save_checkpoint_secs seconds, at the
-//   start and at the end, keeping --keep_checkpoints of them;
+//   checkpoint of --logdir (either format) at start-up; the chief saves
+//   every variable every --save_checkpoint_steps steps or
+//   --save_checkpoint_secs seconds, at the start and at the end, keeping
+//   --keep_checkpoints of them, in --checkpoint_format: DTF's file or
+//   TensorFlow's bundle, one data file per PS task, a variable sharded over
+//   PS tasks as TensorFlow's partitioned variable;
 // - recovery (Supervisor.cpp): the chief (re-)establishes one consistent
 //   model on every PS task; with --recovery_timeout_ms, a worker whose RPC
 //   fails waits for the cluster with backoff and resumes;
@@ -21,6 +24,8 @@
 
 #pragma once
 
+#include "runtime/checkpoint/BundleDirectory.h"
+#include "runtime/checkpoint/WarmStart.h"
 #include "runtime/core/Tensor.h"
 #include "runtime/rpc/Options.h"
 
@@ -30,6 +35,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <vector>
 
 namespace dtf::ps {
 class ParameterServer;
@@ -53,8 +59,11 @@ struct ReliabilityOptions {
   int64_t saveCheckpointSteps = 0;
   /// ... or this many seconds have passed (0: not by time).
   double saveCheckpointSecs = 0;
-  /// Checkpoint files kept (0: all).
+  /// Checkpoints kept (0: all).
   int keepCheckpoints = 5;
+  /// What the chief saves in (--checkpoint_format). Restores read either.
+  checkpoint::CheckpointFormat checkpointFormat =
+      checkpoint::CheckpointFormat::Dtf;
   /// A checkpoint of another job to start from when `logdir` holds none
   /// (--init_from_checkpoint; WarmStart.h): a bundle's prefix, a DTF
   /// checkpoint file, or a directory of either. Empty: the initializers.
@@ -110,22 +119,35 @@ void applySecurity(rpc::ClientOptions &client,
 /// WarmStart.h); their step is the global step they start at.
 using WarmStartLoader = std::function<ps::ModelState()>;
 
-/// Lets a PS task's restore read checkpoints of --logdir and, with
-/// `warmStart`, the warm-start values as the checkpoint of their step when
-/// --logdir has no file of that step (a task restarted without --logdir,
-/// or before the chief saved).
+/// The values a PS task holding `parts` (its variables, whole or a
+/// shard's rows: runtime/train/WarmStart.h's variablePartsOf) restores from
+/// `checkpoint`: every tensor by name, and each shard `name/part_K` of a
+/// variable the checkpoint holds whole (a bundle's partitioned variable)
+/// cut to the shard's rows, so that a bundle saved by N PS tasks restores
+/// on any number. Throws checkpoint::CheckpointError naming `path`.
+ps::ModelState
+restoredState(checkpoint::Checkpoint checkpoint, const std::string &path,
+              const std::vector<checkpoint::VariablePart> &parts);
+
+/// Lets a PS task holding `parts` restore the checkpoints of --logdir (of
+/// either format) and, with `warmStart`, the warm-start values as the
+/// checkpoint of their step when --logdir has none of that step (a task
+/// restarted without --logdir, or before the chief saved).
 void configureCheckpointRestore(ps::Options &task,
                                 const ReliabilityOptions &options,
+                                std::vector<checkpoint::VariablePart> parts,
                                 WarmStartLoader warmStart = nullptr);
 
-/// Preloads the newest valid checkpoint of --logdir into a PS task that
-/// starts, warning about newer ones that are corrupt or truncated; without
-/// one, the values of `warmStart` if given. The task serves the values
-/// once the chief confirms them. Returns the state of the streamed input's
-/// epoch that the checkpoint holds beside the variables (inputStateOf), if
-/// any, for the data coordinator.
+/// Preloads the newest valid checkpoint of --logdir, a DTF file or a
+/// bundle, into a PS task holding `parts` that starts, warning about newer
+/// ones that are corrupt or truncated (naming the file); without one, the
+/// values of `warmStart` if given. The task serves the values once the
+/// chief confirms them. Returns the state of the streamed input's epoch
+/// that the checkpoint holds beside the variables (inputStateOf), if any,
+/// for the data coordinator.
 std::optional<std::string>
 restoreAtStart(ps::ParameterServer &task, const ReliabilityOptions &options,
+               const std::vector<checkpoint::VariablePart> &parts,
                const std::string &taskLabel, std::ostream &log,
                const WarmStartLoader &warmStart = nullptr);
 

@@ -44,7 +44,9 @@
 
 namespace dtf::train {
 
-/// The chief's checkpoints: snapshots of every PS task merged into one file.
+/// The chief's checkpoints: snapshots of every PS task, merged into one DTF
+/// file, or saved as TensorFlow's sharded Saver does (one data file per PS
+/// task, their indexes merged), as --checkpoint_format asks.
 class CheckpointSaver {
 public:
   CheckpointSaver(const std::vector<ps::PsConnection *> &ps,
@@ -61,9 +63,9 @@ public:
   /// A checkpoint is due at `globalStep`.
   bool due(int64_t globalStep) const;
   /// Saves one now (with `unlessSaved`: unless there is a checkpoint of
-  /// that step already, e.g. the one the model was restored from); returns
-  /// its step, or nullopt if it had to skip (sync tasks never at one
-  /// step). Throws dtf::Error when a PS task fails and
+  /// that step in --checkpoint_format already, e.g. the one the model was
+  /// restored from); returns its step, or nullopt if it had to skip (sync
+  /// tasks never at one step). Throws dtf::Error when a PS task fails and
   /// checkpoint::CheckpointError when the file cannot be written.
   std::optional<int64_t> save(bool unlessSaved = false);
   /// Streamed input: each checkpoint also holds `coordinator`'s state of
@@ -72,8 +74,24 @@ public:
   void saveDataStateOf(coord::CoordinatorConnection &coordinator) {
     dataCoordinator = &coordinator;
   }
+  /// The model's variables and the shards of each (runtime/train/
+  /// WarmStart.h's variablePartsOf), so that a bundle holds a variable
+  /// sharded by row ranges as one partitioned variable. Without them every
+  /// shard is saved under its own name `name/part_K`.
+  void setVariableLayout(std::vector<checkpoint::VariablePart> parts) {
+    layout = std::move(parts);
+  }
 
 private:
+  /// Whether --logdir holds a checkpoint of `step` in --checkpoint_format.
+  bool savedAt(int64_t step) const;
+  /// Writes the DTF file of `step`; returns its path.
+  std::string saveFile(int64_t step, std::vector<ps::Snapshot> snapshots,
+                       std::optional<Tensor> inputState);
+  /// Writes the bundle of `step`, a shard per PS task; returns its prefix.
+  std::string saveBundle(int64_t step, std::vector<ps::Snapshot> snapshots,
+                         std::optional<Tensor> inputState);
+
   using Clock = std::chrono::steady_clock;
   const std::vector<ps::PsConnection *> &ps;
   const ReliabilityOptions &options;
@@ -81,6 +99,7 @@ private:
   int64_t lastSavedStep = -1;
   Clock::time_point lastSaveTime;
   coord::CoordinatorConnection *dataCoordinator = nullptr;
+  std::vector<checkpoint::VariablePart> layout;
 };
 
 /// Also the training loop's hook for checkpoints and the test delay.
@@ -139,6 +158,11 @@ public:
   /// Streamed input: checkpoints hold the epoch's state
   /// (CheckpointSaver::saveDataStateOf) of the coordinator.
   void saveDataState() { saver.saveDataStateOf(coordinator); }
+  /// Bundles save each variable sharded by row ranges as one partitioned
+  /// variable (CheckpointSaver::setVariableLayout).
+  void setVariableLayout(std::vector<checkpoint::VariablePart> parts) {
+    saver.setVariableLayout(std::move(parts));
+  }
 
 private:
   /// Chief: brings every PS task to one state and epoch; see Supervisor.cpp.

@@ -249,7 +249,10 @@ int runPsTask(mlir::ModuleOp program, const TaskOptions &options) {
   WarmStartLoader warmStart =
       warmStartLoaderFor(program, function, options.reliability,
                          psOptions.globalStepName, label, std::cout);
-  configureCheckpointRestore(psOptions, options.reliability, warmStart);
+  std::vector<checkpoint::VariablePart> heldParts =
+      variablePartsHeldBy(program, function);
+  configureCheckpointRestore(psOptions, options.reliability, heldParts,
+                             warmStart);
   psOptions.availableMemory = availableHostMemory();
   psOptions.maxStaleness = options.replication.maxStaleness;
   psOptions.divideByStaleness = options.replication.divideLrByStaleness;
@@ -260,8 +263,8 @@ int runPsTask(mlir::ModuleOp program, const TaskOptions &options) {
   ps::ParameterServer task(
       std::make_unique<exec::PsProgram>(function, std::move(executorOptions)),
       replicationOf(options), psOptions);
-  std::optional<std::string> inputState =
-      restoreAtStart(task, options.reliability, label, std::cout, warmStart);
+  std::optional<std::string> inputState = restoreAtStart(
+      task, options.reliability, heldParts, label, std::cout, warmStart);
   // PS task 0 hosts the coordinator (runtime/coord/Coordinator.h). Both
   // outlive the server, whose shutdown releases the coordinator's waits.
   std::unique_ptr<coord::Coordinator> coordinator;
@@ -355,6 +358,10 @@ int runWorkerTask(mlir::ModuleOp program, const TaskOptions &options,
   int numWorkers = static_cast<int>(spec.workers().size());
   bool isChief = index == 0;
 
+  // Before the worker's program is prepared: the PS functions' variables
+  // and shards, for the chief's bundles.
+  std::vector<checkpoint::VariablePart> variableLayout =
+      variablePartsOf(program);
   WorkerProgram worker = prepareWorkerProgram(program);
   int64_t batch = checkInputs(worker.function, inputs, options.batchSize);
   if (inputs.streamed && inputs.streamed->epochs > 0 &&
@@ -396,6 +403,7 @@ int runWorkerTask(mlir::ModuleOp program, const TaskOptions &options,
   // the PS tasks restored) and checkpoints; the others wait for it.
   Supervisor supervisor(ps, coordinator, options.reliability, index,
                         options.replication.sync);
+  supervisor.setVariableLayout(std::move(variableLayout));
   // Streamed input: the units come from the data coordinator, and the
   // chief's checkpoints keep which examples the variables were trained on.
   std::shared_ptr<CoordinatedWorkSource> dataWork;

@@ -59,6 +59,18 @@ std::set<std::string> interleavedVariablesOf(mlir::ModuleOp program) {
       if (auto variable = operand.getDefiningOp<ir::VariableOp>())
         add(variable.getName());
   });
+  // A slot of such a table (`table/Adagrad/part_K`) is sharded as the
+  // table is, also where its update does not say so.
+  std::set<std::string> slots;
+  program.walk([&](ir::VariableOp variable) {
+    auto shard = shardOf(variable.getName());
+    if (!shard)
+      return;
+    for (const std::string &table : interleaved)
+      if (llvm::StringRef(shard->first).starts_with(table + "/"))
+        slots.insert(shard->first);
+  });
+  interleaved.insert(slots.begin(), slots.end());
   return interleaved;
 }
 
@@ -107,10 +119,22 @@ std::vector<checkpoint::VariablePart> variablePartsOf(mlir::ModuleOp program) {
   return parts;
 }
 
+std::vector<checkpoint::VariablePart>
+variablePartsHeldBy(mlir::ModuleOp program, mlir::func::FuncOp function) {
+  std::set<std::string> own;
+  function.walk(
+      [&](ir::VariableOp variable) { own.insert(variable.getName().str()); });
+  std::vector<checkpoint::VariablePart> held;
+  for (checkpoint::VariablePart &part : variablePartsOf(program))
+    if (own.count(part.name))
+      held.push_back(std::move(part));
+  return held;
+}
+
 bool warmStartApplies(const ReliabilityOptions &options) {
   return !options.initFromCheckpoint.empty() &&
          (options.logdir.empty() ||
-          checkpoint::CheckpointDirectory(options.logdir).list().empty());
+          !checkpoint::holdsCheckpoint(options.logdir));
 }
 
 WarmStartPlan

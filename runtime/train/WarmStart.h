@@ -38,8 +38,13 @@ namespace dtf::train {
 /// `name` (div: a range; mod: every N-th row).
 std::vector<checkpoint::VariablePart> variablePartsOf(mlir::ModuleOp program);
 
+/// The parts of variablePartsOf(program) that PS task function `function`
+/// holds.
+std::vector<checkpoint::VariablePart>
+variablePartsHeldBy(mlir::ModuleOp program, mlir::func::FuncOp function);
+
 /// The model variables among variablePartsOf(program) whose shards are
-/// partitions by id modulo.
+/// partitions by id modulo, their optimizer slots (`name/<slot>`) included.
 std::set<std::string> interleavedVariablesOf(mlir::ModuleOp program);
 
 /// Whether --init_from_checkpoint applies: it is given, and --logdir holds

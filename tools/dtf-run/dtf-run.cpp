@@ -15,6 +15,7 @@
 #include "tools/dtf-run/LocalCluster.h"
 
 #include "passes/InitAll.h"
+#include "runtime/checkpoint/BundleDirectory.h"
 #include "runtime/cluster/ClusterSpec.h"
 #include "runtime/cluster/Slurm.h"
 #include "runtime/core/CpuKernels.h"
@@ -39,6 +40,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <unistd.h>
 
@@ -230,7 +232,15 @@ DEFINE_double(save_checkpoint_secs, 600,
               "With --logdir: save a checkpoint every N seconds (0 = not by "
               "time)");
 DEFINE_int32(keep_checkpoints, 5,
-             "With --logdir: checkpoint files to keep (0 = all)");
+             "With --logdir: checkpoints to keep (0 = all)");
+DEFINE_string(checkpoint_format, "dtf",
+              "With --logdir: what the chief saves checkpoints in: 'dtf' "
+              "(one file model.ckpt-<step>.dtf) or 'tf' (TensorFlow's V2 "
+              "bundle model.ckpt-<step>.index/.data-K-of-N, one data file "
+              "per PS task, and the 'checkpoint' file, as TensorFlow's "
+              "sharded Saver writes them; tf.train.load_checkpoint reads "
+              "it). PS tasks restore the newest valid checkpoint of either "
+              "format");
 // Warm start, as tf.compat.v1.train.init_from_checkpoint
 // (runtime/train/WarmStart.h).
 DEFINE_string(init_from_checkpoint, "",
@@ -358,6 +368,13 @@ dtf::train::ReliabilityOptions reliabilityOptionsFromFlags() {
   options.saveCheckpointSteps = FLAGS_save_checkpoint_steps;
   options.saveCheckpointSecs = FLAGS_save_checkpoint_secs;
   options.keepCheckpoints = FLAGS_keep_checkpoints;
+  std::optional<dtf::checkpoint::CheckpointFormat> format =
+      dtf::checkpoint::parseCheckpointFormat(FLAGS_checkpoint_format);
+  if (!format)
+    throw std::invalid_argument("--checkpoint_format: '" +
+                                FLAGS_checkpoint_format +
+                                "' is neither 'tf' nor 'dtf'");
+  options.checkpointFormat = *format;
   if (FLAGS_init_from_checkpoint.empty() && !FLAGS_init_assignment_map.empty())
     throw std::invalid_argument(
         "--init_assignment_map: needs --init_from_checkpoint");
@@ -530,6 +547,10 @@ inputOptionsFromFlags(const std::vector<std::string> &inputs,
 void checkReplicationFlags(dtf::train::Replication replication) {
   if (replication != dtf::train::Replication::InGraph)
     return;
+  if (FLAGS_checkpoint_format != "dtf")
+    throw std::invalid_argument(
+        "--checkpoint_format=" + FLAGS_checkpoint_format +
+        ": in-graph replication's master saves DTF checkpoints only");
   for (const char *flag : {"sync", "async", "replicas_to_aggregate", "device",
                            "push_pull", "overlap_pull", "max_staleness",
                            "divide_lr_by_staleness", "init_from_checkpoint"})

@@ -13,6 +13,7 @@
 #include "runtime/checkpoint/Checkpoint.h"
 #include "runtime/exec/PsProgram.h"
 #include "runtime/train/Compile.h"
+#include "runtime/train/tests/CompiledMlp.h"
 
 #include "mlir/IR/MLIRContext.h"
 
@@ -24,45 +25,9 @@
 namespace dtf::train {
 namespace {
 
-/// The example MLP compiled for `numPs` PS tasks, hid_w (313600 bytes)
-/// split into shards of at least 100000.
-mlir::OwningOpRef<mlir::ModuleOp> compileMlp(mlir::MLIRContext &context,
-                                             int numPs) {
-  std::string psHosts;
-  for (int task = 0; task < numPs; ++task)
-    psHosts +=
-        (task ? ",localhost:" : "localhost:") + std::to_string(2222 + task);
-  PlacementOptions placement;
-  placement.minSliceBytes = 100000;
-  return compileModel(
-      context, DTF_EXAMPLES "/mnist_mlp.mlir",
-      cluster::ClusterSpec::fromHostLists(psHosts, "localhost:3333"),
-      ReplicationOptions{}, placement);
-}
-
-std::vector<mlir::func::FuncOp> psFunctions(mlir::ModuleOp program) {
-  std::vector<mlir::func::FuncOp> functions;
-  for (int task = 0;; ++task) {
-    auto function =
-        program.lookupSymbol<mlir::func::FuncOp>("ps_" + std::to_string(task));
-    if (!function)
-      return functions;
-    functions.push_back(function);
-  }
-}
-
-/// The rows of the shards `name/part_0`, ... of `values` one after the
-/// other.
-std::vector<float> joinShards(const VariableStore &values,
-                              const std::string &name, int count) {
-  std::vector<float> joined;
-  for (int shard = 0; shard < count; ++shard) {
-    std::vector<float> rows =
-        values.at(name + "/part_" + std::to_string(shard)).toVector<float>();
-    joined.insert(joined.end(), rows.begin(), rows.end());
-  }
-  return joined;
-}
+using testing::compileMlp;
+using testing::joinShards;
+using testing::psFunctions;
 
 class WarmStartTest : public ::testing::Test {
 protected:
