@@ -22,6 +22,7 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/Sequence.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -66,10 +67,10 @@ static VariableOp getTrainableVariable(EmbeddingLookupOp lookup) {
 /// The ops whose gradient rule is implemented below.
 static bool hasGradientRule(Operation *op) {
   return isa<
-      ReadOp, EmbeddingLookupOp, ConcatOp, MatMulOp, AddOp, SubOp, MulOp, DivOp,
-      DivNoNanOp, MinimumOp, MaximumOp, PowOp, SelectOp, BiasAddOp, NegOp,
-      AbsOp, ReluOp, SigmoidOp, SoftmaxOp, LogOp, ExpOp, TanhOp, SqrtOp,
-      RsqrtOp, ClipByValueOp, SoftmaxCrossEntropyWithLogitsOp,
+      ReadOp, EmbeddingLookupOp, ConcatOp, SliceOp, MatMulOp, AddOp, SubOp,
+      MulOp, DivOp, DivNoNanOp, MinimumOp, MaximumOp, PowOp, SelectOp,
+      BiasAddOp, NegOp, AbsOp, ReluOp, SigmoidOp, SoftmaxOp, LogOp, ExpOp,
+      TanhOp, SqrtOp, RsqrtOp, ClipByValueOp, SoftmaxCrossEntropyWithLogitsOp,
       SparseSoftmaxCrossEntropyWithLogitsOp, SigmoidCrossEntropyWithLogitsOp,
       EmbeddingCombineOp, GatherOp, UnsortedSegmentSumOp, ReduceSumOp,
       ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReshapeOp, BroadcastToOp, CastOp,
@@ -81,7 +82,7 @@ static bool hasGradientRule(Operation *op) {
 static SmallVector<Value> operandsNeedingStaticShapes(Operation *op) {
   if (isa<AddOp, SubOp, MulOp, DivOp, DivNoNanOp, MinimumOp, MaximumOp, PowOp,
           SelectOp, BroadcastToOp, ReduceSumOp, ReduceMeanOp, ReduceMaxOp,
-          ReduceMinOp, GatherOp, ConcatOp>(op))
+          ReduceMinOp, GatherOp, ConcatOp, SliceOp>(op))
     return llvm::to_vector(op->getOperands());
   // The rows of a sparse gradient are the lookup's gradient reshaped to one
   // row per id.
@@ -165,6 +166,11 @@ private:
 
   /// A constant tensor of `type` with every element `value`.
   Value splat(RankedTensorType type, double value, Location loc);
+
+  /// Scales the gradients (dense ones and sparse rows) as
+  /// tf.clip_by_global_norm(gradients, clipNorm) does.
+  void clipByGlobalNorm(double clipNorm, SmallVector<Value> &grads,
+                        SmallVector<Value> &sparseRows, Location loc);
 
   /// A rank-0 constant `value` of the element type of `like`, which
   /// broadcasts against any shape.
@@ -398,9 +404,61 @@ void BackwardPass::emit() {
     sparseIds.push_back(gradient.first);
     sparseRows.push_back(gradient.second);
   }
+  if (FloatAttr clipNorm = minimize.getClipByGlobalNormAttr())
+    clipByGlobalNorm(clipNorm.getValueAsDouble(), grads, sparseRows, loc);
   rewriter.replaceOpWithNewOp<ApplyGradientsOp>(
       minimize, minimize.getOptimizer(), variables, grads, sparseVariables,
       sparseIds, sparseRows, minimize.getGlobalStep());
+}
+
+void BackwardPass::clipByGlobalNorm(double clipNorm, SmallVector<Value> &grads,
+                                    SmallVector<Value> &sparseRows,
+                                    Location loc) {
+  SmallVector<Value *> all;
+  for (Value &gradient : grads)
+    all.push_back(&gradient);
+  for (Value &rows : sparseRows)
+    all.push_back(&rows);
+  if (all.empty())
+    return;
+  // tf.clip_by_global_norm's graph, op for op: global_norm =
+  // sqrt(sum_i sum(g_i^2)); scale = clip_norm * min(1 / global_norm,
+  // 1 / clip_norm), plus global_norm - global_norm so that a NaN or
+  // infinite norm makes every gradient NaN rather than zero. The norm is in
+  // the first gradient's element type (TensorFlow requires one for all).
+  auto scalarType = RankedTensorType::get(
+      {}, cast<RankedTensorType>(all.front()->getType()).getElementType());
+  Value total;
+  for (Value *gradient : all) {
+    Value squares = rewriter.create<MulOp>(loc, *gradient, *gradient);
+    auto type = cast<RankedTensorType>(squares.getType());
+    auto axes = llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
+    Value sum = axes.empty() ? squares
+                             : rewriter
+                                   .create<ReduceSumOp>(loc, squares, axes,
+                                                        /*keep_dims=*/false)
+                                   .getResult();
+    if (sum.getType() != scalarType)
+      sum = rewriter.create<CastOp>(loc, scalarType, sum);
+    total = total ? rewriter.create<AddOp>(loc, total, sum).getResult() : sum;
+  }
+  Value norm = rewriter.create<SqrtOp>(loc, total);
+  Value inverseNorm =
+      rewriter.create<DivOp>(loc, splat(scalarType, 1.0, loc), norm);
+  Value limited = rewriter.create<MinimumOp>(
+      loc, inverseNorm, splat(scalarType, 1.0 / clipNorm, loc));
+  Value scale =
+      rewriter.create<MulOp>(loc, splat(scalarType, clipNorm, loc), limited);
+  scale = rewriter.create<AddOp>(loc, scale,
+                                 rewriter.create<SubOp>(loc, norm, norm));
+  for (Value *gradient : all) {
+    Value factor = scale;
+    auto type = cast<RankedTensorType>(gradient->getType());
+    if (type.getElementType() != scalarType.getElementType())
+      factor = rewriter.create<CastOp>(
+          loc, RankedTensorType::get({}, type.getElementType()), scale);
+    *gradient = rewriter.create<MulOp>(loc, *gradient, factor);
+  }
 }
 
 void BackwardPass::accumulate(Value value, Value gradient) {
@@ -736,6 +794,34 @@ void BackwardPass::differentiate(Operation *op, Value dy) {
           });
           offset += inputType.getDimSize(axis);
         }
+      })
+      .Case([&](SliceOp slice) {
+        // _SliceGrad: dy padded with zeros back to the input's shape, one
+        // dimension at a time (zeros before the box, dy, zeros after it).
+        RankedTensorType inputType = typeOf(slice.getInput());
+        propagate(slice.getInput(), [&]() -> Value {
+          Value padded = dy;
+          for (int64_t dim = 0; dim < inputType.getRank(); ++dim) {
+            auto type = typeOf(padded);
+            int64_t before = slice.getOffsets()[dim];
+            int64_t after =
+                inputType.getDimSize(dim) - before - type.getDimSize(dim);
+            SmallVector<Value> parts;
+            auto zeros = [&](int64_t size) {
+              SmallVector<int64_t> shape(type.getShape());
+              shape[dim] = size;
+              return splat(type.clone(shape), 0.0, loc);
+            };
+            if (before > 0)
+              parts.push_back(zeros(before));
+            parts.push_back(padded);
+            if (after > 0)
+              parts.push_back(zeros(after));
+            if (parts.size() > 1)
+              padded = rewriter.create<ConcatOp>(loc, parts, dim);
+          }
+          return padded;
+        });
       })
       .Case([&](SigmoidOp sigmoid) {
         // _SigmoidGrad: from the output y, dy * y * (1 - y).

@@ -10,6 +10,8 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
 
 #include <gtest/gtest.h>
 
@@ -186,6 +188,61 @@ TEST_F(InterpreterTest, InitializesVariablesWithDenseValuesAndUniformSamples) {
   EXPECT_EQ(promoted.at("a").dtype(), DType::F64);
   EXPECT_EQ(promoted.at("a").toVector<double>(),
             (std::vector<double>{1.0, 2.0, 3.0, 4.5}));
+}
+
+// One training step after --dtf-autodiff and --dtf-expand-optimizer:
+// loss = sum(w1 * x1) + sum(w2 * x2), so the gradients are the fed x1 =
+// [3, 4] and x2 = [12], of global norm 13. Clipped to 6.5 they are halved;
+// the learning rate 1 halves at every step (exponential_decay, staircase),
+// so at global step 2 it is 0.25: w1 = -0.125 * [3, 4], w2 = -0.125 * 12.
+TEST_F(InterpreterTest, TrainingStepClipsByGlobalNormAndDecaysTheRate) {
+  mlir::func::FuncOp function = parse(R"mlir(
+  func.func @main() -> tensor<f32> {
+    %step = dtf.variable "global_step" init(#dtf.zeros) {trainable = false} : !dtf.resource<tensor<i64>>
+    %w1 = dtf.variable "w1" init(#dtf.zeros) : !dtf.resource<tensor<2xf32>>
+    %w2 = dtf.variable "w2" init(#dtf.zeros) : !dtf.resource<tensor<1xf32>>
+    %x1 = dtf.placeholder "x1" : tensor<2xf32>
+    %x2 = dtf.placeholder "x2" : tensor<1xf32>
+    %v1 = dtf.read %w1 : !dtf.resource<tensor<2xf32>>
+    %v2 = dtf.read %w2 : !dtf.resource<tensor<1xf32>>
+    %p1 = dtf.mul %v1, %x1 : tensor<2xf32>, tensor<2xf32>
+    %p2 = dtf.mul %v2, %x2 : tensor<1xf32>, tensor<1xf32>
+    %s1 = dtf.reduce_sum %p1 : tensor<2xf32>
+    %s2 = dtf.reduce_sum %p2 : tensor<1xf32>
+    %loss = dtf.add %s1, %s2 : tensor<f32>, tensor<f32>
+    dtf.minimize %loss : tensor<f32>, #dtf.sgd<learning_rate = 1.0, schedule = #dtf.exponential_decay<decay_steps = 1.0, decay_rate = 0.5, staircase = true>>
+        clip_by_global_norm 6.5 global_step %step : !dtf.resource<tensor<i64>>
+    return %loss : tensor<f32>
+  }
+  )mlir");
+  dtf::ir::registerAllPasses();
+  mlir::PassManager passes(&context);
+  ASSERT_TRUE(succeeded(mlir::parsePassPipeline(
+      "func.func(dtf-autodiff,dtf-expand-optimizer)", passes)));
+  ASSERT_TRUE(succeeded(passes.run(*module)));
+
+  VariableStore store;
+  dtf::exec::initializeVariables(function, store, {});
+  FeedMap feeds;
+  feeds.emplace("x1", Tensor::fromVector<float>({2}, {3, 4}));
+  feeds.emplace("x2", Tensor::fromVector<float>({1}, {12}));
+  Interpreter interpreter(store);
+  // A schedule needs the step of the update.
+  try {
+    interpreter.run(function, feeds);
+    ADD_FAILURE() << "an update with a schedule ran without a global step";
+  } catch (const EvalError &error) {
+    EXPECT_NE(std::string(error.what()).find("no global step"),
+              std::string::npos)
+        << error.what();
+  }
+  store.clear();
+  dtf::exec::initializeVariables(function, store, {});
+  interpreter.setGlobalStep(2);
+  interpreter.run(function, feeds);
+  EXPECT_EQ(store.at("w1").toVector<float>(),
+            (std::vector<float>{-0.375f, -0.5f}));
+  EXPECT_EQ(store.at("w2").toVector<float>(), (std::vector<float>{-1.5f}));
 }
 
 } // namespace

@@ -237,8 +237,12 @@ OwningOpRef<ModuleOp> importGraph(ImportContext &import,
     Value step;
     if (training->globalStep)
       step = import.variable(*training->globalStep).getHandle();
+    FloatAttr clipNorm;
+    if (training->clipByGlobalNorm)
+      clipNorm = builder.getF64FloatAttr(*training->clipByGlobalNorm);
     builder.create<MinimizeOp>(import.locationOf(*training->lossNode),
-                               returned.front(), training->optimizer, step);
+                               returned.front(), training->optimizer, step,
+                               clipNorm);
   }
   builder.create<func::ReturnOp>(fileLoc, returned);
   if (!options.auc.empty())

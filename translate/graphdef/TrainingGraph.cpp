@@ -554,6 +554,72 @@ FailureOr<LearningRate> learningRateOf(ImportContext &import, int index,
   return failure();
 }
 
+/// A gradient that tf.clip_by_global_norm scaled: the gradient, the norm
+/// node of all the gradients it clips together, and clip_norm.
+struct ClippedGradient {
+  int gradient = 0;
+  int norm = 0;
+  double clipNorm = 0;
+};
+
+/// Matches the clipped gradient `node` (through Identity nodes), as
+/// tf.clip_by_global_norm builds it: Mul(g, scale) with scale =
+/// AddV2(Mul(clip_norm, Minimum(RealDiv(1, norm), RealDiv(1, clip_norm))),
+/// Sub(norm, norm)) and norm = Sqrt(Mul(Sum(Pack(L2Loss(g_i)...)), 2)).
+std::optional<ClippedGradient> matchClippedGradient(ImportContext &import,
+                                                    int node) {
+  ScheduleMatcher m(import);
+  if (import.node(node).op() != "Mul")
+    return std::nullopt;
+  FailureOr<int> gradientNode = import.throughIdentities(node, 0);
+  std::optional<int> scale = m.operand(node, 1, {"AddV2", "Add"});
+  if (failed(gradientNode) || !scale)
+    return std::nullopt;
+  std::optional<int> scaled = m.operand(*scale, 0, {"Mul"});
+  std::optional<int> nanGuard = m.operand(*scale, 1, {"Sub"});
+  if (!scaled || !nanGuard)
+    return std::nullopt;
+  std::optional<double> clipNorm = m.constant(*scaled, 0);
+  std::optional<int> minimum = m.operand(*scaled, 1, {"Minimum"});
+  if (!clipNorm || !minimum)
+    return std::nullopt;
+  std::optional<int> inverseNorm = m.operand(*minimum, 0, {"RealDiv", "Div"});
+  std::optional<int> inverseClip = m.operand(*minimum, 1, {"RealDiv", "Div"});
+  if (!inverseNorm || !inverseClip || !m.isConstant(*inverseNorm, 0, 1) ||
+      !m.isConstant(*inverseClip, 0, 1) ||
+      !m.isConstant(*inverseClip, 1, *clipNorm))
+    return std::nullopt;
+  std::optional<int> norm = m.operand(*inverseNorm, 1, {"Sqrt"});
+  if (!norm || m.operand(*nanGuard, 0, {"Sqrt"}) != norm ||
+      m.operand(*nanGuard, 1, {"Sqrt"}) != norm)
+    return std::nullopt;
+  return ClippedGradient{*gradientNode, *norm, *clipNorm};
+}
+
+/// The gradients whose L2 norm `norm` (tf.global_norm's Sqrt) is, through
+/// Identity nodes: Sqrt(Mul(Sum(Pack(L2Loss(g)...), axis), 2)).
+std::optional<std::set<int>> normedGradients(ImportContext &import, int norm) {
+  ScheduleMatcher m(import);
+  std::optional<int> doubled = m.operand(norm, 0, {"Mul"});
+  std::optional<int> sum =
+      doubled ? m.operand(*doubled, 0, {"Sum"}) : std::nullopt;
+  if (!sum || !m.isConstant(*doubled, 1, 2))
+    return std::nullopt;
+  std::optional<int> stack = m.operand(*sum, 0, {"Pack"});
+  if (!stack)
+    return std::nullopt;
+  std::set<int> gradients;
+  for (int input = 0; input < import.node(*stack).input_size(); ++input) {
+    std::optional<int> loss = m.operand(*stack, input, {"L2Loss"});
+    FailureOr<int> gradient =
+        loss ? import.throughIdentities(*loss, 0) : FailureOr<int>(failure());
+    if (failed(gradient))
+      return std::nullopt;
+    gradients.insert(*gradient);
+  }
+  return gradients;
+}
+
 /// The optimizer an apply op updates with, with its hyper-parameters; sets
 /// `scheduleStep` to the variable its learning-rate schedule is of, if it
 /// has one.
@@ -711,6 +777,11 @@ FailureOr<TrainingGraph> recognizeTraining(ImportContext &import) {
   TrainingGraph training;
   // The apply ops, in the graph's order.
   std::vector<int> applies;
+  // The gradients the apply ops take, after clipping where they are
+  // clipped, and tf.clip_by_global_norm's norm and clip_norm.
+  std::set<int> appliedGradients;
+  std::optional<ClippedGradient> clip;
+  bool unclipped = false;
   for (int index = 0; index < import.nodeCount(); ++index) {
     const std::string &op = import.node(index).op();
     std::optional<int> gradient = gradientInputOf(op);
@@ -721,9 +792,26 @@ FailureOr<TrainingGraph> recognizeTraining(ImportContext &import) {
     if (!gradient)
       continue;
     applies.push_back(index);
-    FailureOr<int> gradientNode = import.inputNode(index, *gradient);
+    FailureOr<int> gradientNode = import.throughIdentities(index, *gradient);
     if (failed(gradientNode))
       return failure();
+    // tf.clip_by_global_norm between tf.gradients and the optimizer: the
+    // gradient is the one it scales, and dtf.minimize clips as it does.
+    if (std::optional<ClippedGradient> clipped =
+            matchClippedGradient(import, *gradientNode)) {
+      if (clip && (clip->norm != clipped->norm ||
+                   clip->clipNorm != clipped->clipNorm)) {
+        import.fail(index) << "clips its gradient by another global norm "
+                              "than the other updates; DTF clips all "
+                              "gradients by one";
+        return failure();
+      }
+      clip = clipped;
+      gradientNode = clipped->gradient;
+    } else {
+      unclipped = true;
+    }
+    appliedGradients.insert(*gradientNode);
     // A sparse update reads the gradient's rows through the optimizer's
     // deduplication of its indices (Unique, then UnsortedSegmentSum of the
     // IndexedSlices' values), named after the update.
@@ -739,6 +827,19 @@ FailureOr<TrainingGraph> recognizeTraining(ImportContext &import) {
   }
   if (applies.empty())
     return training;
+  if (clip) {
+    // dtf.minimize clips every gradient by the norm of them all: a script
+    // that clips some, or by the norm of others, computes something else.
+    std::optional<std::set<int>> normed = normedGradients(import, clip->norm);
+    if (unclipped || !normed || *normed != appliedGradients) {
+      import.fail(clip->norm)
+          << "is a global norm of other gradients than those the optimizer "
+             "applies, or not all of them are clipped by it; DTF clips "
+             "every gradient by the global norm of them all";
+      return failure();
+    }
+    training.clipByGlobalNorm = clip->clipNorm;
+  }
 
   // Every optimizer minimizes the same loss.
   std::optional<std::pair<int, int>> loss;

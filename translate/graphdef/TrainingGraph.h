@@ -54,6 +54,9 @@ struct TrainingGraph {
   int lossOutput = 0;
   /// The variable minimize(global_step=...) increments, if any.
   std::optional<int> globalStep;
+  /// The clip_norm of tf.clip_by_global_norm between the gradients and the
+  /// optimizer, if the script clips them.
+  std::optional<double> clipByGlobalNorm;
 };
 
 /// Recognizes the optimizer, the trainable variables, the loss and the global

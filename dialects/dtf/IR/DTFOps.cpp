@@ -18,6 +18,8 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace dtf::ir;
 
@@ -794,6 +796,13 @@ static LogicalResult verifyGlobalStep(Operation *op, Value globalStep) {
 }
 
 LogicalResult MinimizeOp::verify() {
+  if (FloatAttr clip = getClipByGlobalNormAttr()) {
+    double clipNorm = clip.getValueAsDouble();
+    if (!(clipNorm > 0.0) || !std::isfinite(clipNorm))
+      return emitOpError() << "clip_by_global_norm must be positive and "
+                              "finite, got "
+                           << clipNorm;
+  }
   return verifyGlobalStep(*this, getGlobalStep());
 }
 

@@ -699,16 +699,26 @@ def DTF_MinimizeOp : DTF_Op<"minimize"> {
     variable it depends on, and `--dtf-expand-optimizer` with the updates.
     The global step, if given, is incremented once per applied update.
 
+    With `clip_by_global_norm`, the gradients are first scaled as
+    `tf.clip_by_global_norm(gradients, clip_norm)` scales them: by
+    `clip_norm / max(global_norm, clip_norm)`, `global_norm` being the L2
+    norm of all of them together (a sparse gradient's rows included), so
+    that a step never moves the variables by more than `clip_norm` times the
+    learning rate. Each worker clips its own gradients before it pushes
+    them, as each replica does in TensorFlow.
+
     ```mlir
     dtf.minimize %loss : tensor<f32>, #dtf.adam<learning_rate = 0.01>
-        global_step %step : !dtf.resource<tensor<i64>>
+        clip_by_global_norm 5.0 global_step %step : !dtf.resource<tensor<i64>>
     ```
   }];
   let arguments = (ins DTF_ScalarFloatTensor:$loss,
                        DTF_OptimizerAttr:$optimizer,
-                       Optional<DTF_ResourceType>:$global_step);
+                       Optional<DTF_ResourceType>:$global_step,
+                       OptionalAttr<F64Attr>:$clip_by_global_norm);
   let assemblyFormat = [{
     $loss `:` type($loss) `,` $optimizer
+    (`clip_by_global_norm` $clip_by_global_norm^)?
     (`global_step` $global_step^ `:` qualified(type($global_step)))? attr-dict
   }];
   let hasVerifier = 1;

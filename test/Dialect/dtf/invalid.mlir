@@ -1067,3 +1067,11 @@ func.func @ods_inferred_type_mismatch(%a: tensor<2x3xf32>, %b: tensor<3xf32>) {
   %0 = "dtf.add"(%a, %b) : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<3xf32>
   return
 }
+
+// -----
+
+func.func @clip_norm(%loss: tensor<f32>) {
+  // expected-error @+1 {{clip_by_global_norm must be positive and finite, got 0}}
+  dtf.minimize %loss : tensor<f32>, #dtf.sgd<learning_rate = 0.1> clip_by_global_norm 0.0
+  return
+}
