@@ -322,7 +322,7 @@ PiecewiseConstantAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                           "boundaries, got "
                        << values.size() << " values for " << boundaries.size()
                        << " boundaries";
-  for (size_t i = 1; i < boundaries.size(); ++i)
+  for (int64_t i = 1; i < boundaries.size(); ++i)
     if (boundaries[i] <= boundaries[i - 1])
       return emitError() << "piecewise_constant boundaries must increase, "
                             "got "
