@@ -142,7 +142,7 @@ struct RunOptions {
   bool training = false;
   /// The global step of the optimizer updates' learning-rate schedules
   /// (KernelContext::globalStep).
-  std::optional<int64_t> globalStep;
+  std::optional<int64_t> globalStep = std::nullopt;
   /// The samples of the stateful random ops (KernelContext::randomStream).
   uint64_t randomStream = 0;
 };

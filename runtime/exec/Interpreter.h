@@ -65,7 +65,7 @@ private:
   VariableStore &variables;
   EvalOptions options;
   bool training = false;
-  std::optional<int64_t> globalStep;
+  std::optional<int64_t> globalStep = std::nullopt;
   llvm::DenseMap<mlir::Value, Tensor> values;
   std::vector<Tensor> results;
 };

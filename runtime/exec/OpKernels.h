@@ -119,7 +119,7 @@ struct KernelContext {
   /// The global step at which an optimizer update's learning-rate schedule
   /// is evaluated; nullopt where the run has none (an update with a
   /// schedule then fails).
-  std::optional<int64_t> globalStep;
+  std::optional<int64_t> globalStep = std::nullopt;
   /// Which samples the stateful random ops (dtf.random_uniform) draw in
   /// this run: runs with different streams draw independent samples.
   uint64_t randomStream = 0;
