@@ -43,14 +43,6 @@ def run_local(args, ps, flags, model):
     return result
 
 
-def validation(output):
-    """(global step, loss text, accuracy text) of the run's validation."""
-    match = cluster.ACCURACY.search(output)
-    steps = cluster.AFTER_STEPS.search(output)
-    cluster.check(match and steps, "no validation result:\n" + output[-3000:])
-    return int(steps.group(1)), match.group(1), match.group(2)
-
-
 def check_restored(output, prefix, step, tasks):
     for task in range(tasks):
         line = "PS task %d: restored its variables from %s (global step %d" % (
@@ -76,7 +68,7 @@ def tf_case(args):
              "--save_checkpoint_steps=100", "--save_checkpoint_secs=0",
              "--keep_checkpoints=2"]
     first = run_local(args, 2, flags + ["--train_steps=200"], cluster.MLP)
-    step, loss, accuracy = validation(first.stdout)
+    step, loss, accuracy = cluster.validation_text(first.stdout)
     cluster.check(step == 200, "the first job validated at step %d" % step)
     saved = sorted(n for n in os.listdir(logdir) if n.startswith("model.ckpt"))
     expected = ["model.ckpt-%d.%s" % (s, suffix) for s in (100, 200)
@@ -92,7 +84,7 @@ def tf_case(args):
     previous = os.path.join(logdir, "model.ckpt-100")
     resumed = run_local(args, 3, flags + ["--train_steps=200"], cluster.MLP)
     check_restored(resumed.stdout, newest, 200, 3)
-    resumed_step, resumed_loss, resumed_accuracy = validation(resumed.stdout)
+    resumed_step, resumed_loss, resumed_accuracy = cluster.validation_text(resumed.stdout)
     print("2 PS tasks: step %d loss %s accuracy %s; resumed on 3: step %d loss %s "
           "accuracy %s" % (step, loss, accuracy, resumed_step, resumed_loss,
                            resumed_accuracy))
@@ -120,7 +112,7 @@ def tf_case(args):
         f.write(bytes([byte[0] ^ 0xff]))
     corrupt = run_local(args, 3, flags + ["--train_steps=100"], cluster.MLP)
     check_fell_back(corrupt.stdout, data, previous, 3)
-    cluster.check(validation(corrupt.stdout)[0] == 100, "the fall-back did not validate "
+    cluster.check(cluster.validation_text(corrupt.stdout)[0] == 100, "the fall-back did not validate "
                   "at step 100")
 
 

@@ -193,6 +193,15 @@ def validation(task):
     return float(match.group(1)), float(match.group(2)), int(steps.group(1))
 
 
+def validation_text(output):
+    """(global step, loss text, second result text) of the validation in a
+    run's output, the numbers as printed, so that two runs compare exactly."""
+    match = ACCURACY.search(output)
+    steps = AFTER_STEPS.search(output)
+    check(match and steps, "no validation result:\n" + output[-3000:])
+    return int(steps.group(1)), match.group(1), match.group(2)
+
+
 def validation_auc(task):
     """(AUC, log loss, global step) a worker reported for a model with
     dtf.auc."""

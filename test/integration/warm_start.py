@@ -41,20 +41,12 @@ def run_local(args, ps, flags, model, expect_ok=True):
     return result
 
 
-def validation(output):
-    """(global step, loss text, second result text) of the run's validation."""
-    match = cluster.ACCURACY.search(output)
-    steps = cluster.AFTER_STEPS.search(output)
-    cluster.check(match and steps, "no validation result:\n" + output[-3000:])
-    return int(steps.group(1)), match.group(1), match.group(2)
-
-
 def dtf_case(args):
     first_logdir = os.path.join(args.work, "first")
     sharding = ["--min_slice_size=100000"]
     first = run_local(args, 2, sharding + ["--train_steps=200", "--logdir=" + first_logdir],
                       cluster.MLP)
-    step, loss, accuracy = validation(first.stdout)
+    step, loss, accuracy = cluster.validation_text(first.stdout)
     cluster.check(step == 200, "the first job validated at step %d" % step)
 
     second_logdir = os.path.join(args.work, "second")
@@ -64,7 +56,7 @@ def dtf_case(args):
     for task in range(3):
         cluster.check("PS task %d: warm start:" % task in warm.stdout,
                       "PS task %d did not warm-start:\n%s" % (task, warm.stdout[-3000:]))
-    warm_step, warm_loss, warm_accuracy = validation(warm.stdout)
+    warm_step, warm_loss, warm_accuracy = cluster.validation_text(warm.stdout)
     print("first job: step %d loss %s accuracy %s; warm-started on 3 PS tasks: "
           "step %d loss %s accuracy %s" % (step, loss, accuracy, warm_step, warm_loss,
                                            warm_accuracy))
@@ -79,7 +71,7 @@ def dtf_case(args):
     cluster.check("--init_from_checkpoint ignored" in resumed.stdout,
                   "the job did not say it ignores --init_from_checkpoint:\n"
                   + resumed.stdout[-3000:])
-    resumed_step, resumed_loss, _ = validation(resumed.stdout)
+    resumed_step, resumed_loss, _ = cluster.validation_text(resumed.stdout)
     print("resumed from its own checkpoint: step %d loss %s" % (resumed_step, resumed_loss))
     cluster.check(resumed_step == 100, "the resumed job validated at step %d" % resumed_step)
     cluster.check(math.isfinite(float(resumed_loss)) and
@@ -124,7 +116,7 @@ def tensorflow_case(args):
             "--eval_input=x=" + PIXELS % "t10k"]
     warm = run_local(args, 2, data + ["--train_steps=0",
                                       "--init_from_checkpoint=" + os.path.dirname(prefix)], model)
-    step, loss, mse = validation(warm.stdout)
+    step, loss, mse = cluster.validation_text(warm.stdout)
     print("TensorFlow after 300 steps: validation loss %.9g mse %.9g; DTF warm-started: "
           "step %d loss %s mse %s" % (tf_loss, tf_mse, step, loss, mse))
     cluster.check(step == 0, "the warm start's global step is %d, not 0" % step)
@@ -134,7 +126,7 @@ def tensorflow_case(args):
 
     trained_on = run_local(args, 2, data + ["--train_steps=100",
                                             "--init_from_checkpoint=" + prefix], model)
-    later_step, later_loss, _ = validation(trained_on.stdout)
+    later_step, later_loss, _ = cluster.validation_text(trained_on.stdout)
     print("DTF 100 steps on from the warm start: step %d loss %s" % (later_step, later_loss))
     cluster.check(math.isfinite(float(later_loss)) and float(later_loss) <= 1.05 * tf_loss,
                   "loss %s after 100 more steps, %.9g at the warm start" % (later_loss, tf_loss))
