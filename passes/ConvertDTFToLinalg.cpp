@@ -881,8 +881,8 @@ LogicalResult checkLowerable(Operation *op) {
     else if (isa<MatMulOp, Conv2DOp, Conv2DBackpropInputOp,
                  Conv2DBackpropFilterOp, MaxPoolOp, MaxPoolGradOp>(op))
       diag << "; run --dtf-convert-to-cuda-calls first";
-    else if (isa<AssignOp, AssignAddOp, ApplyGradientDescentOp,
-                 ApplyMomentumOp, ApplyAdamOp>(op))
+    else if (isa<AssignOp, AssignAddOp, AssignMovingAverageOp,
+                 ApplyGradientDescentOp, ApplyMomentumOp, ApplyAdamOp>(op))
       diag << " (variable updates run on the parameter server)";
     return diag;
   }

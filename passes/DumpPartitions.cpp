@@ -87,7 +87,8 @@ NodeStyle styleOf(Operation *op) {
   } else if (isa<SendOp, RecvOp>(op)) {
     style.attributes = "color=red, fontcolor=\"#b00020\", "
                        "fillcolor=\"#fde0dd\", penwidth=1.5";
-  } else if (name.starts_with("apply_") || isa<AssignOp, AssignAddOp>(op)) {
+  } else if (name.starts_with("apply_") ||
+             isa<AssignOp, AssignAddOp, AssignMovingAverageOp>(op)) {
     style.attributes = "fillcolor=\"#ffe0b2\"";
   }
   return style;

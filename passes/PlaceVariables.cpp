@@ -114,7 +114,7 @@ static bool isSparseUpdate(Operation *op) {
 /// when `op` is not an update the sharding rewrite knows how to split.
 static Value getUpdateValue(Operation *op) {
   return llvm::TypeSwitch<Operation *, Value>(op)
-      .Case<AssignOp, AssignAddOp>(
+      .Case<AssignOp, AssignAddOp, AssignMovingAverageOp>(
           [](auto update) { return update.getValue(); })
       .Case<ApplyGradientDescentOp, ApplyMomentumOp, ApplyAdamOp,
             ApplyAdagradOp, ApplyFtrlOp, ApplyRMSPropOp,

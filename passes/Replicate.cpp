@@ -11,11 +11,12 @@
 // yet they only compute what a PS task writes, so they go to that task.
 //
 // - Each op writing a variable (`dtf.assign`, `dtf.assign_add`,
-//   `dtf.apply_*`) belongs to the PS task of the variable, together with the
-//   backward slice of its operands except the gradient of a `dtf.apply_*`:
-//   constants, pure ops and reads of PS state. A read of a variable of
-//   another task that gets no gradient (Adam's beta powers) copies that
-//   variable and its updates to this task.
+//   `dtf.apply_*`, `dtf.assign_moving_average`) belongs to the PS task of
+//   the variable, together with the backward slice of its operands except
+//   what the worker pushes (the gradient of a `dtf.apply_*`, the value of a
+//   moving average): constants, pure ops and reads of PS state. A read of a
+//   variable of another task that gets no gradient (Adam's beta powers) copies
+//   that variable and its updates to this task.
 // - The worker runs the backward slices of the function's results and of
 //   the gradients, with every read of a variable turned into one pull.
 //
@@ -48,13 +49,17 @@ using namespace mlir;
 using namespace dtf::ir;
 
 /// The gradient operands of a fused optimizer update: the gradient of a
-/// dense update, the ids and rows of a sparse one; empty for any other op.
+/// dense update, the ids and rows of a sparse one, the batch's value of a
+/// moving average (pushed as a gradient is); empty for any other op.
 static SmallVector<OpOperand *, 2> getGradientOperands(Operation *op) {
   return TypeSwitch<Operation *, SmallVector<OpOperand *, 2>>(op)
       .Case<ApplyGradientDescentOp, ApplyMomentumOp, ApplyAdamOp,
             ApplyAdagradOp, ApplyFtrlOp, ApplyRMSPropOp,
             ApplyCenteredRMSPropOp>([](auto apply) {
         return SmallVector<OpOperand *, 2>{&apply.getGradMutable()};
+      })
+      .Case<AssignMovingAverageOp>([](AssignMovingAverageOp average) {
+        return SmallVector<OpOperand *, 2>{&average.getValueMutable()};
       })
       .Case<SparseApplyGradientDescentOp, SparseApplyAdagradOp,
             SparseApplyAdamOp, SparseApplyFtrlOp>([](auto apply) {
@@ -64,15 +69,17 @@ static SmallVector<OpOperand *, 2> getGradientOperands(Operation *op) {
       .Default([](Operation *) { return SmallVector<OpOperand *, 2>(); });
 }
 
-/// The variable a fused optimizer update updates with its gradient.
+/// The variable a fused optimizer update updates with its gradient (a
+/// moving average with its pushed value).
 static VariableOp getUpdatedVariable(Operation *op) {
   return TypeSwitch<Operation *, VariableOp>(op)
       .Case<ApplyGradientDescentOp, ApplyMomentumOp, ApplyAdamOp,
             ApplyAdagradOp, ApplyFtrlOp, ApplyRMSPropOp, ApplyCenteredRMSPropOp,
             SparseApplyGradientDescentOp, SparseApplyAdagradOp,
-            SparseApplyAdamOp, SparseApplyFtrlOp>([](auto apply) {
-        return apply.getVar().template getDefiningOp<VariableOp>();
-      })
+            SparseApplyAdamOp, SparseApplyFtrlOp, AssignMovingAverageOp>(
+          [](auto apply) {
+            return apply.getVar().template getDefiningOp<VariableOp>();
+          })
       .Default([](Operation *) { return VariableOp(); });
 }
 
@@ -391,7 +398,9 @@ LogicalResult Replication::collectPSTask(int64_t task, PSTask &ps) {
                                 "placeholder '")
             << placeholder.getName()
             << "', which only workers are fed: worker data reaches PS task "
-            << task << " only as the gradient of a dtf.apply_* update";
+            << task
+            << " only as the gradient of a dtf.apply_* update or the value "
+               "of a dtf.assign_moving_average";
         diag.attachNote(placeholder.getLoc()) << "placeholder defined here";
         return diag;
       }

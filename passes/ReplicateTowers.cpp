@@ -93,6 +93,9 @@ private:
   LogicalResult findModelDevice();
   /// Checks that each placeholder can be split evenly over the towers.
   LogicalResult checkBatches();
+  /// Fails where a row of a tower op's result depends on other rows of the
+  /// batch, which tower replication cannot split.
+  LogicalResult checkRowsIndependent();
   /// Maps `value` in each tower to its rows of the batch, a `dtf.slice`
   /// on `device` right after its producer.
   void sliceRows(Value value, DeviceAttr device);
@@ -234,6 +237,40 @@ LogicalResult TowerReplicator::checkBatches() {
              << " rows along dimension 0, which " << numTowers
              << " towers cannot split evenly";
     batchSizes.push_back(type.getDimSize(0));
+  }
+  return checkRowsIndependent();
+}
+
+LogicalResult TowerReplicator::checkRowsIndependent() {
+  auto isBatchShaped = [&](Value value) {
+    auto type = dyn_cast<RankedTensorType>(value.getType());
+    return type && type.getRank() > 0 && !type.isDynamicDim(0) &&
+           llvm::is_contained(batchSizes, type.getDimSize(0));
+  };
+  for (Operation &reduction : func.getBody().front()) {
+    Operation *op = &reduction;
+    if (!towerOps.contains(op) ||
+        !isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp>(op) ||
+        !isBatchShaped(op->getOperand(0)))
+      continue;
+    ArrayRef<int64_t> axes = op->getAttrOfType<DenseI64ArrayAttr>("axes");
+    if (!axes.empty() && !llvm::is_contained(axes, 0))
+      continue;
+    // A reduction over the rows is the loss's or a metric's, unless its
+    // result goes back into rows: then each row depends on all the others.
+    for (Operation *user : op->getUsers()) {
+      if (!towerOps.contains(user) ||
+          llvm::none_of(user->getResults(), isBatchShaped))
+        continue;
+      InFlightDiagnostic diag =
+          op->emitOpError("reduces over the rows of the batch, and a row of ")
+          << "its user's result depends on it (as batch normalization's "
+             "statistics do): a tower's rows would depend on the other "
+             "towers' rows, so --dtf-replicate-towers cannot split the batch; "
+             "replicate between graphs instead";
+      diag.attachNote(user->getLoc()) << "used here for every row";
+      return diag;
+    }
   }
   return success();
 }

@@ -19,7 +19,7 @@ config.substitutions.append(
 
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(
-    ["dtf-opt", "dtf-gradcheck", "dtf-translate", "dtf-run"],
+    ["dtf-opt", "dtf-gradcheck", "dtf-translate", "dtf-run", "dtf-eval-model"],
     [config.dtf_tools_dir, config.llvm_tools_dir])
 
 # An x86-64 CPU with AVX2, on which float GEMMs must not run OpenBLAS's

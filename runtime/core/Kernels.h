@@ -261,5 +261,8 @@ void apply_rmsprop(Tensor &var, Tensor &ms, Tensor &mom, Tensor *mg, double lr,
                    const Tensor &grad);
 /// var += delta; f32, f64, i32, i64.
 void assign_add(Tensor &var, const Tensor &delta);
+/// var -= (var - value) * (1 - decay), as TensorFlow's
+/// assign_moving_average computes it: 1 - decay in T, then the update.
+void assign_moving_average(Tensor &var, const Tensor &value, double decay);
 
 } // namespace dtf::kernels

@@ -163,4 +163,19 @@ void assign_add(Tensor &var, const Tensor &delta) {
   });
 }
 
+void assign_moving_average(Tensor &var, const Tensor &value, double decay) {
+  const char *op = "assign_moving_average";
+  requireSameType(op, var, "var", value, "value");
+  dispatchFloat(op, var.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    // TensorFlow subtracts the momentum from 1 in the variable's type
+    // (batch normalization's Sub(1, momentum) node).
+    const T valueWeight = static_cast<T>(1) - static_cast<T>(decay);
+    T *w = var.data<T>();
+    const T *v = value.data<T>();
+    for (int64_t i = 0, n = var.numElements(); i < n; ++i)
+      w[i] -= (w[i] - v[i]) * valueWeight;
+  });
+}
+
 } // namespace dtf::kernels

@@ -585,6 +585,11 @@ KernelTable buildKernelTable() {
         toDouble(apply.getBeta1Attr()), toDouble(apply.getBeta2Attr()),
         toDouble(apply.getEpsilonAttr()), c.in(5));
   });
+  add<ir::AssignMovingAverageOp>(
+      t, [](ir::AssignMovingAverageOp average, const KernelCall &c) {
+        kernels::assign_moving_average(c.variable(0), c.in(1),
+                                       toDouble(average.getDecayAttr()));
+      });
   add<ir::ApplyAdagradOp>(t, [](ir::ApplyAdagradOp apply, const KernelCall &c) {
     kernels::apply_adagrad(c.variable(0), c.variable(1),
                            learningRateOf(apply, c), c.in(2));

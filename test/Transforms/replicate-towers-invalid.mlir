@@ -121,3 +121,19 @@ module attributes {dtf.cluster = #dtf.cluster<ps = ["p:1"], worker = ["w:1", "w:
     return %y : tensor<1x24xf32>
   }
 }
+
+// -----
+
+// Batch normalization's statistics: every row of the normalized batch
+// depends on every row of the batch, which towers would split.
+module attributes {dtf.cluster = #dtf.cluster<ps = ["p:1"], worker = ["w:1", "w:2"]>} {
+  func.func @batch_statistics() -> tensor<f32> {
+    %x = dtf.placeholder "x" {dtf.device = #dtf.device<"/job:worker/task:0">} : tensor<4x3xf32>
+    // expected-error @+1 {{'dtf.reduce_mean' op reduces over the rows of the batch, and a row of its user's result depends on it (as batch normalization's statistics do): a tower's rows would depend on the other towers' rows, so --dtf-replicate-towers cannot split the batch; replicate between graphs instead}}
+    %mean = dtf.reduce_mean %x {axes = array<i64: 0>, dtf.device = #dtf.device<"/job:worker/task:0">} : tensor<4x3xf32>
+    // expected-note @+1 {{used here for every row}}
+    %centered = dtf.sub %x, %mean {dtf.device = #dtf.device<"/job:worker/task:0">} : tensor<4x3xf32>, tensor<3xf32>
+    %loss = dtf.reduce_sum %centered {dtf.device = #dtf.device<"/job:worker/task:0">} : tensor<4x3xf32>
+    return %loss : tensor<f32>
+  }
+}

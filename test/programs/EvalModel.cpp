@@ -7,11 +7,16 @@
 //
 //   dtf-eval-model --variables=VARS.npz --feed=NAME=FILE.npy ... --out=DIR
 //       model.mlir
+//   dtf-eval-model --variables=VARS.npz --feed=NAME=FILE.npy ... --training
+//       --expect=EXPECTED.npz model.mlir
 //
 // Variables are members of the .npz by name (the others keep their initial
 // values); a model with a dynamic batch is compiled for the feeds' batch
-// (--dtf-specialize-batch). Result K is written to DIR/result-K.bin as its
-// raw little-endian elements.
+// (--dtf-specialize-batch). The learning phase is false (inference) unless
+// --training. Result K is written to DIR/result-K.bin as its raw
+// little-endian elements, or compared with member `result_K` of
+// --expect's .npz (TensorFlow's values, as a fixture holds them): every
+// element within --tolerance, relative to max(1, |expected|).
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,6 +35,8 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/SourceMgr.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -44,8 +51,15 @@ cl::opt<std::string> variablesPath("variables", cl::Required,
                                    cl::desc(".npz of variable values"));
 cl::list<std::string> feedList("feed", cl::desc("NAME=FILE.npy"),
                                cl::OneOrMore);
-cl::opt<std::string> outDir("out", cl::Required,
-                            cl::desc("Directory for result-K.bin"));
+cl::opt<std::string> outDir("out", cl::desc("Directory for result-K.bin"));
+cl::opt<bool> training("training",
+                       cl::desc("Evaluate with the learning phase true"));
+cl::opt<std::string>
+    expectPath("expect", cl::desc(".npz whose result_K is result K's value"));
+cl::opt<double> tolerance("tolerance",
+                          cl::desc("Largest error --expect accepts, relative "
+                                   "to max(1, |expected|)"),
+                          cl::init(1e-5));
 
 dtf::Tensor toTensor(const dtf::data::Array &array) {
   dtf::DType dtype;
@@ -70,6 +84,43 @@ dtf::Tensor toTensor(const dtf::data::Array &array) {
   dtf::Tensor tensor(dtype, array.shape);
   std::memcpy(tensor.rawData(), array.bytes.data(), array.bytes.size());
   return tensor;
+}
+
+/// 0 where every result equals --expect's within --tolerance; prints each
+/// result's largest error.
+int compareWithExpected(const std::vector<dtf::Tensor> &results) {
+  bool equal = true;
+  for (size_t index = 0; index < results.size(); ++index) {
+    std::string member = "result_" + std::to_string(index);
+    dtf::Tensor expected =
+        toTensor(dtf::data::readNpzMember(expectPath, member));
+    const dtf::Tensor &actual = results[index];
+    if (expected.dtype() != dtf::DType::F32 ||
+        actual.dtype() != dtf::DType::F32 ||
+        expected.shape() != actual.shape()) {
+      std::cout << member << ": expected " << expected.typeString() << ", got "
+                << actual.typeString() << "\n";
+      equal = false;
+      continue;
+    }
+    double worst = 0;
+    for (int64_t i = 0; i < actual.numElements(); ++i) {
+      double e = expected.data<float>()[i], a = actual.data<float>()[i];
+      double error = std::fabs(a - e) / std::max(1.0, std::fabs(e));
+      if (!(error <= tolerance)) {
+        std::cout << member << "[" << i << "]: expected " << e << ", got " << a
+                  << "\n";
+        equal = false;
+      }
+      worst = std::max(worst, error);
+    }
+    std::cout << member << ": " << actual.typeString()
+              << ", largest relative error " << worst << "\n";
+  }
+  std::cout << (equal ? "equal to the expected values"
+                      : "DIFFERENT from the expected values")
+            << " (tolerance " << tolerance << ")\n";
+  return equal ? 0 : 1;
 }
 
 int run() {
@@ -117,10 +168,15 @@ int run() {
     }
   });
   dtf::exec::Interpreter interpreter(variables);
+  interpreter.setTraining(training);
   auto returned = llvm::cast<mlir::func::ReturnOp>(
       function.getBody().back().getTerminator());
   std::vector<dtf::Tensor> results = interpreter.runAndFetch(
       function, feeds, llvm::to_vector(returned.getOperands()));
+  if (!expectPath.empty())
+    return compareWithExpected(results);
+  if (outDir.empty())
+    throw std::invalid_argument("give --out or --expect");
   for (size_t index = 0; index < results.size(); ++index) {
     std::ofstream out(outDir + "/result-" + std::to_string(index) + ".bin",
                       std::ios::binary);

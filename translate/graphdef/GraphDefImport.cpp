@@ -205,6 +205,11 @@ OwningOpRef<ModuleOp> importGraph(ImportContext &import,
       return nullptr;
   if (training->globalStep)
     needed.insert(*training->globalStep);
+  for (const MovingAverageUpdate &update : training->movingAverages) {
+    if (failed(collectNeeded(import, update.value, needed)))
+      return nullptr;
+    needed.insert(update.variable);
+  }
 
   Location fileLoc = import.fileLocation();
   OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
@@ -243,6 +248,25 @@ OwningOpRef<ModuleOp> importGraph(ImportContext &import,
     builder.create<MinimizeOp>(import.locationOf(*training->lossNode),
                                returned.front(), training->optimizer, step,
                                clipNorm);
+  }
+  // The train op's moving averages, after the update it depends on them
+  // for: each is a separate update of its own variable.
+  for (const MovingAverageUpdate &update : training->movingAverages) {
+    VariableOp variable = import.variable(update.variable);
+    if (!variable) {
+      import.fail(update.assign)
+          << "updates a shard of a partitioned variable; DTF imports the "
+             "moving average of a whole variable";
+      return nullptr;
+    }
+    FailureOr<Value> value = import.resolve(update.value, update.valueOutput);
+    if (failed(value))
+      return nullptr;
+    auto average = builder.create<AssignMovingAverageOp>(
+        import.locationOf(update.assign), variable.getHandle(), *value,
+        builder.getF64FloatAttr(update.decay));
+    if (failed(verify(average)) || failed(import.pin(average, update.assign)))
+      return nullptr;
   }
   builder.create<func::ReturnOp>(fileLoc, returned);
   if (!options.auc.empty())
@@ -374,6 +398,17 @@ void printImportedOps(llvm::raw_ostream &os) {
         "| TensorFlow op |\n| --- |\n";
   for (StringRef op : graphdef::recognizedApplyOps())
     os << "| `" << op << "` |\n";
+  os << "\n## Update ops\n\n"
+        "The updates a train op runs through control dependencies, as\n"
+        "`tf.control_dependencies(tf.get_collection(tf.GraphKeys.UPDATE_OPS))`"
+        "\nmakes them: an `AssignSub` (or `AssignSubVariableOp`) of\n"
+        "`assign_moving_average`'s form, `v -= (v - value) * (1 - decay)` "
+        "with a\nconstant decay (batch normalization's moving mean and "
+        "variance, whose\n`1 - momentum` is a `tf.cond` on the training "
+        "flag), becomes a\n`dtf.assign_moving_average` after the "
+        "`dtf.minimize`; the worker pushes the\nvalue, and the variable's "
+        "PS task updates it. Another assignment among them\nfails the "
+        "import, naming it.\n";
 }
 
 } // namespace dtf::translate

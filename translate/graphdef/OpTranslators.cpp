@@ -94,6 +94,42 @@ Results createPinned(ImportContext &import, int index, Args &&...args) {
   return SmallVector<Value>((*created)->getResults());
 }
 
+/// The dtf ops a node decomposes into, built step after step at the node's
+/// location and task: once a step fails (its error reported), the steps
+/// after it are not built, and the decomposition fails.
+class NodeDecomposition {
+public:
+  NodeDecomposition(ImportContext &import, int index)
+      : import(import), index(index) {}
+
+  /// OpT's first result; null once a step has failed.
+  template <typename OpT, typename... Args> Value create(Args &&...args) {
+    if (failedStep)
+      return Value();
+    FailureOr<Operation *> op =
+        createChecked<OpT>(import, index, std::forward<Args>(args)...);
+    if (failed(op)) {
+      failedStep = true;
+      return Value();
+    }
+    return (*op)->getResult(0);
+  }
+
+  /// A scalar constant of float type `element`.
+  Value scalar(Type element, double value) {
+    return create<ConstantOp>(DenseElementsAttr::get(
+        RankedTensorType::get({}, element),
+        ArrayRef<Attribute>{FloatAttr::get(element, value)}));
+  }
+
+  bool hasFailed() const { return failedStep; }
+
+private:
+  ImportContext &import;
+  int index;
+  bool failedStep = false;
+};
+
 /// A window attribute (strides, ksize): one integer per NHWC dimension.
 FailureOr<SmallVector<int64_t>> window(ImportContext &import, int index,
                                        const char *name) {
@@ -1029,6 +1065,92 @@ Results translatePool(ImportContext &import, int index) {
                            PaddingAttr::get(import.getContext(), *pad));
 }
 
+/// FusedBatchNorm, V2 and V3 (NHWC; tf.compat.v1.layers.batch_normalization
+/// on images): decomposed into dtf ops, as XLA's BatchNormExpander and
+/// torch-mlir's decompositions do, so that --dtf-autodiff derives the
+/// gradient FusedBatchNormGrad computes (through the batch's statistics in
+/// training) and every backend runs it. y = (x - mean) * rsqrt(variance +
+/// epsilon) * scale + offset. In training (is_training), the mean and the
+/// biased variance are the batch's over N, H and W, and outputs 1 and 2 the
+/// batch's mean and its variance with Bessel's correction n / (n - 1),
+/// which the moving averages follow; in inference, inputs 3 and 4
+/// normalize and are outputs 1 and 2. The reserve spaces are only
+/// FusedBatchNormGrad's.
+Results translateFusedBatchNorm(ImportContext &import, int index) {
+  if (failed(requireNHWC(import, index)))
+    return failure();
+  const tensorflow::AttrValue *trainingAttr = import.attr(index, "is_training");
+  bool training = !trainingAttr || trainingAttr->b();
+  const tensorflow::AttrValue *averageFactor =
+      import.attr(index, "exponential_avg_factor");
+  if (training && averageFactor && averageFactor->f() != 1.0f) {
+    import.fail(index)
+        << "keeps its moving averages itself (exponential_avg_factor "
+        << averageFactor->f()
+        << "); DTF imports the factor 1 of tf.compat.v1.layers, whose "
+           "moving averages are the graph's AssignMovingAvg updates";
+    return failure();
+  }
+  const tensorflow::AttrValue *epsilonAttr = import.attr(index, "epsilon");
+  // TensorFlow's default epsilon.
+  double epsilon = epsilonAttr ? shortestDouble(epsilonAttr->f()) : 1e-4;
+
+  // In training, inputs 3 and 4 are not read (TensorFlow passes the moving
+  // averages, or empty tensors).
+  SmallVector<Value, 5> inputs;
+  for (int input = 0; input < (training ? 3 : 5); ++input) {
+    FailureOr<Value> value = import.operand(index, input);
+    if (failed(value))
+      return failure();
+    inputs.push_back(*value);
+  }
+  Value x = inputs[0], scale = inputs[1], offset = inputs[2];
+  auto type = cast<RankedTensorType>(x.getType());
+  Type element = type.getElementType();
+  if (type.getRank() != 4 || !isa<FloatType>(element)) {
+    import.fail(index) << "normalizes " << type
+                       << "; FusedBatchNorm takes a 4-D float tensor (NHWC)";
+    return failure();
+  }
+
+  NodeDecomposition ops(import, index);
+  SmallVector<int64_t> batchAxes = {0, 1, 2};
+  Value mean =
+      training ? ops.create<ReduceMeanOp>(x, batchAxes, false) : inputs[3];
+  Value centered = ops.create<SubOp>(x, mean);
+  Value variance, outputVariance;
+  if (training) {
+    variance = ops.create<ReduceMeanOp>(ops.create<MulOp>(centered, centered),
+                                        batchAxes, false);
+    // n = N * H * W, whose N is the batch's until --dtf-specialize-batch:
+    // the sum of ones of x's shape without its channels.
+    SmallVector<int64_t> onesShape(type.getShape());
+    onesShape.back() = 1;
+    Value one = ops.scalar(element, 1.0);
+    Value count = ops.create<ReduceSumOp>(
+        ops.create<BroadcastToOp>(RankedTensorType::get(onesShape, element),
+                                  one),
+        SmallVector<int64_t>{}, false);
+    // TensorFlow's kernels correct by n / max(n - 1, 1).
+    Value correction = ops.create<DivOp>(
+        count, ops.create<MaximumOp>(ops.create<SubOp>(count, one), one));
+    outputVariance = ops.create<MulOp>(variance, correction);
+  } else {
+    variance = inputs[4];
+    outputVariance = variance;
+  }
+  Value shifted = ops.create<AddOp>(variance, ops.scalar(element, epsilon));
+  Value factor = ops.create<MulOp>(ops.create<RsqrtOp>(shifted), scale);
+  Value y = ops.create<AddOp>(ops.create<MulOp>(centered, factor), offset);
+  if (ops.hasFailed())
+    return failure();
+  // FusedBatchNorm has two reserve spaces, V3 a third.
+  SmallVector<Value> outputs = {y, mean, outputVariance, Value(), Value()};
+  if (import.node(index).op() == "FusedBatchNormV3")
+    outputs.push_back(Value());
+  return outputs;
+}
+
 Results translateArgMax(ImportContext &import, int index) {
   FailureOr<Value> x = import.operand(index, 0);
   FailureOr<SmallVector<int64_t>> axis = import.integers(index, 1);
@@ -1264,6 +1386,15 @@ OpTranslatorTable buildOpTranslatorTable() {
         dtfOp<Conv2DOp>() + " (NHWC, without dilation)");
   t.add("MaxPool", translatePool<MaxPoolOp>, dtfOp<MaxPoolOp>() + " (NHWC)");
   t.add("AvgPool", translatePool<AvgPoolOp>, dtfOp<AvgPoolOp>() + " (NHWC)");
+  std::string batchNorm =
+      "decomposed (NHWC): " + dtfOp<ReduceMeanOp>() + "s of the batch's mean "
+      "and variance in training, then " + dtfOp<SubOp>() + ", " +
+      dtfOp<RsqrtOp>() + ", " + dtfOp<MulOp>() + " and " + dtfOp<AddOp>() +
+      "; its moving averages are the train op's " +
+      dtfOp<AssignMovingAverageOp>() + " updates";
+  t.add("FusedBatchNorm", translateFusedBatchNorm, batchNorm);
+  t.add("FusedBatchNormV2", translateFusedBatchNorm, batchNorm);
+  t.add("FusedBatchNormV3", translateFusedBatchNorm, batchNorm);
   return table;
 }
 

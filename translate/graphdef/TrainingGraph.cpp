@@ -773,6 +773,191 @@ static FailureOr<std::pair<int, int>> findLoss(ImportContext &import,
   return failure();
 }
 
+/// The value scalar node `index` has while the graph trains: a Const
+/// (through Identity and Cast nodes), 1 - another, or the Merge of a
+/// tf.cond on the learning phase (batch normalization's
+/// smart_cond(training, momentum, 1.0)) that joins Consts, of which the
+/// true branch's.
+static std::optional<double> trainingScalar(ImportContext &import, int index) {
+  for (int steps = 0; steps < import.nodeCount(); ++steps) {
+    const tensorflow::NodeDef &node = import.node(index);
+    if (node.op() != "Identity" && node.op() != "Cast")
+      break;
+    FailureOr<int> input = import.inputNode(index, 0);
+    if (failed(input))
+      return std::nullopt;
+    index = *input;
+  }
+  const tensorflow::NodeDef &node = import.node(index);
+  if (node.op() == "Const") {
+    FailureOr<DenseElementsAttr> value = import.constant(index);
+    if (failed(value) || value->getNumElements() != 1 ||
+        !value->getElementType().isF32())
+      return std::nullopt;
+    return shortestDouble(
+        (*value->getValues<APFloat>().begin()).convertToFloat());
+  }
+  if (node.op() == "Sub") {
+    FailureOr<int> a = import.inputNode(index, 0),
+                   b = import.inputNode(index, 1);
+    if (failed(a) || failed(b))
+      return std::nullopt;
+    std::optional<double> x = trainingScalar(import, *a),
+                          y = trainingScalar(import, *b);
+    if (!x || !y)
+      return std::nullopt;
+    return *x - *y;
+  }
+  if (node.op() != "Merge" || node.input_size() != 2)
+    return std::nullopt;
+  // Each branch's Const runs under a control input on its branch's pivot,
+  // an Identity of the cond's Switch: output 1 for the true branch.
+  for (int input = 0; input < 2; ++input) {
+    FailureOr<int> branchValue = import.inputNode(index, input);
+    if (failed(branchValue))
+      return std::nullopt;
+    for (const std::string &entry : import.node(*branchValue).input()) {
+      InputRef ref = parseInput(entry);
+      std::optional<int> pivot = import.findNode(ref.node);
+      if (!ref.control || !pivot || import.node(*pivot).op() != "Identity" ||
+          import.node(*pivot).input_size() < 1)
+        continue;
+      InputRef switchRef = parseInput(import.node(*pivot).input(0));
+      std::optional<int> condSwitch = import.findNode(switchRef.node);
+      if (!condSwitch || import.node(*condSwitch).op() != "Switch" ||
+          switchRef.output != 1)
+        continue;
+      FailureOr<int> predicate = import.throughIdentities(*condSwitch, 1);
+      if (failed(predicate) ||
+          import.node(*predicate).op() != "PlaceholderWithDefault")
+        return std::nullopt;
+      return trainingScalar(import, *branchValue);
+    }
+  }
+  return std::nullopt;
+}
+
+/// The variable node `index` reads: through Identity nodes (a reference
+/// variable's read) and a ReadVariableOp.
+static std::optional<int> variableRead(ImportContext &import, int index,
+                                       int input) {
+  FailureOr<int> source = import.throughIdentities(index, input);
+  if (succeeded(source) && import.node(*source).op() == "ReadVariableOp")
+    source = import.throughIdentities(*source, 0);
+  if (failed(source) || !isVariableOp(import.node(*source).op()))
+    return std::nullopt;
+  return *source;
+}
+
+/// Matches AssignSub node `assign` as assign_moving_average builds it:
+/// AssignSub(v, Mul(Sub(read(v), value), 1 - decay)), 1 - decay being
+/// constant while the graph trains.
+static FailureOr<MovingAverageUpdate>
+matchMovingAverage(ImportContext &import, const TrainingGraph &training,
+                   int assign) {
+  auto notRecognized =
+      [&] {
+        import.fail(assign)
+            << "is an update the train op runs (a control dependency, as "
+               "tf.GraphKeys.UPDATE_OPS makes them) that is not "
+               "assign_moving_average's variable -= (variable - value) * (1 - "
+               "decay) of a constant decay, the only one DTF imports";
+        return failure();
+      };
+  std::optional<int> variable = variableRead(import, assign, 0);
+  FailureOr<int> delta = import.throughIdentities(assign, 1);
+  if (!variable || failed(delta) || import.node(*delta).op() != "Mul")
+    return notRecognized();
+  for (int differenceInput = 0; differenceInput < 2; ++differenceInput) {
+    FailureOr<int> difference =
+        import.throughIdentities(*delta, differenceInput);
+    FailureOr<int> weight = import.inputNode(*delta, 1 - differenceInput);
+    if (failed(difference) || failed(weight) ||
+        import.node(*difference).op() != "Sub" ||
+        variableRead(import, *difference, 0) != variable)
+      continue;
+    std::optional<double> valueWeight = trainingScalar(import, *weight);
+    FailureOr<InputRef> value = import.dataInput(*difference, 1);
+    if (!valueWeight || failed(value))
+      continue;
+    FailureOr<int> valueNode = import.lookup(*difference, value->node);
+    if (failed(valueNode))
+      return failure();
+    if (training.trainable.count(*variable)) {
+      import.fail(assign) << "updates '" << import.node(*variable).name()
+                          << "', which the optimizer trains; a moving "
+                             "average is of a variable no optimizer trains";
+      return failure();
+    }
+    // The decay as the float32 the script gave (0.99, not 1 - 0.01).
+    return MovingAverageUpdate{
+        assign, *variable, *valueNode, value->output,
+        shortestDouble(static_cast<float>(1.0 - *valueWeight))};
+  }
+  return notRecognized();
+}
+
+/// The moving averages the train op updates: the AssignSub nodes that the
+/// gradients or the optimizer's updates depend on through control inputs
+/// (directly or through tf.group's NoOp), as
+/// tf.control_dependencies(tf.get_collection(tf.GraphKeys.UPDATE_OPS))
+/// makes them. Another assignment there is an error: DTF would not run it.
+static FailureOr<std::vector<MovingAverageUpdate>>
+recognizeMovingAverages(ImportContext &import, const TrainingGraph &training,
+                        const std::vector<int> &applies) {
+  std::vector<int> stack;
+  for (int index = 0; index < import.nodeCount(); ++index) {
+    const std::string &name = import.node(index).name();
+    if (!training.gradientScopes.count(name.substr(0, name.find('/'))) &&
+        !llvm::is_contained(applies, index))
+      continue;
+    for (const std::string &entry : import.node(index).input()) {
+      InputRef ref = parseInput(entry);
+      if (!ref.control)
+        continue;
+      FailureOr<int> source = import.lookup(index, ref.node);
+      if (failed(source))
+        return failure();
+      stack.push_back(*source);
+    }
+  }
+  std::set<int> seen;
+  std::vector<MovingAverageUpdate> updates;
+  while (!stack.empty()) {
+    int index = stack.back();
+    stack.pop_back();
+    if (!seen.insert(index).second)
+      continue;
+    const std::string &op = import.node(index).op();
+    if (op == "NoOp") {
+      for (const std::string &entry : import.node(index).input()) {
+        FailureOr<int> source = import.lookup(index, parseInput(entry).node);
+        if (failed(source))
+          return failure();
+        stack.push_back(*source);
+      }
+    } else if (op == "AssignSub" || op == "AssignSubVariableOp") {
+      FailureOr<MovingAverageUpdate> update =
+          matchMovingAverage(import, training, index);
+      if (failed(update))
+        return failure();
+      updates.push_back(*update);
+    } else if (StringRef(op).starts_with("Assign") ||
+               StringRef(op).starts_with("Scatter")) {
+      import.fail(index)
+          << "is an update the train op runs (a control dependency, as "
+             "tf.GraphKeys.UPDATE_OPS makes them); DTF imports only "
+             "assign_moving_average's AssignSub there";
+      return failure();
+    }
+  }
+  llvm::sort(updates,
+             [](const MovingAverageUpdate &a, const MovingAverageUpdate &b) {
+               return a.assign < b.assign;
+             });
+  return updates;
+}
+
 FailureOr<TrainingGraph> recognizeTraining(ImportContext &import) {
   TrainingGraph training;
   // The apply ops, in the graph's order.
@@ -947,6 +1132,11 @@ FailureOr<TrainingGraph> recognizeTraining(ImportContext &import) {
                             "schedules at the global step";
       return failure();
     }
+  FailureOr<std::vector<MovingAverageUpdate>> movingAverages =
+      recognizeMovingAverages(import, training, applies);
+  if (failed(movingAverages))
+    return failure();
+  training.movingAverages = std::move(*movingAverages);
   return training;
 }
 

@@ -19,6 +19,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 namespace dtf::translate::graphdef {
 
@@ -31,6 +32,21 @@ bool isVariableOp(const std::string &op);
 /// with another ([Resource][Sparse]Apply<Optimizer>) uses an op dtf-translate
 /// does not import.
 llvm::SmallVector<llvm::StringRef> recognizedApplyOps();
+
+/// An update that the train op runs besides the optimizer's, through control
+/// dependencies as tf.GraphKeys.UPDATE_OPS makes them: batch normalization's
+/// moving mean or variance, assign_moving_average(variable, value, decay).
+struct MovingAverageUpdate {
+  /// The AssignSub node.
+  int assign = 0;
+  /// The variable it updates.
+  int variable = 0;
+  /// The output of the value averaged in.
+  int value = 0;
+  int valueOutput = 0;
+  /// The weight of the old average (batch normalization's momentum).
+  double decay = 0;
+};
 
 /// The training of the graph, as one dtf.minimize says it.
 struct TrainingGraph {
@@ -57,10 +73,14 @@ struct TrainingGraph {
   /// The clip_norm of tf.clip_by_global_norm between the gradients and the
   /// optimizer, if the script clips them.
   std::optional<double> clipByGlobalNorm;
+  /// The moving averages the train op updates, in the graph's order.
+  std::vector<MovingAverageUpdate> movingAverages;
 };
 
 /// Recognizes the optimizer, the trainable variables, the loss and the global
-/// step from the optimizer's apply ops; a graph without them trains nothing.
+/// step from the optimizer's apply ops, and the moving averages the train op
+/// updates; a graph without apply ops trains nothing. An update the train op
+/// depends on that is no moving average is an error.
 /// The apply ops of other optimizers are recorded as unsupported ops
 /// (ImportContext::recordUnsupportedOp).
 mlir::FailureOr<TrainingGraph> recognizeTraining(ImportContext &import);

@@ -1165,6 +1165,23 @@ LogicalResult AvgPoolGradOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// Moving averages
+//===----------------------------------------------------------------------===//
+
+LogicalResult AssignMovingAverageOp::verify() {
+  double decay = getDecay().convertToDouble();
+  if (!(decay >= 0.0 && decay <= 1.0))
+    return emitOpError("decay must be in [0, 1], got ") << decay;
+  // An optimizer would update the variable too, with a second push.
+  if (auto variable = getVar().getDefiningOp<VariableOp>();
+      variable && variable.getTrainable())
+    return emitOpError("updates the trainable variable '")
+           << variable.getName()
+           << "'; a moving average is of a variable no optimizer trains";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // SendOp and RecvOp
 //===----------------------------------------------------------------------===//
 

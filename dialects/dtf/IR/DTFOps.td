@@ -1080,6 +1080,37 @@ def DTF_ApplyFtrlOp : DTF_Op<"apply_ftrl",
   }];
 }
 
+def DTF_AssignMovingAverageOp : DTF_Op<"assign_moving_average",
+    [TypesMatchWith<"value has the variable's type", "var", "value",
+        "::llvm::cast<::dtf::ir::ResourceType>($_self).getValueType()">]> {
+  let summary = "var -= (var - value) * (1 - decay)";
+  let description = [{
+    TensorFlow's `assign_moving_average(variable, value, decay)`
+    (moving_averages.py): the exponential moving average that batch
+    normalization keeps of its batches' mean and variance, which a TF1
+    train op runs through `tf.GraphKeys.UPDATE_OPS`. `decay` is the layer's
+    `momentum` (0.99 for `tf.compat.v1.layers.batch_normalization`).
+
+    ```mlir
+    dtf.assign_moving_average %moving_mean, %batch_mean decay 0.99
+        : !dtf.resource<tensor<16xf32>>
+    ```
+
+    `value` is computed by a worker from its batch; the variable is not
+    trained. Between-graph replication pushes `value` to the variable's PS
+    task as it pushes a gradient, and the task updates the variable's
+    current value. A synchronous step averages the replicas' values first:
+    one update per global step, of the mean of their batches' statistics,
+    where TensorFlow's replicas would each apply their own.
+  }];
+  let arguments = (ins DTF_ResourceArg<[MemRead, MemWrite]>:$var,
+                       DTF_FloatTensor:$value, F64Attr:$decay);
+  let assemblyFormat = [{
+    $var `,` $value `decay` $decay attr-dict `:` qualified(type($var))
+  }];
+  let hasVerifier = 1;
+}
+
 // The sparse updates take the rows `rows` of an IndexedSlices gradient at
 // the 1-D `ids` of `var`'s first dimension. As TensorFlow's
 // Optimizer._apply_sparse_duplicate_indices, the rows of equal ids are

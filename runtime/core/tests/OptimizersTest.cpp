@@ -91,6 +91,20 @@ TEST(AssignAdd, FloatAndInteger) {
   EXPECT_EQ(step.scalarAsDouble(), 42);
 }
 
+TEST(AssignMovingAverage, TwoSteps) {
+  // decay 0.75: mean = 0.75 * mean + 0.25 * value, twice.
+  Tensor mean = f64({2}, {0, 8});
+  assign_moving_average(mean, f64({2}, {4, 0}), 0.75);
+  expectTensorNear<double>(mean, f64({2}, {1, 6}), 1e-15);
+  assign_moving_average(mean, f64({2}, {4, 0}), 0.75);
+  expectTensorNear<double>(mean, f64({2}, {1.75, 4.5}), 1e-15);
+  // A decay of 1 keeps the average; 0 replaces it.
+  assign_moving_average(mean, f64({2}, {-1, -1}), 1.0);
+  expectTensorNear<double>(mean, f64({2}, {1.75, 4.5}), 0);
+  assign_moving_average(mean, f64({2}, {-1, -1}), 0.0);
+  expectTensorNear<double>(mean, f64({2}, {-1, -1}), 0);
+}
+
 TEST(Optimizers, RejectMismatchedOperands) {
   Tensor var(DType::F32, {2});
   Tensor accum(DType::F32, {3});
@@ -106,6 +120,9 @@ TEST(Optimizers, RejectMismatchedOperands) {
         apply_adam(var, m, v, 0.9, 0.999, 0.1, 0.9, 0.999, 1e-8, var.clone());
       },
       {"apply_adam", "f64[2]"});
+  expectInvalidArgument(
+      [&] { assign_moving_average(var, Tensor(DType::F32, {3}), 0.99); },
+      {"assign_moving_average", "f32[2]", "f32[3]"});
   Tensor ivar(DType::I32, {2});
   expectInvalidArgument(
       [&] { apply_gradient_descent(ivar, 0.1, ivar.clone()); },
