@@ -69,6 +69,7 @@ private:
   void expandAdagrad(AdagradAttr adagrad);
   void expandFtrl(FtrlAttr ftrl);
   void expandRMSProp(RMSPropAttr rmsprop);
+  void expandAdadelta(AdadeltaAttr adadelta);
 
   /// Creates a non-trainable variable of `valueType`, colocated with
   /// `anchor`, right after `anchor` and the variables already created next
@@ -125,11 +126,13 @@ LogicalResult OptimizerExpansion::run() {
   }
   // TensorFlow's MomentumOptimizer does update IndexedSlices, but through a
   // kernel DTF does not have yet; refuse rather than densify the table.
-  if (isa<MomentumAttr, RMSPropAttr>(optimizer) &&
+  if (isa<MomentumAttr, RMSPropAttr, AdadeltaAttr>(optimizer) &&
       !apply.getSparseVariables().empty())
     return apply.emitOpError("updates '")
            << getSparseVariable(0).getName() << "' by rows, which "
-           << (isa<MomentumAttr>(optimizer) ? "momentum" : "RMSProp")
+           << (isa<MomentumAttr>(optimizer)  ? "momentum"
+               : isa<RMSPropAttr>(optimizer) ? "RMSProp"
+                                             : "Adadelta")
            << " cannot do yet; use #dtf.adagrad, #dtf.adam (lazy on rows) or "
               "#dtf.sgd for embedding tables";
   rewriter.setInsertionPoint(apply);
@@ -143,6 +146,8 @@ LogicalResult OptimizerExpansion::run() {
     expandFtrl(ftrl);
   else if (auto rmsprop = dyn_cast<RMSPropAttr>(optimizer))
     expandRMSProp(rmsprop);
+  else if (auto adadelta = dyn_cast<AdadeltaAttr>(optimizer))
+    expandAdadelta(adadelta);
   else
     expandAdam(cast<AdamAttr>(optimizer));
 
@@ -244,6 +249,21 @@ void OptimizerExpansion::expandRMSProp(RMSPropAttr rmsprop) {
           rmsprop.getLearningRate(), rmsprop.getDecay(), rmsprop.getMomentum(),
           rmsprop.getEpsilon(), rmsprop.getSchedule());
     }
+    colocate(update, variable);
+  }
+}
+
+void OptimizerExpansion::expandAdadelta(AdadeltaAttr adadelta) {
+  // AdadeltaOptimizer._create_slots: "accum" and "accum_update" of zeros,
+  // which the graph names var/Adadelta and var/Adadelta_1.
+  for (auto [index, gradient] : llvm::enumerate(apply.getGradients())) {
+    VariableOp variable = getVariable(index);
+    VariableOp accum = createSlot(variable, "Adadelta");
+    VariableOp accumUpdate = createSlot(variable, "Adadelta");
+    auto update = rewriter.create<ApplyAdadeltaOp>(
+        apply.getLoc(), variable, accum, accumUpdate, gradient,
+        adadelta.getLearningRate(), adadelta.getRho(), adadelta.getEpsilon(),
+        adadelta.getSchedule());
     colocate(update, variable);
   }
 }

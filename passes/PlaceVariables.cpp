@@ -117,9 +117,8 @@ static Value getUpdateValue(Operation *op) {
       .Case<AssignOp, AssignAddOp, AssignMovingAverageOp>(
           [](auto update) { return update.getValue(); })
       .Case<ApplyGradientDescentOp, ApplyMomentumOp, ApplyAdamOp,
-            ApplyAdagradOp, ApplyFtrlOp, ApplyRMSPropOp,
-            ApplyCenteredRMSPropOp>(
-          [](auto update) { return update.getGrad(); })
+            ApplyAdagradOp, ApplyFtrlOp, ApplyRMSPropOp, ApplyCenteredRMSPropOp,
+            ApplyAdadeltaOp>([](auto update) { return update.getGrad(); })
       .Default([](Operation *) { return Value(); });
 }
 

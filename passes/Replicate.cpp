@@ -54,8 +54,8 @@ using namespace dtf::ir;
 static SmallVector<OpOperand *, 2> getGradientOperands(Operation *op) {
   return TypeSwitch<Operation *, SmallVector<OpOperand *, 2>>(op)
       .Case<ApplyGradientDescentOp, ApplyMomentumOp, ApplyAdamOp,
-            ApplyAdagradOp, ApplyFtrlOp, ApplyRMSPropOp,
-            ApplyCenteredRMSPropOp>([](auto apply) {
+            ApplyAdagradOp, ApplyFtrlOp, ApplyRMSPropOp, ApplyCenteredRMSPropOp,
+            ApplyAdadeltaOp>([](auto apply) {
         return SmallVector<OpOperand *, 2>{&apply.getGradMutable()};
       })
       .Case<AssignMovingAverageOp>([](AssignMovingAverageOp average) {
@@ -75,7 +75,7 @@ static VariableOp getUpdatedVariable(Operation *op) {
   return TypeSwitch<Operation *, VariableOp>(op)
       .Case<ApplyGradientDescentOp, ApplyMomentumOp, ApplyAdamOp,
             ApplyAdagradOp, ApplyFtrlOp, ApplyRMSPropOp, ApplyCenteredRMSPropOp,
-            SparseApplyGradientDescentOp, SparseApplyAdagradOp,
+            ApplyAdadeltaOp, SparseApplyGradientDescentOp, SparseApplyAdagradOp,
             SparseApplyAdamOp, SparseApplyFtrlOp, AssignMovingAverageOp>(
           [](auto apply) {
             return apply.getVar().template getDefiningOp<VariableOp>();

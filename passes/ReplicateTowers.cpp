@@ -54,9 +54,8 @@ static bool isPSDevice(DeviceAttr device) { return device.getJob() == "ps"; }
 static OpOperand *getGradientOperand(Operation *op) {
   return TypeSwitch<Operation *, OpOperand *>(op)
       .Case<ApplyGradientDescentOp, ApplyMomentumOp, ApplyAdamOp,
-            ApplyAdagradOp, ApplyFtrlOp, ApplyRMSPropOp,
-            ApplyCenteredRMSPropOp>(
-          [](auto apply) { return &apply.getGradMutable(); })
+            ApplyAdagradOp, ApplyFtrlOp, ApplyRMSPropOp, ApplyCenteredRMSPropOp,
+            ApplyAdadeltaOp>([](auto apply) { return &apply.getGradMutable(); })
       .Default([](Operation *) { return nullptr; });
 }
 

@@ -259,6 +259,13 @@ void apply_adam(Tensor &var, Tensor &m, Tensor &v, double beta1_power,
 void apply_rmsprop(Tensor &var, Tensor &ms, Tensor &mom, Tensor *mg, double lr,
                    double decay, double momentum, double epsilon,
                    const Tensor &grad);
+/// Adadelta as TensorFlow's ApplyAdadelta computes it:
+/// accum = rho * accum + (1 - rho) * g * g;
+/// update = sqrt(accum_update + epsilon) / sqrt(accum + epsilon) * g;
+/// var -= lr * update; accum_update = rho * accum_update + (1 - rho) *
+/// update * update.
+void apply_adadelta(Tensor &var, Tensor &accum, Tensor &accum_update,
+                    double lr, double rho, double epsilon, const Tensor &grad);
 /// var += delta; f32, f64, i32, i64.
 void assign_add(Tensor &var, const Tensor &delta);
 /// var -= (var - value) * (1 - decay), as TensorFlow's

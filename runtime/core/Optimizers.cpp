@@ -121,6 +121,32 @@ void apply_rmsprop(Tensor &var, Tensor &ms, Tensor &mom, Tensor *mg, double lr,
   });
 }
 
+void apply_adadelta(Tensor &var, Tensor &accum, Tensor &accum_update, double lr,
+                    double rho, double epsilon, const Tensor &grad) {
+  const char *op = "apply_adadelta";
+  requireSameType(op, var, "var", accum, "accum");
+  requireSameType(op, var, "var", accum_update, "accum_update");
+  requireSameType(op, var, "var", grad, "grad");
+  dispatchFloat(op, var.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T alpha = static_cast<T>(lr);
+    const T r = static_cast<T>(rho);
+    const T oneMinusRho = static_cast<T>(1) - r;
+    const T eps = static_cast<T>(epsilon);
+    T *w = var.data<T>();
+    T *a = accum.data<T>();
+    T *u = accum_update.data<T>();
+    const T *g = grad.data<T>();
+    for (int64_t i = 0, n = var.numElements(); i < n; ++i) {
+      // In TensorFlow's ApplyAdadelta order.
+      a[i] = a[i] * r + g[i] * g[i] * oneMinusRho;
+      const T update = std::sqrt(u[i] + eps) / std::sqrt(a[i] + eps) * g[i];
+      w[i] -= update * alpha;
+      u[i] = u[i] * r + update * update * oneMinusRho;
+    }
+  });
+}
+
 void apply_adam(Tensor &var, Tensor &m, Tensor &v, double beta1_power,
                 double beta2_power, double lr, double beta1, double beta2,
                 double epsilon, const Tensor &grad) {

@@ -633,6 +633,13 @@ KernelTable buildKernelTable() {
                                toDouble(apply.getMomentumAttr()),
                                toDouble(apply.getEpsilonAttr()), c.in(4));
       });
+  add<ir::ApplyAdadeltaOp>(
+      t, [](ir::ApplyAdadeltaOp apply, const KernelCall &c) {
+        kernels::apply_adadelta(c.variable(0), c.variable(1), c.variable(2),
+                                learningRateOf(apply, c),
+                                toDouble(apply.getRhoAttr()),
+                                toDouble(apply.getEpsilonAttr()), c.in(3));
+      });
   add<ir::ApplyFtrlOp>(t, [](ir::ApplyFtrlOp apply, const KernelCall &c) {
     kernels::apply_ftrl(c.variable(0), c.variable(1), c.variable(2), c.in(3),
                         learningRateOf(apply, c), toDouble(apply.getL1Attr()),

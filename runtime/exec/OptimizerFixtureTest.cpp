@@ -270,10 +270,10 @@ TEST_F(OptimizerFixtureTest, EveryConfigurationIsTested) {
   std::set<std::string> names;
   for (const json &config : fixture().at("configurations"))
     names.insert(config.at("name").get<std::string>());
-  EXPECT_EQ(names,
-            (std::set<std::string>{"sgd", "momentum", "momentum_nesterov",
-                                   "adam_defaults", "adam", "rmsprop_defaults",
-                                   "rmsprop", "rmsprop_centered"}));
+  EXPECT_EQ(names, (std::set<std::string>{
+                       "sgd", "momentum", "momentum_nesterov", "adam_defaults",
+                       "adam", "rmsprop_defaults", "rmsprop",
+                       "rmsprop_centered", "adadelta_defaults", "adadelta"}));
 }
 
 TEST_F(OptimizerFixtureTest, GradientDescent) {
@@ -307,5 +307,15 @@ TEST_F(OptimizerFixtureTest, RMSProp) { expectTensorFlowUpdates("rmsprop"); }
 TEST_F(OptimizerFixtureTest, CenteredRMSProp) {
   expectTensorFlowUpdates("rmsprop_centered");
 }
+
+// Both slots start at zeros: accum (w/Adadelta) and accum_update
+// (w/Adadelta_1).
+TEST_F(OptimizerFixtureTest, AdadeltaDefaults) {
+  expectTensorFlowUpdates("adadelta_defaults");
+}
+
+// rho and epsilon away from the defaults, at the learning rate of 1 of
+// Zeiler's paper.
+TEST_F(OptimizerFixtureTest, Adadelta) { expectTensorFlowUpdates("adadelta"); }
 
 } // namespace

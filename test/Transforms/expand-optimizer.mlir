@@ -110,6 +110,22 @@ func.func @rmsprop_centered(%g: tensor<3xf32>) {
 
 // -----
 
+// Adadelta as TensorFlow 1 makes it: accum "<var>/Adadelta" and
+// accum_update "<var>/Adadelta_1", both of zeros.
+// CHECK-LABEL: func.func @adadelta
+// CHECK-NEXT: %[[W:.*]] = dtf.variable "w" init(#dtf.zeros) : !dtf.resource<tensor<3xf32>>
+// CHECK-NEXT: %[[ACCUM:.*]] = dtf.variable "w/Adadelta" init(#dtf.zeros) colocate_with("w") {trainable = false} : !dtf.resource<tensor<3xf32>>
+// CHECK-NEXT: %[[UPDATE:.*]] = dtf.variable "w/Adadelta_1" init(#dtf.zeros) colocate_with("w") {trainable = false} : !dtf.resource<tensor<3xf32>>
+// CHECK-NEXT: dtf.apply_adadelta %[[W]], %[[ACCUM]], %[[UPDATE]], %{{.*}} learning_rate 1.000000e+00 rho 0.94999999999999996 epsilon 1.000000e-08 : !dtf.resource<tensor<3xf32>>
+// CHECK-NEXT: return
+func.func @adadelta(%g: tensor<3xf32>) {
+  %w = dtf.variable "w" init(#dtf.zeros) : !dtf.resource<tensor<3xf32>>
+  dtf.apply_gradients #dtf.adadelta<learning_rate = 1.0> (%w : !dtf.resource<tensor<3xf32>>) grads(%g : tensor<3xf32>)
+  return
+}
+
+// -----
+
 // Adam: m and v slots "<var>/Adam" and "<var>/Adam_1" after each variable;
 // beta1_power and beta2_power, scalars of the variables' float type
 // initialized to beta1 and beta2, next to the variable whose name sorts

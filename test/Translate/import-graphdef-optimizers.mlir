@@ -1,7 +1,7 @@
 // The optimizers' apply ops in their other forms: ApplyMomentum with
 // use_nesterov on a reference variable, ResourceApplyAdam and
-// ResourceApplyGradientDescent on resource variables, ApplyRMSProp and
-// ResourceApplyCenteredRMSProp, each with its
+// ResourceApplyGradientDescent on resource variables, ApplyRMSProp,
+// ResourceApplyCenteredRMSProp and ApplyAdadelta, each with its
 // hyper-parameters from Consts. Without a global step, dtf.minimize has
 // none. (Hand-written GraphDefs: a variable w, y = sum(w * x), the seed of
 // the backward pass and the update.)
@@ -11,6 +11,7 @@
 // RUN: dtf-translate --import-graphdef %t/sgd.pbtxt | FileCheck %s --check-prefix=SGD
 // RUN: dtf-translate --import-graphdef %t/rmsprop.pbtxt | FileCheck %s --check-prefix=RMSPROP
 // RUN: dtf-translate --import-graphdef %t/centered.pbtxt | FileCheck %s --check-prefix=CENTERED
+// RUN: dtf-translate --import-graphdef %t/adadelta.pbtxt | FileCheck %s --check-prefix=ADADELTA
 
 // MOMENTUM:      %[[W:.*]] = dtf.variable "w" init(#dtf.zeros) : !dtf.resource<tensor<2xf32>>
 // MOMENTUM-NEXT: %[[V:.*]] = dtf.read %[[W]]
@@ -24,6 +25,7 @@
 
 // RMSPROP: dtf.minimize %{{.*}} : tensor<f32>, #dtf.rmsprop<learning_rate = 0.01, decay = 0.8, momentum = 0.5, epsilon = 0.0001>{{$}}
 // CENTERED: dtf.minimize %{{.*}} : tensor<f32>, #dtf.rmsprop<learning_rate = 0.001, centered = true>{{$}}
+// ADADELTA: dtf.minimize %{{.*}} : tensor<f32>, #dtf.adadelta<learning_rate = 1.0, rho = 0.9, epsilon = 1.0e-06>{{$}}
 
 // SGD: dtf.read
 // SGD: dtf.minimize %{{.*}} : tensor<f32>, #dtf.sgd<learning_rate = 0.25>{{$}}
@@ -103,3 +105,18 @@ node { name: "rho" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } } at
 node { name: "momentum" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { } float_val: 0 } } } }
 node { name: "epsilon" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { } float_val: 1e-10 } } } }
 node { name: "RMSProp/update_w/ResourceApplyCenteredRMSProp" op: "ResourceApplyCenteredRMSProp" input: "w" input: "w/RMSProp_1" input: "w/RMSProp" input: "w/RMSProp_2" input: "lr" input: "rho" input: "momentum" input: "epsilon" input: "gradients/loss_grad/Tile" }
+//--- adadelta.pbtxt
+node { name: "w" op: "VariableV2" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "shape" value { shape { dim { size: 2 } } } } }
+node { name: "w/initial_value" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 2 } } float_val: 0 } } } }
+node { name: "w/Assign" op: "Assign" input: "w" input: "w/initial_value" }
+node { name: "w/read" op: "Identity" input: "w" }
+node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "shape" value { shape { dim { size: 2 } } } } }
+node { name: "mul" op: "Mul" input: "w/read" input: "x" }
+node { name: "axes" op: "Const" attr { key: "dtype" value { type: DT_INT32 } } attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 1 } } int_val: 0 } } } }
+node { name: "loss" op: "Sum" input: "mul" input: "axes" }
+node { name: "gradients/grad_ys_0" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { } float_val: 1 } } } }
+node { name: "gradients/loss_grad/Tile" op: "Tile" input: "gradients/grad_ys_0" }
+node { name: "lr" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { } float_val: 1 } } } }
+node { name: "rho" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { } float_val: 0.9 } } } }
+node { name: "epsilon" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { } float_val: 1e-06 } } } }
+node { name: "Adadelta/update_w/ApplyAdadelta" op: "ApplyAdadelta" input: "w" input: "w/Adadelta" input: "w/Adadelta_1" input: "lr" input: "rho" input: "epsilon" input: "gradients/loss_grad/Tile" }

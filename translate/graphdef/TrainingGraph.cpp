@@ -36,6 +36,8 @@ const std::map<std::string, int> &gradientInputs() {
       {"ResourceApplyRMSProp", 7},
       {"ApplyCenteredRMSProp", 8},
       {"ResourceApplyCenteredRMSProp", 8},
+      {"ApplyAdadelta", 6},
+      {"ResourceApplyAdadelta", 6},
       {"ApplyFtrl", 3},
       {"ResourceApplyFtrl", 3},
       {"ApplyFtrlV2", 3},
@@ -671,6 +673,17 @@ FailureOr<Attribute> optimizerOf(ImportContext &import,
     return Attribute(FtrlAttr::get(
         context, APFloat(lr->initial), APFloat(*power), APFloat(*accumulator),
         APFloat(*l1), APFloat(*l2), APFloat(*shrinkage), lr->schedule));
+  }
+  if (op.find("Adadelta") != std::string::npos) {
+    // var, accum, accum_update, lr, rho, epsilon, grad.
+    FailureOr<LearningRate> lr = learningRate(3);
+    FailureOr<double> rho = import.scalar(index, 4),
+                      epsilon = import.scalar(index, 5);
+    if (failed(lr) || failed(rho) || failed(epsilon))
+      return failure();
+    return Attribute(AdadeltaAttr::get(context, APFloat(lr->initial),
+                                       APFloat(*rho), APFloat(*epsilon),
+                                       lr->schedule));
   }
   if (op.find("RMSProp") != std::string::npos) {
     // var, [mg,] ms, mom, lr, rho, momentum, epsilon, grad.

@@ -418,6 +418,23 @@ LogicalResult RMSPropAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
+LogicalResult AdadeltaAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                   APFloat learningRate, APFloat rhoValue,
+                                   APFloat epsilonValue, Attribute schedule) {
+  if (failed(verifyLearningRate(emitError, learningRate, schedule)))
+    return failure();
+  double rho = rhoValue.convertToDouble();
+  double epsilon = epsilonValue.convertToDouble();
+  if (!(rho >= 0.0 && rho <= 1.0))
+    return emitError() << "rho must be in [0, 1], got " << rho;
+  // The first update is sqrt(epsilon) / sqrt(accum + epsilon) * grad: a
+  // zero epsilon would never move the variable.
+  if (!(epsilon > 0.0) || !std::isfinite(epsilon))
+    return emitError() << "epsilon must be positive and finite, got "
+                       << epsilon;
+  return success();
+}
+
 LogicalResult FtrlAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                APFloat learningRate, APFloat powerValue,
                                APFloat initialValue, APFloat l1Value,

@@ -479,9 +479,31 @@ def DTF_RMSPropAttr : DTF_Attr<"RMSProp", "rmsprop"> {
   let genVerifyDecl = 1;
 }
 
+def DTF_AdadeltaAttr : DTF_Attr<"Adadelta", "adadelta"> {
+  let summary = "Adadelta, as TensorFlow 1's AdadeltaOptimizer";
+  let description = [{
+    Per element, decaying means of squared gradients `accum` and of squared
+    updates `accum_update`, both starting at 0:
+    `accum = rho * accum + (1 - rho) * grad^2;
+     update = sqrt(accum_update + epsilon) / sqrt(accum + epsilon) * grad;
+     var -= learning_rate * update;
+     accum_update = rho * accum_update + (1 - rho) * update^2`.
+    The slots are named `<var>/Adadelta` (accum) and `<var>/Adadelta_1`
+    (accum_update). TensorFlow's defaults are a learning rate of 0.001,
+    `rho` 0.95 and `epsilon` 1e-8 (Zeiler's paper uses a learning rate of
+    1).
+  }];
+  let parameters = (ins DTF_F64Parameter<"learning rate">:$learning_rate,
+                        DTF_F64Parameter<"rho", "0.95">:$rho,
+                        DTF_F64Parameter<"epsilon", "1e-8">:$epsilon,
+                        DTF_ScheduleParameter:$schedule);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
 def DTF_OptimizerAttr : AnyAttrOf<[DTF_SGDAttr, DTF_MomentumAttr, DTF_AdamAttr,
                                    DTF_AdagradAttr, DTF_FtrlAttr,
-                                   DTF_RMSPropAttr]>;
+                                   DTF_RMSPropAttr, DTF_AdadeltaAttr]>;
 
 //===----------------------------------------------------------------------===//
 // Enums

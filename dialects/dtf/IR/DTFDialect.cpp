@@ -307,7 +307,7 @@ LogicalResult DTFDialect::verifyOperationAttribute(Operation *op,
                                 << "' is only valid on a function or a "
                                    "dtf.variable";
     if (!isa<SGDAttr, MomentumAttr, AdamAttr, AdagradAttr, FtrlAttr,
-             RMSPropAttr>(attr.getValue()))
+             RMSPropAttr, AdadeltaAttr>(attr.getValue()))
       return op->emitError("'") << getOptimizerAttrName()
                                 << "' must be a dtf optimizer attribute";
     if (variable && !variable.getTrainable())

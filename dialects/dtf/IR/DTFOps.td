@@ -1059,6 +1059,27 @@ def DTF_ApplyCenteredRMSPropOp : DTF_Op<"apply_centered_rmsprop",
   }];
 }
 
+def DTF_ApplyAdadeltaOp : DTF_Op<"apply_adadelta",
+    [DTF_GradMatchesVariable<"var">, DTF_SlotMatchesVariable<"accum">,
+     DTF_SlotMatchesVariable<"accum_update">]> {
+  let summary = "one Adadelta step on var with its accum and accum_update "
+                "slots";
+  let description = [{
+    TensorFlow's ApplyAdadelta (`#dtf.adadelta` says what it computes).
+  }];
+  let arguments = (ins DTF_ResourceArg<[MemRead, MemWrite]>:$var,
+                       DTF_ResourceArg<[MemRead, MemWrite]>:$accum,
+                       DTF_ResourceArg<[MemRead, MemWrite]>:$accum_update,
+                       DTF_FloatTensor:$grad, F64Attr:$learning_rate,
+                       F64Attr:$rho, F64Attr:$epsilon,
+                       OptionalAttr<DTF_LearningRateScheduleAttr>:$schedule);
+  let assemblyFormat = [{
+    $var `,` $accum `,` $accum_update `,` $grad `learning_rate`
+    $learning_rate `rho` $rho `epsilon` $epsilon
+    (`schedule` `(` $schedule^ `)`)? attr-dict `:` qualified(type($var))
+  }];
+}
+
 def DTF_ApplyFtrlOp : DTF_Op<"apply_ftrl",
     [DTF_GradMatchesVariable<"var">, DTF_SlotMatchesVariable<"accum">,
      DTF_SlotMatchesVariable<"linear">]> {

@@ -14,13 +14,16 @@ each optimizer configuration DTF offers:
     from them (so that a swap of beta1 and beta2, or a lost epsilon, shows),
   - RMSPropOptimizer with its defaults, with decay, momentum and epsilon
     far from them, and centered,
+  - AdadeltaOptimizer with its defaults, and with rho and epsilon far from
+    them,
 
 on the same two variables (w: 3x4, b: 4; values of mixed magnitudes from a
 fixed seed, one exact zero in a gradient) and three steps of fixed, distinct
 float32 gradients fed through `apply_gradients(..., global_step)`. After the
 initializers ran ("initialized") and after each step ("steps") it records
 every global variable by TensorFlow's name: the variables, the slots
-("w/Momentum", "w/Adam", "w/Adam_1", "w/RMSProp", "w/RMSProp_1"), the non-slot variables ("beta1_power",
+("w/Momentum", "w/Adam", "w/Adam_1", "w/RMSProp", "w/RMSProp_1",
+"w/Adadelta", "w/Adadelta_1"), the non-slot variables ("beta1_power",
 "beta2_power") and the global step.
 
 Each float is written as the shortest decimal string of its float32 value;
@@ -115,6 +118,16 @@ CONFIGS = [
                                        centered=True),
      "RMSPropOptimizer(learning_rate=0.01, momentum=0.3, centered=True)",
      "#dtf.rmsprop<learning_rate = 0.01, momentum = 0.3, centered = true>"),
+    # TensorFlow's defaults (rho 0.95, epsilon 1e-8), then rho and epsilon
+    # away from them and a learning rate of 1, as Zeiler's paper uses.
+    ("adadelta_defaults",
+     lambda: tf.train.AdadeltaOptimizer(learning_rate=0.001),
+     "AdadeltaOptimizer(learning_rate=0.001)",
+     "#dtf.adadelta<learning_rate = 0.001>"),
+    ("adadelta",
+     lambda: tf.train.AdadeltaOptimizer(learning_rate=1.0, rho=0.7, epsilon=1e-3),
+     "AdadeltaOptimizer(learning_rate=1.0, rho=0.7, epsilon=1e-3)",
+     "#dtf.adadelta<learning_rate = 1.0, rho = 0.7, epsilon = 1.0e-3>"),
 ]
 
 

@@ -306,6 +306,22 @@ func.func @rmsprop_epsilon(%loss: tensor<f32>) {
 
 // -----
 
+func.func @adadelta_rho(%loss: tensor<f32>) {
+  // expected-error @+1 {{rho must be in [0, 1], got 1.100000e+00}}
+  dtf.minimize %loss : tensor<f32>, #dtf.adadelta<learning_rate = 1.0, rho = 1.1>
+  return
+}
+
+// -----
+
+func.func @adadelta_epsilon(%loss: tensor<f32>) {
+  // expected-error @+1 {{epsilon must be positive and finite, got 0.000000e+00}}
+  dtf.minimize %loss : tensor<f32>, #dtf.adadelta<learning_rate = 1.0, epsilon = 0.0>
+  return
+}
+
+// -----
+
 //===----------------------------------------------------------------------===//
 // Types
 //===----------------------------------------------------------------------===//
