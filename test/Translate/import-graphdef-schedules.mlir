@@ -7,6 +7,8 @@
 // RUN: dtf-translate --import-graphdef %S/Inputs/schedule_polynomial.pbtxt | FileCheck %s --check-prefix=POLYNOMIAL
 // RUN: dtf-translate --import-graphdef %S/Inputs/schedule_polynomial_cycle.pbtxt | FileCheck %s --check-prefix=CYCLE
 // RUN: dtf-translate --import-graphdef %S/Inputs/schedule_cosine.pbtxt | FileCheck %s --check-prefix=COSINE
+// RUN: dtf-translate --import-graphdef %S/Inputs/schedule_piecewise.pbtxt | FileCheck %s --check-prefix=PIECEWISE
+// RUN: dtf-translate --import-graphdef %S/Inputs/schedule_piecewise_one.pbtxt | FileCheck %s --check-prefix=PIECEWISE-ONE
 
 // EXPONENTIAL:     %[[STEP:.*]] = dtf.variable "global_step"
 // EXPONENTIAL-NOT: dtf.pow
@@ -19,3 +21,11 @@
 // CYCLE: dtf.minimize %{{.*}} : tensor<f32>, #dtf.sgd<learning_rate = 0.1, schedule = #dtf.polynomial_decay<decay_steps = 2000.0, cycle = true>> global_step
 
 // COSINE: dtf.minimize %{{.*}} : tensor<f32>, #dtf.rmsprop<learning_rate = 0.001, schedule = #dtf.cosine_decay<decay_steps = 3000.0, alpha = 0.1>> global_step
+
+// piecewise_constant's tf.case, nested tf.conds on the step's place among
+// the boundaries, becomes the schedule whatever the order of its cases; one
+// boundary makes two cases and no LogicalAnd.
+// PIECEWISE-NOT: dtf.select
+// PIECEWISE:     dtf.minimize %{{.*}} : tensor<f32>, #dtf.momentum<learning_rate = 0.1, momentum = 0.9, schedule = #dtf.piecewise_constant<boundaries = [100, 200, 500], values = [1.000000e-01, 5.000000e-02, 1.000000e-02, 1.000000e-03]>> global_step
+
+// PIECEWISE-ONE: dtf.minimize %{{.*}} : tensor<f32>, #dtf.sgd<learning_rate = 0.5, schedule = #dtf.piecewise_constant<boundaries = [1000], values = [5.000000e-01, 1.000000e-01]>> global_step

@@ -520,6 +520,127 @@ std::optional<LearningRate> matchCosineDecay(ImportContext &import, int root) {
   return LearningRate{*initial, schedule, m.stepVariable};
 }
 
+/// The node that input `input` of `index` passes through tf.cond's plumbing
+/// from: Identity nodes and the data input of Switch nodes.
+static std::optional<int> throughSwitches(ImportContext &import, int index,
+                                          int input) {
+  for (int steps = 0; steps < import.nodeCount(); ++steps) {
+    FailureOr<int> source = import.throughIdentities(index, input);
+    if (failed(source))
+      return std::nullopt;
+    if (import.node(*source).op() != "Switch")
+      return *source;
+    index = *source;
+    input = 0;
+  }
+  return std::nullopt;
+}
+
+/// piecewise_constant (PiecewiseConstantDecay): tf.case of one tf.cond per
+/// value (control flow v1), nested: each a Merge of Switch(value):1, taken
+/// where its predicate holds, and of the next cond or, last, the default
+/// values[0]. The predicates compare the global step itself with the
+/// boundaries: LessEqual(step, b_0) for values[0], Greater(step, b_n-1) for
+/// values[n], and LogicalAnd(Greater(step, b_i-1), LessEqual(step, b_i)) for
+/// values[i].
+std::optional<LearningRate> matchPiecewiseConstant(ImportContext &import,
+                                                   int root) {
+  ScheduleMatcher m(import);
+  std::optional<int> stepVariable;
+  // The variable `node` compares with a boundary, which is its input 1.
+  auto comparison = [&](int node, StringRef op) -> std::optional<double> {
+    if (import.node(node).op() != op)
+      return std::nullopt;
+    FailureOr<int> step = import.throughIdentities(node, 0);
+    if (succeeded(step) && import.node(*step).op() == "ReadVariableOp")
+      step = import.throughIdentities(*step, 0);
+    if (failed(step) || !isVariableOp(import.node(*step).op()) ||
+        (stepVariable && *stepVariable != *step))
+      return std::nullopt;
+    stepVariable = *step;
+    return m.constant(node, 1);
+  };
+  auto floatConstant = [&](int node) -> std::optional<double> {
+    FailureOr<DenseElementsAttr> value = import.constant(node);
+    if (import.node(node).op() != "Const" || failed(value) ||
+        value->getNumElements() != 1 || !value->getElementType().isF32())
+      return std::nullopt;
+    return shortestDouble(
+        (*value->getValues<APFloat>().begin()).convertToFloat());
+  };
+  // The value of each case by its bounds: (lower, upper], either open.
+  std::map<std::pair<std::optional<double>, std::optional<double>>, double>
+      cases;
+  std::optional<double> byDefault;
+  int merge = root;
+  for (int level = 0; level < import.nodeCount(); ++level) {
+    const tensorflow::NodeDef &node = import.node(merge);
+    if (node.op() != "Merge" || node.input_size() != 2)
+      return std::nullopt;
+    int taken = parseInput(node.input(0)).output == 1 ? 0 : 1;
+    FailureOr<int> branch = import.inputNode(merge, taken);
+    if (failed(branch) || import.node(*branch).op() != "Switch" ||
+        parseInput(node.input(taken)).output != 1)
+      return std::nullopt;
+    std::optional<int> value = throughSwitches(import, *branch, 0);
+    std::optional<int> predicate = throughSwitches(import, *branch, 1);
+    std::optional<double> rate = value ? floatConstant(*value) : std::nullopt;
+    if (!predicate || !rate)
+      return std::nullopt;
+    std::optional<double> lower, upper;
+    if (import.node(*predicate).op() == "LogicalAnd") {
+      FailureOr<int> greater = import.throughIdentities(*predicate, 0),
+                     lessEqual = import.throughIdentities(*predicate, 1);
+      if (failed(greater) || failed(lessEqual))
+        return std::nullopt;
+      lower = comparison(*greater, "Greater");
+      upper = comparison(*lessEqual, "LessEqual");
+      if (!lower || !upper)
+        return std::nullopt;
+    } else if (!(upper = comparison(*predicate, "LessEqual")) &&
+               !(lower = comparison(*predicate, "Greater"))) {
+      return std::nullopt;
+    }
+    if (!cases.insert({{lower, upper}, *rate}).second)
+      return std::nullopt;
+    std::optional<int> next = throughSwitches(import, merge, 1 - taken);
+    if (!next)
+      return std::nullopt;
+    if (import.node(*next).op() != "Merge") {
+      byDefault = floatConstant(*next);
+      break;
+    }
+    merge = *next;
+  }
+  // The cases tile the steps: (-inf, b_0], (b_0, b_1], ..., (b_n-1, inf).
+  SmallVector<int64_t> boundaries;
+  for (const auto &[bounds, rate] : cases)
+    if (bounds.second)
+      boundaries.push_back(int64_t(*bounds.second));
+  llvm::sort(boundaries);
+  SmallVector<double> values;
+  for (size_t i = 0; i <= boundaries.size(); ++i) {
+    std::optional<double> lower, upper;
+    if (i > 0)
+      lower = double(boundaries[i - 1]);
+    if (i < boundaries.size())
+      upper = double(boundaries[i]);
+    auto found = cases.find({lower, upper});
+    if (found == cases.end())
+      return std::nullopt;
+    values.push_back(found->second);
+  }
+  if (cases.size() != values.size() || !byDefault || *byDefault != values[0])
+    return std::nullopt;
+  MLIRContext *context = import.getContext();
+  auto schedule = PiecewiseConstantAttr::getChecked(
+      [&] { return import.fail(root); }, context,
+      DenseI64ArrayAttr::get(context, boundaries),
+      DenseF64ArrayAttr::get(context, values));
+  // A null schedule: the form matched, its parameters did not (said).
+  return LearningRate{values[0], schedule, stepVariable};
+}
+
 /// The learning rate at input `input` of apply op `index`: a scalar Const,
 /// or one of the decay schedules of a variable (the global step) that
 /// TensorFlow's decay functions build, through a Cast to the variable's
@@ -540,8 +661,8 @@ FailureOr<LearningRate> learningRateOf(ImportContext &import, int index,
       return failure();
     return LearningRate{*constant, Attribute(), std::nullopt};
   }
-  for (auto match :
-       {matchExponentialDecay, matchPolynomialDecay, matchCosineDecay})
+  for (auto match : {matchExponentialDecay, matchPolynomialDecay,
+                     matchCosineDecay, matchPiecewiseConstant})
     if (std::optional<LearningRate> rate = match(import, *root)) {
       if (!rate->schedule)
         return failure();
@@ -549,8 +670,9 @@ FailureOr<LearningRate> learningRateOf(ImportContext &import, int index,
     }
   import.fail(index) << "input " << input
                      << " (the learning rate) must be a scalar Const or one "
-                        "of TensorFlow's exponential_decay, polynomial_decay "
-                        "and cosine_decay of the global step, got '"
+                        "of TensorFlow's exponential_decay, polynomial_decay, "
+                        "cosine_decay and piecewise_constant of the global "
+                        "step, got '"
                      << import.node(*root).name() << "' ("
                      << import.node(*root).op() << ")";
   return failure();

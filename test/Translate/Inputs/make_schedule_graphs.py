@@ -46,6 +46,13 @@ GRAPHS = {
     "schedule_cosine": graph_with(
         lambda step: tf.train.cosine_decay(0.001, step, 3000, alpha=0.1),
         tf.train.RMSPropOptimizer),
+    "schedule_piecewise": graph_with(
+        lambda step: tf.train.piecewise_constant(step, [100, 200, 500],
+                                                 [0.1, 0.05, 0.01, 0.001]),
+        lambda lr: tf.train.MomentumOptimizer(lr, momentum=0.9)),
+    "schedule_piecewise_one": graph_with(
+        lambda step: tf.train.piecewise_constant(step, [1000], [0.5, 0.1]),
+        tf.train.GradientDescentOptimizer),
 }
 
 
