@@ -74,7 +74,8 @@ static bool hasGradientRule(Operation *op) {
       SparseSoftmaxCrossEntropyWithLogitsOp, SigmoidCrossEntropyWithLogitsOp,
       EmbeddingCombineOp, GatherOp, UnsortedSegmentSumOp, ReduceSumOp,
       ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReshapeOp, BroadcastToOp, CastOp,
-      Conv2DOp, MaxPoolOp, AvgPoolOp>(op);
+      Conv2DOp, MaxPoolOp, AvgPoolOp, TransposeOp, LogSoftmaxOp, TileOp,
+      BatchMatMulOp, ReduceProdOp>(op);
 }
 
 /// The operands whose types must be static for the gradient rule of `op` to
@@ -82,7 +83,7 @@ static bool hasGradientRule(Operation *op) {
 static SmallVector<Value> operandsNeedingStaticShapes(Operation *op) {
   if (isa<AddOp, SubOp, MulOp, DivOp, DivNoNanOp, MinimumOp, MaximumOp, PowOp,
           SelectOp, BroadcastToOp, ReduceSumOp, ReduceMeanOp, ReduceMaxOp,
-          ReduceMinOp, GatherOp, ConcatOp, SliceOp>(op))
+          ReduceMinOp, GatherOp, ConcatOp, SliceOp, TileOp>(op))
     return llvm::to_vector(op->getOperands());
   // The rows of a sparse gradient are the lookup's gradient reshaped to one
   // row per id.
@@ -971,6 +972,75 @@ void BackwardPass::differentiate(Operation *op, Value dy) {
           return rewriter.create<AvgPoolGradOp>(
               loc, typeOf(pool.getInput()), dy, pool.getKsizeAttr(),
               pool.getStridesAttr(), pool.getPaddingAttr());
+        });
+      })
+      .Case([&](TransposeOp transpose) {
+        // _TransposeGrad: dy permuted back by the inverse permutation.
+        propagate(transpose.getInput(), [&]() -> Value {
+          ArrayRef<int64_t> permutation = transpose.getPermutation();
+          SmallVector<int64_t> inverse(permutation.size());
+          for (auto [dim, from] : llvm::enumerate(permutation))
+            inverse[from] = dim;
+          return rewriter.create<TransposeOp>(loc, dy, inverse);
+        });
+      })
+      .Case([&](LogSoftmaxOp logSoftmax) {
+        // _LogSoftmaxGrad: dy - sum(dy, -1) * softmax, the softmax being
+        // exp of the op's output.
+        propagate(logSoftmax.getInput(), [&]() -> Value {
+          int64_t last = typeOf(dy).getRank() - 1;
+          Value sum = rewriter.create<ReduceSumOp>(
+              loc, dy, ArrayRef<int64_t>{last}, /*keep_dims=*/true);
+          Value softmax = rewriter.create<ExpOp>(loc, logSoftmax.getOutput());
+          return rewriter.create<SubOp>(
+              loc, dy, rewriter.create<MulOp>(loc, sum, softmax));
+        });
+      })
+      .Case([&](TileOp tile) {
+        // _TileGrad: dy reshaped to [m0, d0, m1, d1, ...] and summed over
+        // the copies, the dimensions m_i.
+        propagate(tile.getInput(), [&]() -> Value {
+          RankedTensorType inputType = typeOf(tile.getInput());
+          if (inputType.getRank() == 0)
+            return dy;
+          SmallVector<int64_t> split, copies;
+          for (auto [dim, multiple] : llvm::enumerate(tile.getMultiples())) {
+            copies.push_back(split.size());
+            split.push_back(multiple);
+            split.push_back(inputType.getDimSize(dim));
+          }
+          Value grouped = rewriter.create<ReshapeOp>(
+              loc, RankedTensorType::get(split, inputType.getElementType()),
+              dy);
+          return rewriter.create<ReduceSumOp>(loc, grouped, copies,
+                                              /*keep_dims=*/false);
+        });
+      })
+      .Case([&](BatchMatMulOp matmul) {
+        // _BatchMatMulV2Grad: _MatMulGrad's products over the batch, each
+        // summed over the batch dimensions its operand was broadcast along.
+        Value x = matmul.getX(), y = matmul.getY();
+        bool adjX = matmul.getAdjX(), adjY = matmul.getAdjY();
+        auto mm = [&](Value lhs, Value rhs, bool adjLhs, bool adjRhs) -> Value {
+          return rewriter.create<BatchMatMulOp>(loc, lhs, rhs, adjLhs, adjRhs);
+        };
+        propagate(x, [&] {
+          Value gradient =
+              adjX ? mm(y, dy, adjY, true) : mm(dy, y, false, !adjY);
+          return sumToShape(gradient, typeOf(x), loc);
+        });
+        propagate(y, [&] {
+          Value gradient =
+              adjY ? mm(dy, x, true, adjX) : mm(x, dy, !adjX, false);
+          return sumToShape(gradient, typeOf(y), loc);
+        });
+      })
+      .Case([&](ReduceProdOp prod) {
+        // _ProdGrad: dy times the product of the other elements of each
+        // slice, exact where the slice holds zeros.
+        propagate(prod.getInput(), [&]() -> Value {
+          return rewriter.create<ReduceProdGradOp>(
+              loc, prod.getInput(), dy, prod.getAxes(), prod.getKeepDims());
         });
       })
       .Default([](Operation *) {

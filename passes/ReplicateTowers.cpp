@@ -249,7 +249,8 @@ LogicalResult TowerReplicator::checkRowsIndependent() {
   for (Operation &reduction : func.getBody().front()) {
     Operation *op = &reduction;
     if (!towerOps.contains(op) ||
-        !isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp>(op) ||
+        !isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp>(
+            op) ||
         !isBatchShaped(op->getOperand(0)))
       continue;
     ArrayRef<int64_t> axes = op->getAttrOfType<DenseI64ArrayAttr>("axes");

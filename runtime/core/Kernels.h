@@ -236,6 +236,41 @@ Tensor max_pool_grad(const Tensor &x, const Tensor &y, const Tensor &dy,
                      const std::vector<int64_t> &strides, Padding padding);
 
 //===----------------------------------------------------------------------===//
+// Layer math of TF1 models (LayerMath.cpp)
+//===----------------------------------------------------------------------===//
+
+/// Dimension i of the result is dimension permutation[i] of x (TF
+/// Transpose); every dtype.
+Tensor transpose(const Tensor &x, const std::vector<int64_t> &permutation);
+/// x - max - log(sum(exp(x - max))) along the last axis (rank >= 1; TF
+/// LogSoftmax); float only.
+Tensor log_softmax(const Tensor &x);
+/// The ids `indices` (i32 or i64) one-hot encoded along a new last axis of
+/// size `depth`: on_value where the last index is the id, off_value
+/// elsewhere; an id outside [0, depth) gives a row of off_value (TF OneHot,
+/// axis -1). `dtype` is float.
+Tensor one_hot(const Tensor &indices, int64_t depth, double on_value,
+               double off_value, DType dtype);
+/// x repeated multiples[i] times along each dimension i (one multiple >= 0
+/// per dimension; TF Tile); every dtype.
+Tensor tile(const Tensor &x, const std::vector<int64_t> &multiples);
+/// op(x) op(y) of the matrices of the last two dimensions (rank >= 2), op
+/// transposing when adj_x/adj_y is set, over the batch dimensions before
+/// them, which broadcast (TF BatchMatMulV2); float only.
+Tensor batch_matmul(const Tensor &x, const Tensor &y, bool adj_x = false,
+                    bool adj_y = false);
+/// Product over `axes`, same conventions as reduce_sum (Reduction.cpp; an
+/// empty slice gives 1); f32, f64, i32, i64.
+Tensor reduce_prod(const Tensor &x, const std::vector<int64_t> &axes,
+                   bool keep_dims = false);
+/// reduce_prod's gradient (TF _ProdGrad): each element of x gets the dy of
+/// its reduced slice (dy of reduce_prod's result shape) times the product
+/// of the slice's other elements, multiplied from both ends without
+/// division, so that zeros are exact; float only.
+Tensor reduce_prod_grad(const Tensor &x, const Tensor &dy,
+                        const std::vector<int64_t> &axes, bool keep_dims);
+
+//===----------------------------------------------------------------------===//
 // Variable updates (in place, float only unless noted)
 //===----------------------------------------------------------------------===//
 

@@ -151,6 +151,70 @@ Tensor reduce_max(const Tensor &x, const std::vector<int64_t> &axes,
   });
 }
 
+Tensor reduce_prod(const Tensor &x, const std::vector<int64_t> &axes,
+                   bool keep_dims) {
+  ReductionPlan plan = planReduction("reduce_prod", x.shape(), axes, keep_dims);
+  return dispatchNumeric("reduce_prod", x.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    // A product folds as an extremum does: one running value per output
+    // element, each input element folded into it in turn.
+    return reduceExtremum<T>(x, plan, T(1),
+                             [](T product, T v) { return product * v; });
+  });
+}
+
+Tensor reduce_prod_grad(const Tensor &x, const Tensor &dy,
+                        const std::vector<int64_t> &axes, bool keep_dims) {
+  ReductionPlan plan =
+      planReduction("reduce_prod_grad", x.shape(), axes, keep_dims);
+  requireSameDType("reduce_prod_grad", x, "x", dy, "dy");
+  if (dy.shape() != plan.outShape)
+    throw std::invalid_argument(opError(
+        "reduce_prod_grad", "dy " + dy.typeString() + " is not the shape " +
+                                shapeToString(plan.outShape) +
+                                " of reduce_prod of " + x.typeString()));
+  return dispatchFloat("reduce_prod_grad", x.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    Tensor out = Tensor::uninitialized(x.dtype(), x.shape());
+    if (x.numElements() == 0)
+      return out;
+    const T *px = x.data<T>();
+    const T *pdy = dy.data<T>();
+    T *po = out.data<T>();
+    // The elements of each slice in row-major order, as x's offsets.
+    std::vector<std::vector<int64_t>> slices(numElementsOf(plan.keptShape));
+    if (x.rank() == 0) {
+      slices[0].push_back(0);
+    } else {
+      const std::vector<int64_t> strides[1] = {
+          broadcastStrides(plan.keptShape, x.shape())};
+      const int64_t length = x.dim(-1);
+      const int64_t step = strides[0].back();
+      forEachBroadcastRow(
+          x.shape(), strides, [&](int64_t inOffset, const int64_t *offsets) {
+            for (int64_t i = 0; i < length; ++i)
+              slices[offsets[0] + i * step].push_back(inOffset + i);
+          });
+    }
+    // As TensorFlow: the exclusive cumulative products from the left and
+    // from the right, their product, times dy.
+    for (size_t s = 0; s < slices.size(); ++s) {
+      const std::vector<int64_t> &members = slices[s];
+      T left = 1;
+      for (int64_t offset : members) {
+        po[offset] = left;
+        left *= px[offset];
+      }
+      T right = 1;
+      for (size_t i = members.size(); i-- > 0;) {
+        po[members[i]] = po[members[i]] * right * pdy[s];
+        right *= px[members[i]];
+      }
+    }
+    return out;
+  });
+}
+
 Tensor reduce_min(const Tensor &x, const std::vector<int64_t> &axes,
                   bool keep_dims) {
   ReductionPlan plan = planReduction("reduce_min", x.shape(), axes, keep_dims);

@@ -506,6 +506,34 @@ KernelTable buildKernelTable() {
                             toPadding(pool.getPadding())));
   });
 
+  // Layer math of TF1 models.
+  add<ir::TransposeOp>(t, [](ir::TransposeOp transpose, const KernelCall &c) {
+    c.set(kernels::transpose(c.in(0), toVector(transpose.getPermutation())));
+  });
+  addUnary<ir::LogSoftmaxOp>(t, kernels::log_softmax);
+  add<ir::OneHotOp>(t, [](ir::OneHotOp oneHot, const KernelCall &c) {
+    c.set(kernels::one_hot(c.in(0), oneHot.getDepth(),
+                           toDouble(oneHot.getOnValueAttr()),
+                           toDouble(oneHot.getOffValueAttr()),
+                           toDType(oneHot.getElementType(), c.options())));
+  });
+  add<ir::TileOp>(t, [](ir::TileOp tile, const KernelCall &c) {
+    c.set(kernels::tile(c.in(0), toVector(tile.getMultiples())));
+  });
+  add<ir::BatchMatMulOp>(t, [](ir::BatchMatMulOp matmul, const KernelCall &c) {
+    c.set(kernels::batch_matmul(c.in(0), c.in(1), matmul.getAdjX(),
+                                matmul.getAdjY()));
+  });
+  add<ir::ReduceProdOp>(t, [](ir::ReduceProdOp reduce, const KernelCall &c) {
+    c.set(kernels::reduce_prod(c.in(0), toVector(reduce.getAxes()),
+                               reduce.getKeepDims()));
+  });
+  add<ir::ReduceProdGradOp>(t, [](ir::ReduceProdGradOp grad,
+                                  const KernelCall &c) {
+    c.set(kernels::reduce_prod_grad(c.in(0), c.in(1), toVector(grad.getAxes()),
+                                    grad.getKeepDims()));
+  });
+
   // Gradients.
   addBinary<ir::ReluGradOp>(t, kernels::relu_grad);
   addBinary<ir::SoftmaxGradOp>(t, kernels::softmax_grad);

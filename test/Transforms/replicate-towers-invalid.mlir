@@ -137,3 +137,18 @@ module attributes {dtf.cluster = #dtf.cluster<ps = ["p:1"], worker = ["w:1", "w:
     return %loss : tensor<f32>
   }
 }
+
+// -----
+
+// A product over the rows mixes them as a sum does.
+module attributes {dtf.cluster = #dtf.cluster<ps = ["p:1"], worker = ["w:1", "w:2"]>} {
+  func.func @product_over_rows() -> tensor<f32> {
+    %x = dtf.placeholder "x" {dtf.device = #dtf.device<"/job:worker/task:0">} : tensor<4x3xf32>
+    // expected-error @+1 {{'dtf.reduce_prod' op reduces over the rows of the batch, and a row of its user's result depends on it}}
+    %product = dtf.reduce_prod %x {axes = array<i64: 0>, dtf.device = #dtf.device<"/job:worker/task:0">} : tensor<4x3xf32>
+    // expected-note @+1 {{used here for every row}}
+    %scaled = dtf.mul %x, %product {dtf.device = #dtf.device<"/job:worker/task:0">} : tensor<4x3xf32>, tensor<3xf32>
+    %loss = dtf.reduce_sum %scaled {dtf.device = #dtf.device<"/job:worker/task:0">} : tensor<4x3xf32>
+    return %loss : tensor<f32>
+  }
+}

@@ -1185,6 +1185,108 @@ Results translateCast(ImportContext &import, int index) {
 }
 
 //===----------------------------------------------------------------------===//
+// Layer math of TF1 models: Transpose, LogSoftmax, OneHot, Tile,
+// BatchMatMul, Prod
+//===----------------------------------------------------------------------===//
+
+/// Transpose (tf.transpose): dtf.transpose by the Const `perm` of input 1.
+Results translateTranspose(ImportContext &import, int index) {
+  FailureOr<Value> x = import.operand(index, 0);
+  FailureOr<SmallVector<int64_t>> permutation = import.integers(index, 1);
+  if (failed(x) || failed(permutation))
+    return failure();
+  return createPinned<TransposeOp>(import, index, *x, *permutation);
+}
+
+/// OneHot (tf.one_hot) along the last axis: dtf.one_hot of the Const depth,
+/// on and off values of inputs 1 to 3.
+Results translateOneHot(ImportContext &import, int index) {
+  FailureOr<Value> indices = import.operand(index, 0);
+  FailureOr<SmallVector<int64_t>> depth = import.integers(index, 1);
+  FailureOr<double> onValue = import.scalar(index, 2);
+  FailureOr<double> offValue = import.scalar(index, 3);
+  const tensorflow::AttrValue *dtype = import.attr(index, "T");
+  if (failed(indices) || failed(depth) || failed(onValue) || failed(offValue))
+    return failure();
+  if (!dtype) {
+    import.fail(index) << "has no 'T' attribute";
+    return failure();
+  }
+  FailureOr<Type> element = import.elementType(index, dtype->type());
+  if (failed(element))
+    return failure();
+  if (!isa<FloatType>(*element)) {
+    import.fail(index) << "encodes as " << *element
+                       << "; DTF's one_hot gives floats";
+    return failure();
+  }
+  auto indicesType = cast<RankedTensorType>(indices->getType());
+  const tensorflow::AttrValue *axis = import.attr(index, "axis");
+  if (axis && axis->i() != -1 && axis->i() != indicesType.getRank()) {
+    import.fail(index) << "encodes along axis " << axis->i()
+                       << "; DTF's one_hot encodes along the last";
+    return failure();
+  }
+  if (depth->size() != 1) {
+    import.fail(index) << "takes one depth";
+    return failure();
+  }
+  OpBuilder &builder = import.getBuilder();
+  return createPinned<OneHotOp>(
+      import, index, *indices, builder.getI64IntegerAttr(depth->front()),
+      builder.getF64FloatAttr(*onValue), builder.getF64FloatAttr(*offValue),
+      TypeAttr::get(*element));
+}
+
+/// Tile (tf.tile): dtf.tile by the multiples of input 1, a Const or computed
+/// from static shapes.
+Results translateTile(ImportContext &import, int index) {
+  FailureOr<Value> x = import.operand(index, 0);
+  FailureOr<SmallVector<int64_t>> multiples = foldShape(import, index, 1);
+  if (failed(x) || failed(multiples))
+    return failure();
+  if (llvm::any_of(*multiples, ShapedType::isDynamic)) {
+    import.fail(index) << "has multiples computed from a dimension of "
+                          "unknown size; DTF's tile takes constant ones";
+    return failure();
+  }
+  return createPinned<TileOp>(import, index, *x, *multiples);
+}
+
+/// BatchMatMul and BatchMatMulV2 (tf.linalg.matmul of batches):
+/// dtf.batch_matmul; a matrix against a batch is a batch of one, and two
+/// matrices are a dtf.matmul.
+Results translateBatchMatMul(ImportContext &import, int index) {
+  FailureOr<Value> x = import.operand(index, 0), y = import.operand(index, 1);
+  if (failed(x) || failed(y))
+    return failure();
+  const tensorflow::AttrValue *adjX = import.attr(index, "adj_x");
+  const tensorflow::AttrValue *adjY = import.attr(index, "adj_y");
+  bool adjointX = adjX && adjX->b(), adjointY = adjY && adjY->b();
+  auto xType = cast<RankedTensorType>(x->getType());
+  auto yType = cast<RankedTensorType>(y->getType());
+  if (xType.getRank() < 2 || yType.getRank() < 2) {
+    import.fail(index) << "multiplies " << xType << " by " << yType
+                       << "; both must have rank >= 2";
+    return failure();
+  }
+  if (xType.getRank() == 2 && yType.getRank() == 2)
+    return createPinned<MatMulOp>(import, index, *x, *y, adjointX, adjointY);
+  for (Value *matrix : {&*x, &*y}) {
+    auto type = cast<RankedTensorType>(matrix->getType());
+    if (type.getRank() != 2)
+      continue;
+    SmallVector<int64_t> batchOfOne = {1};
+    llvm::append_range(batchOfOne, type.getShape());
+    Results reshaped = reshapeTo(import, index, *matrix, batchOfOne);
+    if (failed(reshaped))
+      return failure();
+    *matrix = reshaped->front();
+  }
+  return createPinned<BatchMatMulOp>(import, index, *x, *y, adjointX, adjointY);
+}
+
+//===----------------------------------------------------------------------===//
 // The table
 //===----------------------------------------------------------------------===//
 
@@ -1263,6 +1365,11 @@ OpTranslatorTable buildOpTranslatorTable() {
 
   t.section("Math");
   t.add("MatMul", translateMatMul, dtfOp<MatMulOp>());
+  std::string batchMatMul = dtfOp<BatchMatMulOp>() +
+                            " (batch dimensions broadcast; " +
+                            dtfOp<MatMulOp>() + " of two matrices)";
+  t.add("BatchMatMul", translateBatchMatMul, batchMatMul);
+  t.add("BatchMatMulV2", translateBatchMatMul, batchMatMul);
   std::string add = dtfOp<AddOp>() + "; " +
                     dtfOp<SigmoidCrossEntropyWithLogitsOp>() +
                     " where it ends tf.nn.sigmoid_cross_entropy_with_logits";
@@ -1330,6 +1437,11 @@ OpTranslatorTable buildOpTranslatorTable() {
         dtfOp<SparseSoftmaxCrossEntropyWithLogitsOp>() +
             " (its backprop output is DTF's autodiff)");
   t.add("Sigmoid", translateUnary<SigmoidOp>, dtfOp<SigmoidOp>());
+  t.add("LogSoftmax", translateUnary<LogSoftmaxOp>,
+        dtfOp<LogSoftmaxOp>() + " (last axis)");
+  t.add("OneHot", translateOneHot,
+        dtfOp<OneHotOp>() + " (last axis, constant depth, on and off "
+                            "values; float results)");
 
   t.section("Embedding lookups");
   std::string gather = dtfOp<EmbeddingLookupOp>() + " of a variable's rows, " +
@@ -1354,6 +1466,7 @@ OpTranslatorTable buildOpTranslatorTable() {
   t.add("Mean", translateReduction<ReduceMeanOp>, dtfOp<ReduceMeanOp>());
   t.add("Max", translateReduction<ReduceMaxOp>, dtfOp<ReduceMaxOp>());
   t.add("Min", translateReduction<ReduceMinOp>, dtfOp<ReduceMinOp>());
+  t.add("Prod", translateReduction<ReduceProdOp>, dtfOp<ReduceProdOp>());
   t.add("Reshape", translateReshape,
         dtfOp<ReshapeOp>() + " to the shape folded at import (none where "
                              "the shape stays)");
@@ -1380,6 +1493,10 @@ OpTranslatorTable buildOpTranslatorTable() {
                                    "variable's initializer: its "
                                    "#dtf.random_uniform)");
   t.add("Cast", translateCast, dtfOp<CastOp>());
+  t.add("Transpose", translateTranspose,
+        dtfOp<TransposeOp>() + " (a constant perm)");
+  t.add("Tile", translateTile,
+        dtfOp<TileOp>() + " (multiples known at import)");
 
   t.section("Convolution and pooling");
   t.add("Conv2D", translateConv2D,

@@ -780,6 +780,176 @@ LogicalResult AvgPoolOp::inferReturnTypes(MLIRContext *,
 }
 
 //===----------------------------------------------------------------------===//
+// Layer math of TF1 models: transpose, log_softmax, one_hot, tile,
+// batch_matmul, reduce_prod
+//===----------------------------------------------------------------------===//
+
+LogicalResult TransposeOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> location,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &inferred) {
+  auto input = dyn_cast<RankedTensorType>(adaptor.getInput().getType());
+  if (!input)
+    return emitOptionalError(location, "expects a ranked tensor, got ",
+                             adaptor.getInput().getType());
+  if (!adaptor.getPermutationAttr())
+    return emitOptionalError(location, "expects a permutation");
+  ArrayRef<int64_t> permutation = adaptor.getPermutation();
+  int64_t rank = input.getRank();
+  if (static_cast<int64_t>(permutation.size()) != rank)
+    return emitOptionalError(location, "permutation of ", permutation.size(),
+                             " dimensions for ", input, " of rank ", rank);
+  SmallVector<bool> named(rank, false);
+  SmallVector<int64_t> shape;
+  for (int64_t dim : permutation) {
+    if (dim < 0 || dim >= rank)
+      return emitOptionalError(location, "permutation names dimension ", dim,
+                               ", out of range for ", input);
+    if (named[dim])
+      return emitOptionalError(location, "permutation names dimension ", dim,
+                               " twice");
+    named[dim] = true;
+    shape.push_back(input.getDimSize(dim));
+  }
+  inferred.push_back(RankedTensorType::get(shape, input.getElementType()));
+  return success();
+}
+
+LogicalResult LogSoftmaxOp::inferReturnTypes(MLIRContext *,
+                                             std::optional<Location> location,
+                                             Adaptor adaptor,
+                                             SmallVectorImpl<Type> &inferred) {
+  auto input = dyn_cast<RankedTensorType>(adaptor.getInput().getType());
+  if (!input || input.getRank() < 1)
+    return emitOptionalError(location, "expects a tensor of rank >= 1, got ",
+                             adaptor.getInput().getType());
+  inferred.push_back(input);
+  return success();
+}
+
+LogicalResult OneHotOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> location,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &inferred) {
+  auto indices = dyn_cast<RankedTensorType>(adaptor.getIndices().getType());
+  if (!indices)
+    return emitOptionalError(location, "expects ranked indices, got ",
+                             adaptor.getIndices().getType());
+  if (!adaptor.getDepthAttr() || !adaptor.getElementTypeAttr())
+    return emitOptionalError(location, "expects a depth and an element type");
+  int64_t depth = adaptor.getDepth();
+  if (depth < 0)
+    return emitOptionalError(location, "depth must be >= 0, got ", depth);
+  SmallVector<int64_t> shape(indices.getShape());
+  shape.push_back(depth);
+  inferred.push_back(RankedTensorType::get(shape, adaptor.getElementType()));
+  return success();
+}
+
+LogicalResult TileOp::inferReturnTypes(MLIRContext *,
+                                       std::optional<Location> location,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &inferred) {
+  auto input = dyn_cast<RankedTensorType>(adaptor.getInput().getType());
+  if (!input)
+    return emitOptionalError(location, "expects a ranked tensor, got ",
+                             adaptor.getInput().getType());
+  if (!adaptor.getMultiplesAttr())
+    return emitOptionalError(location, "expects multiples");
+  ArrayRef<int64_t> multiples = adaptor.getMultiples();
+  if (static_cast<int64_t>(multiples.size()) != input.getRank())
+    return emitOptionalError(location, "expects one multiple per dimension of ",
+                             input, ", got ", multiples.size());
+  SmallVector<int64_t> shape;
+  for (auto [dim, multiple] : llvm::enumerate(multiples)) {
+    if (multiple < 0)
+      return emitOptionalError(location, "multiple ", multiple,
+                               " of dimension ", dim, " is negative");
+    int64_t size = input.getDimSize(dim);
+    shape.push_back(ShapedType::isDynamic(size) ? size : size * multiple);
+  }
+  inferred.push_back(RankedTensorType::get(shape, input.getElementType()));
+  return success();
+}
+
+LogicalResult BatchMatMulOp::inferReturnTypes(MLIRContext *,
+                                              std::optional<Location> location,
+                                              Adaptor adaptor,
+                                              SmallVectorImpl<Type> &inferred) {
+  auto x = dyn_cast<RankedTensorType>(adaptor.getX().getType());
+  auto y = dyn_cast<RankedTensorType>(adaptor.getY().getType());
+  if (!x || !y || x.getRank() < 3 || y.getRank() < 3)
+    return emitOptionalError(location, "expects two tensors of rank >= 3, got ",
+                             adaptor.getX().getType(), " and ",
+                             adaptor.getY().getType());
+  if (x.getElementType() != y.getElementType())
+    return emitOptionalError(location, "element types differ: ", x, " and ", y);
+  bool adjX =
+      flagOrFalse(adaptor.getAdjXAttr(), adaptor.getAttributes(), "adj_x");
+  bool adjY =
+      flagOrFalse(adaptor.getAdjYAttr(), adaptor.getAttributes(), "adj_y");
+  int64_t xRank = x.getRank(), yRank = y.getRank();
+  int64_t rows = x.getDimSize(xRank - (adjX ? 1 : 2));
+  int64_t innerX = x.getDimSize(xRank - (adjX ? 2 : 1));
+  int64_t innerY = y.getDimSize(yRank - (adjY ? 1 : 2));
+  int64_t cols = y.getDimSize(yRank - (adjY ? 2 : 1));
+  if (!dimsCompatible(innerX, innerY))
+    return emitOptionalError(location, "inner dimensions differ: ", x,
+                             adjX ? " (adjoint)" : "", " and ", y,
+                             adjY ? " (adjoint)" : "", " multiply ", innerX,
+                             " by ", innerY);
+  SmallVector<int64_t> shape;
+  if (!OpTrait::util::getBroadcastedShape(x.getShape().drop_back(2),
+                                          y.getShape().drop_back(2), shape))
+    return emitOptionalError(
+        location, "batch dimensions are not broadcast-compatible: ", x, " and ",
+        y);
+  shape.push_back(rows);
+  shape.push_back(cols);
+  inferred.push_back(RankedTensorType::get(shape, x.getElementType()));
+  return success();
+}
+
+LogicalResult ReduceProdOp::inferReturnTypes(MLIRContext *,
+                                             std::optional<Location> location,
+                                             Adaptor adaptor,
+                                             SmallVectorImpl<Type> &inferred) {
+  return inferReduceType(
+      location, adaptor.getInput().getType(),
+      axesOrAll(adaptor.getAxesAttr(), adaptor.getAttributes(), "axes"),
+      flagOrFalse(adaptor.getKeepDimsAttr(), adaptor.getAttributes(),
+                  "keep_dims"),
+      inferred);
+}
+
+LogicalResult ReduceProdGradOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> location, Adaptor adaptor,
+    SmallVectorImpl<Type> &inferred) {
+  SmallVector<Type, 1> reduced;
+  Type input = adaptor.getInput().getType();
+  if (failed(inferReduceType(
+          location, input,
+          axesOrAll(adaptor.getAxesAttr(), adaptor.getAttributes(), "axes"),
+          flagOrFalse(adaptor.getKeepDimsAttr(), adaptor.getAttributes(),
+                      "keep_dims"),
+          reduced)))
+    return failure();
+  auto expected = cast<RankedTensorType>(reduced.front());
+  auto dy = dyn_cast<RankedTensorType>(adaptor.getDy().getType());
+  if (!dy || dy.getElementType() != expected.getElementType() ||
+      dy.getRank() != expected.getRank() ||
+      !llvm::all_of(
+          llvm::zip(dy.getShape(), expected.getShape()), [](auto dims) {
+            return dimsCompatible(std::get<0>(dims), std::get<1>(dims));
+          }))
+    return emitOptionalError(location, "reduce_prod of ", input, " gives ",
+                             expected, ", but dy is ",
+                             adaptor.getDy().getType());
+  inferred.push_back(input);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // MinimizeOp
 //===----------------------------------------------------------------------===//
 
@@ -1009,6 +1179,23 @@ LogicalResult UnsortedSegmentSumOp::inferReturnTypes(
 }
 
 //===----------------------------------------------------------------------===//
+// Moving averages
+//===----------------------------------------------------------------------===//
+
+LogicalResult AssignMovingAverageOp::verify() {
+  double decay = getDecay().convertToDouble();
+  if (!(decay >= 0.0 && decay <= 1.0))
+    return emitOpError("decay must be in [0, 1], got ") << decay;
+  // An optimizer would update the variable too, with a second push.
+  if (auto variable = getVar().getDefiningOp<VariableOp>();
+      variable && variable.getTrainable())
+    return emitOpError("updates the trainable variable '")
+           << variable.getName()
+           << "'; a moving average is of a variable no optimizer trains";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // Sparse updates
 //===----------------------------------------------------------------------===//
 
@@ -1162,23 +1349,6 @@ LogicalResult AvgPoolGradOp::verify() {
   return verifyPoolGradient(*this, "avg_pool", getOutput().getType(),
                             getDy().getType(), getKsize(), getStrides(),
                             getPadding());
-}
-
-//===----------------------------------------------------------------------===//
-// Moving averages
-//===----------------------------------------------------------------------===//
-
-LogicalResult AssignMovingAverageOp::verify() {
-  double decay = getDecay().convertToDouble();
-  if (!(decay >= 0.0 && decay <= 1.0))
-    return emitOpError("decay must be in [0, 1], got ") << decay;
-  // An optimizer would update the variable too, with a second push.
-  if (auto variable = getVar().getDefiningOp<VariableOp>();
-      variable && variable.getTrainable())
-    return emitOpError("updates the trainable variable '")
-           << variable.getName()
-           << "'; a moving average is of a variable no optimizer trains";
-  return success();
 }
 
 //===----------------------------------------------------------------------===//

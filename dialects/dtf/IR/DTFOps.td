@@ -688,6 +688,127 @@ def DTF_AvgPoolOp : DTF_Op<"avg_pool", [Pure, InferTypeOpAdaptor]> {
 }
 
 //===----------------------------------------------------------------------===//
+// Layer math of TF1 models: permutations, log-softmax, one-hot, tiling,
+// batched products, products over dimensions
+//
+// Each attribute TensorFlow takes as a Const input (perm, multiples, depth)
+// is an attribute here, so that every result type is known at compile time.
+//===----------------------------------------------------------------------===//
+
+def DTF_TransposeOp : DTF_Op<"transpose", [Pure, InferTypeOpAdaptor]> {
+  let summary = "permutes the dimensions of a tensor";
+  let description = [{
+    TensorFlow's `tf.transpose` with a constant `perm`: dimension `i` of the
+    result is dimension `permutation[i]` of the input, which names every
+    input dimension once.
+
+    ```mlir
+    %y = dtf.transpose %x permutation [1, 0] : tensor<3x4xf32>
+    ```
+  }];
+  let arguments = (ins DTF_Tensor:$input, DenseI64ArrayAttr:$permutation);
+  let results = (outs DTF_Tensor:$output);
+  let assemblyFormat =
+      "$input `permutation` $permutation attr-dict `:` type($input)";
+}
+
+def DTF_LogSoftmaxOp : DTF_Op<"log_softmax", [Pure, InferTypeOpAdaptor]> {
+  let summary = "log of softmax along the last dimension";
+  let description = [{
+    TensorFlow's `tf.nn.log_softmax` (LogSoftmax) over the last dimension,
+    computed stably as `x - max - log(sum(exp(x - max)))`.
+  }];
+  let arguments = (ins DTF_FloatTensor:$input);
+  let results = (outs DTF_FloatTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
+def DTF_OneHotOp : DTF_Op<"one_hot", [Pure, InferTypeOpAdaptor]> {
+  let summary = "one-hot encoding of integer ids along a new last dimension";
+  let description = [{
+    TensorFlow's `tf.one_hot` with `axis = -1`: the result has the shape of
+    `indices` with `depth` appended, and holds `on_value` where the last
+    index equals the id and `off_value` elsewhere; an id outside
+    `[0, depth)` (a negative one too) gives a row of `off_value`, as in
+    TensorFlow. The result, of floats of `element_type`, has no gradient
+    with respect to the ids.
+
+    ```mlir
+    %labels = dtf.one_hot %ids depth 10 on 1.0 off 0.0
+        : tensor<100xi64> to f32
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[I32, I64]>:$indices, I64Attr:$depth,
+                       F64Attr:$on_value, F64Attr:$off_value,
+                       TypeAttrOf<AnyFloat>:$element_type);
+  let results = (outs DTF_FloatTensor:$output);
+  let assemblyFormat = [{
+    $indices `depth` $depth `on` $on_value `off` $off_value attr-dict `:`
+    type($indices) `to` $element_type
+  }];
+}
+
+def DTF_TileOp : DTF_Op<"tile", [Pure, InferTypeOpAdaptor]> {
+  let summary = "repeats a tensor along each dimension";
+  let description = [{
+    TensorFlow's `tf.tile` with constant `multiples`, one per dimension
+    (each >= 0): dimension `i` of the result is `multiples[i]` copies of
+    the input's dimension `i`.
+
+    ```mlir
+    %y = dtf.tile %x multiples [1, 3] : tensor<8x4xf32>
+    ```
+  }];
+  let arguments = (ins DTF_Tensor:$input, DenseI64ArrayAttr:$multiples);
+  let results = (outs DTF_Tensor:$output);
+  let assemblyFormat =
+      "$input `multiples` $multiples attr-dict `:` type($input)";
+}
+
+def DTF_BatchMatMulOp : DTF_Op<"batch_matmul", [Pure, InferTypeOpAdaptor]> {
+  let summary = "matrix products over batch dimensions";
+  let description = [{
+    TensorFlow's BatchMatMulV2 (`tf.linalg.matmul` of tensors of rank >= 3):
+    the last two dimensions of each operand are matrices, multiplied as
+    `op(x) op(y)` where `op` takes the adjoint (the transpose, for real
+    numbers) when `adj_x`/`adj_y` is set; the dimensions before them are
+    batch dimensions, which broadcast (NumPy rules).
+
+    ```mlir
+    %y = dtf.batch_matmul %q, %k {adj_y = true}
+        : tensor<8x4x16xf32>, tensor<8x4x16xf32>
+    ```
+  }];
+  let arguments = (ins DTF_FloatTensor:$x, DTF_FloatTensor:$y,
+                       DefaultValuedAttr<BoolAttr, "false">:$adj_x,
+                       DefaultValuedAttr<BoolAttr, "false">:$adj_y);
+  let results = (outs DTF_FloatTensor:$output);
+  let assemblyFormat = "$x `,` $y attr-dict `:` type($x) `,` type($y)";
+}
+
+// Zeros make the product of the others the gradient of an element, which no
+// quotient of the product gives: hence a gradient op of its own.
+def DTF_ReduceProdOp : DTF_ReduceOp<"reduce_prod", "product over dimensions">;
+
+def DTF_ReduceProdGradOp
+    : DTF_Op<"reduce_prod_grad", [Pure, InferTypeOpAdaptor]> {
+  let summary = "gradient of reduce_prod: dy times the product of the others";
+  let description = [{
+    TensorFlow's _ProdGrad: each element of `input` gets the `dy` of its
+    reduced slice times the product of the other elements of that slice
+    (the exclusive products from both ends, so that zeros need no
+    division). `axes` and `keep_dims` are those of the reduce_prod, whose
+    result has the type of `dy`.
+  }];
+  let arguments = (ins DTF_FloatTensor:$input, DTF_FloatTensor:$dy,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$axes,
+                       DefaultValuedAttr<BoolAttr, "false">:$keep_dims);
+  let results = (outs DTF_FloatTensor:$output);
+  let assemblyFormat =
+      "$input `,` $dy attr-dict `:` type($input) `,` type($dy)";
+}
+
+//===----------------------------------------------------------------------===//
 // Training
 //===----------------------------------------------------------------------===//
 

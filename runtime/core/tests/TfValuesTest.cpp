@@ -1,11 +1,12 @@
 //===- TfValuesTest.cpp - Kernels against TensorFlow's own results --------===//
 //
 // testdata/tf_math_values.npz holds TensorFlow's outputs of the elementwise
-// ops, reductions and average pooling DTF imports, on inputs with signed zeros,
-// ties, infinities and NaN (written by testdata/write_tf_math_values.py). Each
-// kernel must give the same values: NaN where TensorFlow gives NaN, the same
-// infinities, and finite values within a few float ulps (TensorFlow's Eigen
-// kernels approximate tanh and exp differently from the C library).
+// ops, reductions, average pooling and layer math DTF imports, on inputs with
+// signed zeros, ties, infinities and NaN (written by
+// testdata/write_tf_math_values.py). Each kernel must give the same values:
+// NaN where TensorFlow gives NaN, the same infinities, and finite values
+// within a few float ulps (TensorFlow's Eigen kernels approximate tanh and
+// exp differently from the C library).
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,9 +41,15 @@ Tensor fixture(const std::string &key) {
   case data::ElementType::Bool:
     dtype = DType::Bool;
     break;
+  case data::ElementType::I32:
+    dtype = DType::I32;
+    break;
+  case data::ElementType::I64:
+    dtype = DType::I64;
+    break;
   default:
     ADD_FAILURE() << key << " is " << data::elementTypeName(array.type)
-                  << ", not float32 or bool";
+                  << ", not float32, bool, int32 or int64";
     return Tensor(DType::F32, {});
   }
   Tensor tensor = Tensor::uninitialized(dtype, array.shape);
@@ -179,6 +186,74 @@ TEST_F(TfValues, AveragePooling) {
         kernels::avg_pool_grad(x.shape(), fixture(name + "_grad.dy"),
                                pool.ksize, pool.strides, pool.padding));
   }
+}
+
+// The layer math of TF1 models (write_layer_math in the script).
+TEST_F(TfValues, Transpose) {
+  expectLikeTensorFlow("transpose",
+                       kernels::transpose(fixture("transpose.x"), {2, 0, 1}));
+  expectLikeTensorFlow(
+      "transpose_nchw",
+      kernels::transpose(fixture("transpose_nchw.x"), {0, 3, 1, 2}));
+}
+
+TEST_F(TfValues, LogSoftmax) {
+  expectLikeTensorFlow("log_softmax",
+                       kernels::log_softmax(fixture("log_softmax.x")));
+}
+
+TEST_F(TfValues, OneHot) {
+  expectLikeTensorFlow("one_hot", kernels::one_hot(fixture("one_hot.x"), 4, 1.0,
+                                                   0.0, DType::F32));
+  expectLikeTensorFlow(
+      "one_hot_values",
+      kernels::one_hot(fixture("one_hot_values.x"), 3, 5.0, -0.5, DType::F32));
+}
+
+TEST_F(TfValues, Tile) {
+  expectLikeTensorFlow("tile", kernels::tile(fixture("tile.x"), {3, 2}));
+  expectLikeTensorFlow("tile_3d",
+                       kernels::tile(fixture("tile_3d.x"), {2, 1, 3}));
+}
+
+// Eigen's contraction and DTF's GEMM add the products in other orders, and
+// a sum of products of both signs cancels: the results, of order 1, agree
+// within 1e-6, not within ulps of a small result.
+TEST_F(TfValues, BatchMatMul) {
+  struct Case {
+    const char *name;
+    bool adjX, adjY;
+  };
+  for (const Case &product : {Case{"batch_matmul_nn", false, false},
+                              Case{"batch_matmul_nt", false, true},
+                              Case{"batch_matmul_tn", true, false},
+                              Case{"batch_matmul_tt", true, true},
+                              Case{"batch_matmul_broadcast", false, false}}) {
+    std::string name(product.name);
+    Tensor actual = kernels::batch_matmul(
+        fixture(name + ".x"), fixture(name + ".y"), product.adjX, product.adjY);
+    Tensor expected = fixture(name + ".out");
+    ASSERT_EQ(actual.shape(), expected.shape()) << name;
+    for (int64_t i = 0; i < expected.numElements(); ++i)
+      EXPECT_NEAR(actual.data<float>()[i], expected.data<float>()[i], 1e-6)
+          << name << " element " << i;
+  }
+}
+
+TEST_F(TfValues, ReduceProd) {
+  expectLikeTensorFlow("reduce_prod",
+                       kernels::reduce_prod(fixture("reduce_prod.x"), {1}));
+  expectLikeTensorFlow(
+      "reduce_prod_columns",
+      kernels::reduce_prod(fixture("reduce_prod_columns.x"), {0}, true));
+  expectLikeTensorFlow("reduce_prod_grad",
+                       kernels::reduce_prod_grad(fixture("reduce_prod_grad.x"),
+                                                 fixture("reduce_prod_grad.dy"),
+                                                 {1}, false));
+  expectLikeTensorFlow("reduce_prod_grad_all",
+                       kernels::reduce_prod_grad(
+                           fixture("reduce_prod_grad_all.x"),
+                           fixture("reduce_prod_grad_all.dy"), {0, 1}, true));
 }
 
 // tf_learning_rates.npz (testdata/write_tf_learning_rates.py): TensorFlow's
