@@ -74,8 +74,8 @@ static bool hasGradientRule(Operation *op) {
       SparseSoftmaxCrossEntropyWithLogitsOp, SigmoidCrossEntropyWithLogitsOp,
       EmbeddingCombineOp, GatherOp, UnsortedSegmentSumOp, ReduceSumOp,
       ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReshapeOp, BroadcastToOp, CastOp,
-      Conv2DOp, MaxPoolOp, AvgPoolOp, TransposeOp, LogSoftmaxOp, TileOp,
-      BatchMatMulOp, ReduceProdOp>(op);
+      Conv2DOp, Conv2DBackpropInputOp, MaxPoolOp, AvgPoolOp, TransposeOp,
+      LogSoftmaxOp, TileOp, BatchMatMulOp, ReduceProdOp>(op);
 }
 
 /// The operands whose types must be static for the gradient rule of `op` to
@@ -956,6 +956,21 @@ void BackwardPass::differentiate(Operation *op, Value dy) {
           return rewriter.create<Conv2DBackpropFilterOp>(
               loc, typeOf(conv.getFilter()), conv.getInput(), dy,
               conv.getStridesAttr(), conv.getPaddingAttr());
+        });
+      })
+      .Case([&](Conv2DBackpropInputOp transpose) {
+        // _Conv2DBackpropInputGrad (tf.nn.conv2d_transpose): the
+        // convolution it transposes, of the output's gradient, and that
+        // convolution's filter gradient, with the value transposed as dy.
+        propagate(transpose.getDy(), [&]() -> Value {
+          return rewriter.create<Conv2DOp>(loc, dy, transpose.getFilter(),
+                                           transpose.getStridesAttr(),
+                                           transpose.getPaddingAttr());
+        });
+        propagate(transpose.getFilter(), [&]() -> Value {
+          return rewriter.create<Conv2DBackpropFilterOp>(
+              loc, typeOf(transpose.getFilter()), dy, transpose.getDy(),
+              transpose.getStridesAttr(), transpose.getPaddingAttr());
         });
       })
       .Case([&](MaxPoolOp pool) {

@@ -61,6 +61,13 @@ std::optional<SmallVector<Type>> inferResultTypes(Operation *op,
         size = batch;
     return SmallVector<Type>{type.clone(shape)};
   }
+  // tf.nn.conv2d_transpose's images are as many as those of the value it
+  // transposes (its dy).
+  if (auto transpose = dyn_cast<Conv2DBackpropInputOp>(op)) {
+    SmallVector<int64_t> shape(transpose.getType().getShape());
+    shape[0] = transpose.getDy().getType().getDimSize(0);
+    return SmallVector<Type>{transpose.getType().clone(shape)};
+  }
   if (auto reshape = dyn_cast<ReshapeOp>(op)) {
     auto input = reshape.getInput().getType();
     auto output = reshape.getType();

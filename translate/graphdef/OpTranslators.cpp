@@ -1048,6 +1048,39 @@ Results translateConv2D(ImportContext &import, int index) {
                                 PaddingAttr::get(import.getContext(), *pad));
 }
 
+/// Conv2DBackpropInput as a forward op: tf.nn.conv2d_transpose and
+/// tf.compat.v1.layers.conv2d_transpose, the gradient of a convolution of
+/// `input_sizes` images with the filter, taken of the value. The sizes
+/// are folded at import; an unknown batch is the value's.
+Results translateConv2DBackpropInput(ImportContext &import, int index) {
+  FailureOr<SmallVector<int64_t>> sizes = foldShape(import, index, 0);
+  FailureOr<Value> filter = import.operand(index, 1),
+                   value = import.operand(index, 2);
+  FailureOr<SmallVector<int64_t>> strides = window(import, index, "strides");
+  FailureOr<Padding> pad = padding(import, index);
+  if (failed(sizes) || failed(filter) || failed(value) || failed(strides) ||
+      failed(pad) || failed(requireNHWC(import, index)))
+    return failure();
+  if (const tensorflow::AttrValue *dilations = import.attr(index, "dilations"))
+    for (int64_t dilation : dilations->list().i())
+      if (dilation != 1) {
+        import.fail(index)
+            << "dilated convolutions are not one of DTF's kernels";
+        return failure();
+      }
+  if (sizes->size() != 4) {
+    import.fail(index) << "takes input_sizes of " << sizes->size()
+                       << " dimensions; an NHWC image has 4";
+    return failure();
+  }
+  Type element = cast<RankedTensorType>(value->getType()).getElementType();
+  OpBuilder &builder = import.getBuilder();
+  return createPinned<Conv2DBackpropInputOp>(
+      import, index, RankedTensorType::get(*sizes, element), *filter, *value,
+      builder.getDenseI64ArrayAttr(*strides),
+      PaddingAttr::get(import.getContext(), *pad));
+}
+
 /// MaxPool and AvgPool (NHWC): dtf.max_pool and dtf.avg_pool.
 template <typename OpT>
 Results translatePool(ImportContext &import, int index) {
@@ -1501,6 +1534,9 @@ OpTranslatorTable buildOpTranslatorTable() {
   t.section("Convolution and pooling");
   t.add("Conv2D", translateConv2D,
         dtfOp<Conv2DOp>() + " (NHWC, without dilation)");
+  t.add("Conv2DBackpropInput", translateConv2DBackpropInput,
+        dtfOp<Conv2DBackpropInputOp>() +
+            " (tf.nn.conv2d_transpose; NHWC, without dilation)");
   t.add("MaxPool", translatePool<MaxPoolOp>, dtfOp<MaxPoolOp>() + " (NHWC)");
   t.add("AvgPool", translatePool<AvgPoolOp>, dtfOp<AvgPoolOp>() + " (NHWC)");
   std::string batchNorm =
