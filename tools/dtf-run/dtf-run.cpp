@@ -8,7 +8,9 @@
 //           [--input=NAME=FORMAT:PATH[,KEY=VALUE...] ...] model.mlir
 //
 // or, without the cluster flags, from TF_CONFIG. `--local` launches a whole
-// cluster on loopback instead.
+// cluster on loopback instead. With --export_saved_model=DIR or
+// --predict=NAME=FORMAT:PATH, it takes the newest checkpoint of --logdir to
+// a SavedModel or to predictions instead, in this process.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,6 +26,7 @@
 #include "runtime/rpc/Auth.h"
 #include "runtime/train/Compile.h"
 #include "runtime/train/InGraph.h"
+#include "runtime/train/Inference.h"
 #include "runtime/train/Inputs.h"
 #include "runtime/train/Tasks.h"
 #include "runtime/train/WarmStart.h"
@@ -221,6 +224,32 @@ DEFINE_int32(trace_steps, 5,
 DEFINE_bool(progress, true,
             "--local: show progress with steps/s and ETA, as a bar on a "
             "terminal and as a line per tenth otherwise");
+
+// Serving (runtime/train/Inference.h): the newest checkpoint of --logdir as
+// a SavedModel, or its predictions, in this process and without a cluster.
+// --predict repeats as --input does.
+DEFINE_string(export_saved_model, "",
+              "Write the inference graph of the model with the variables of "
+              "the newest checkpoint of --logdir (either format) frozen into "
+              "it as a TensorFlow SavedModel to this directory "
+              "(saved_model.pb, tag 'serve', signature 'serving_default' "
+              "from the placeholders the outputs use to --outputs), then "
+              "exit; no cluster is started");
+DEFINE_string(predict, "",
+              "Repeatable: NAME=FORMAT:PATH[,KEY=VALUE...], as --input: run "
+              "the inference graph of the newest checkpoint of --logdir on "
+              "the CPU over every example of the files, in batches of "
+              "--batch_size (0: 100, or the model's static batch), write "
+              "the --outputs to --predict_output, then exit");
+DEFINE_string(predict_output, "predictions.npy",
+              "--predict: the .npy file of the one output, or the directory "
+              "of one <key>.npy per output");
+DEFINE_string(outputs, "logits",
+              "--export_saved_model and --predict: comma-separated values "
+              "to return: 'logits' (the logits of the model's cross "
+              "entropy, else the input of its softmax), 'result:K' (the "
+              "model function's K-th result) or an op's location name (a "
+              "TensorFlow node name the importer gave)");
 
 // [reliability] Checkpoints, recovery, security; read by
 // reliabilityOptionsFromFlags(). Checkpoints, as
@@ -619,6 +648,47 @@ compileOptionsFromFlags(const dtf::cluster::ClusterSpec &cluster) {
   return options;
 }
 
+/// --export_saved_model and --predict: the trained model of --logdir for
+/// serving, then exit.
+int runInference(mlir::MLIRContext &context, const std::string &modelPath,
+                 const std::vector<std::string> &predictions) {
+  std::vector<std::string> outputs;
+  for (size_t begin = 0; begin <= FLAGS_outputs.size();) {
+    size_t end = std::min(FLAGS_outputs.find(',', begin), FLAGS_outputs.size());
+    if (end == begin)
+      throw std::invalid_argument("--outputs: an empty name in '" +
+                                  FLAGS_outputs + "'");
+    outputs.push_back(FLAGS_outputs.substr(begin, end - begin));
+    begin = end + 1;
+  }
+  if (FLAGS_batch_size < 0)
+    throw std::invalid_argument("--batch_size: must be >= 0");
+  dtf::train::TrainedModel model = dtf::train::loadTrainedModel(
+      context, modelPath, FLAGS_logdir, [](const std::string &warning) {
+        std::cerr << "dtf-run: warning: " << warning << "\n";
+      });
+  std::cout << "dtf-run: model " << modelPath << " at global step "
+            << model.globalStep << " (" << model.checkpoint << ")\n";
+  if (!FLAGS_export_saved_model.empty()) {
+    dtf::train::exportSavedModel(model, outputs, FLAGS_export_saved_model);
+    std::cout << "dtf-run: wrote the SavedModel " << FLAGS_export_saved_model
+              << "\n";
+  }
+  if (!predictions.empty()) {
+    std::vector<dtf::data::InputSpec> inputs;
+    for (const std::string &binding : predictions)
+      inputs.push_back(
+          dtf::data::parseInputSpec(binding, "--predict=" + binding));
+    std::vector<dtf::train::Prediction> predicted =
+        dtf::train::predict(model, outputs, inputs, FLAGS_batch_size);
+    dtf::train::writePredictions(predicted, FLAGS_predict_output);
+    std::cout << "dtf-run: wrote the predictions of "
+              << predicted.front().values.dim(0) << " examples to "
+              << FLAGS_predict_output << "\n";
+  }
+  return 0;
+}
+
 /// This task and its cluster: from --cluster_resolver=slurm, else the
 /// cluster flags or TF_CONFIG.
 dtf::cluster::TfConfig resolveClusterFromFlags() {
@@ -654,6 +724,8 @@ int main(int argc, char **argv) {
   std::vector<std::string> inputs = takeRepeatedFlag(argc, argv, "input");
   std::vector<std::string> evalInputs =
       takeRepeatedFlag(argc, argv, "eval_input");
+  std::vector<std::string> predictions =
+      takeRepeatedFlag(argc, argv, "predict");
   if (!std::getenv("GRPC_VERBOSITY"))
     gpr_set_log_function(dropGrpcLog);
   gflags::SetUsageMessage(
@@ -718,6 +790,8 @@ int main(int argc, char **argv) {
     dtf::ir::registerAllDialects(registry);
     dtf::ir::registerAllPasses();
     mlir::MLIRContext context(registry);
+    if (!FLAGS_export_saved_model.empty() || !predictions.empty())
+      return runInference(context, modelPath, predictions);
     // A PS task or a CPU worker needs the dialects of the model and of the
     // passes it runs, which load as they are met; the GPU lowering builds
     // ops of many more.

@@ -15,19 +15,32 @@
 //
 // Prints the TensorFlow ops --import-graphdef imports, as a markdown page.
 //
+//   dtf-translate --export-saved-model model.mlir [--outputs=logits]
+//       [-o saved_model.pbtxt]
+//
+// Prints, in protobuf's text format, the SavedModel of the model's
+// inference graph (SavedModelExport.h), its variables frozen as their
+// initial values, which must be constants (a trained model's are: dtf-run
+// --export_saved_model writes the binary SavedModel directory with a
+// checkpoint's values). An op it cannot export is one error line naming it.
+//
 //===----------------------------------------------------------------------===//
 
 #include "translate/graphdef/GraphDefImport.h"
+#include "translate/graphdef/SavedModelExport.h"
 
+#include "dialects/dtf/IR/DTFDialect.h"
 #include "dialects/dtf/IR/OneLineDiagnostics.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -49,10 +62,18 @@ static cl::opt<bool> listGraphDefOps(
     "list-graphdef-ops",
     cl::desc("Print the TensorFlow ops --import-graphdef imports, and what "
              "each becomes, as markdown (docs/tf-ops.md)"));
+static cl::opt<bool> exportSavedModel(
+    "export-saved-model",
+    cl::desc("Print the SavedModel of a dtf model's inference graph in "
+             "protobuf's text format (variables frozen as their constant "
+             "initial values)"));
 static cl::list<std::string> outputs(
     "outputs",
-    cl::desc("Nodes whose values the imported function returns after the "
-             "loss, e.g. the batch accuracy (comma-separated)"),
+    cl::desc("--import-graphdef: nodes whose values the imported function "
+             "returns after the loss, e.g. the batch accuracy; "
+             "--export-saved-model: the values the signature returns "
+             "(logits, the default; result:K; an op's location name) "
+             "(comma-separated)"),
     cl::CommaSeparated);
 static cl::list<std::string>
     auc("auc",
@@ -67,6 +88,31 @@ static cl::list<std::string> maxIdsPerExample(
              "NAME=L entries (comma-separated) give one input its own L"),
     cl::CommaSeparated);
 
+/// --export-saved-model: the text of the SavedModel of the model in
+/// `input`, to -o.
+static int exportToText(std::unique_ptr<llvm::MemoryBuffer> input,
+                        mlir::MLIRContext &context) {
+  context.loadDialect<dtf::ir::DTFDialect, mlir::func::FuncDialect>();
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
+  mlir::OwningOpRef<mlir::ModuleOp> model =
+      mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
+  if (!model)
+    return 1;
+  std::string error;
+  std::unique_ptr<llvm::ToolOutputFile> output =
+      mlir::openOutputFile(outputFilename, &error);
+  if (!output) {
+    llvm::errs() << "dtf-translate: " << error << "\n";
+    return 1;
+  }
+  std::vector<std::string> names(outputs.begin(), outputs.end());
+  if (failed(dtf::translate::printSavedModel(*model, names, output->os())))
+    return 1;
+  output->keep();
+  return 0;
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   // Protobuf's own log line about a malformed binary GraphDef (invalid
@@ -78,8 +124,9 @@ int main(int argc, char **argv) {
     dtf::translate::printImportedOps(llvm::outs());
     return 0;
   }
-  if (!importGraphDef) {
-    llvm::errs() << "dtf-translate: choose a translation (--import-graphdef)\n";
+  if (importGraphDef == exportSavedModel) {
+    llvm::errs() << "dtf-translate: choose one translation "
+                    "(--import-graphdef or --export-saved-model)\n";
     return 1;
   }
   std::string error;
@@ -92,6 +139,8 @@ int main(int argc, char **argv) {
   mlir::MLIRContext context;
   context.printOpOnDiagnostic(false);
   dtf::ir::OneLineDiagnostics diagnostics(&context);
+  if (exportSavedModel)
+    return exportToText(std::move(input), context);
   dtf::translate::GraphDefImportOptions options;
   options.outputs.assign(outputs.begin(), outputs.end());
   for (llvm::StringRef entry : maxIdsPerExample) {
