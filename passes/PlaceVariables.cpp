@@ -418,6 +418,16 @@ LogicalResult PlaceVariablesPass::checkShardableUses(ColocationGroup &group) {
   for (VariableOp member : group.members) {
     if (!isShardedMember(member))
       continue;
+    // Each shard is initialized alone, and the rows of an orthogonal matrix
+    // are not independent samples.
+    if (isa<OrthogonalInitAttr>(member.getInitializer()))
+      return member.emitOpError("variable '")
+             << member.getName() << "' is initialized #dtf.orthogonal, "
+             << "whose rows depend on each other, so it cannot be split "
+                "into "
+             << group.getNumShards()
+             << " shards; keep it whole (larger shards, or no "
+                "dtf.partitioner)";
     for (Operation *user : member->getUsers()) {
       // Only lookups and sparse updates address the rows of a mod
       // partition, whose shards are not ranges of the whole.

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <vector>
 
 namespace dtf::initializers {
 
@@ -148,6 +149,83 @@ void random_normal(Tensor &tensor, double mean, double stddev, uint64_t seed) {
   kernels::dispatchFloat("random_normal", tensor.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     fillWith<T>(tensor, mean, stddev, [&] { return source.next(); });
+  });
+}
+
+void orthogonal(Tensor &tensor, double gain, uint64_t seed) {
+  const char *op = "orthogonal";
+  if (tensor.rank() < 2)
+    throw std::invalid_argument(kernels::opError(
+        op, "needs a tensor of rank 2 or more, got " + tensor.typeString()));
+  const int64_t cols = tensor.dim(tensor.rank() - 1);
+  const int64_t rows = cols ? tensor.numElements() / cols : 0;
+  // The QR of an m x n matrix, m >= n: the taller orientation.
+  const bool wide = rows < cols;
+  const int64_t m = wide ? cols : rows, n = wide ? rows : cols;
+  StandardNormalSource<std::mt19937_64> source(seed);
+  std::vector<double> a(m * n);
+  for (double &value : a)
+    value = source.next();
+  // Householder: reflection k maps column k below the diagonal onto
+  // alpha * e_k, alpha = -sign(x_0) |x| (R's diagonal), leaving its vector
+  // in reflectors[k].
+  std::vector<std::vector<double>> reflectors(n);
+  std::vector<double> diagonal(n, 0.0);
+  for (int64_t k = 0; k < n; ++k) {
+    std::vector<double> v(m - k);
+    double norm = 0;
+    for (int64_t i = k; i < m; ++i) {
+      v[i - k] = a[i * n + k];
+      norm += v[i - k] * v[i - k];
+    }
+    norm = std::sqrt(norm);
+    if (norm == 0)
+      continue; // A zero column: R's diagonal 0, its sign 0, as TensorFlow's.
+    double alpha = v[0] > 0 ? -norm : norm;
+    v[0] -= alpha;
+    double length = 0;
+    for (double x : v)
+      length += x * x;
+    length = std::sqrt(length);
+    for (double &x : v)
+      x /= length;
+    for (int64_t j = k; j < n; ++j) {
+      double dot = 0;
+      for (int64_t i = k; i < m; ++i)
+        dot += v[i - k] * a[i * n + j];
+      for (int64_t i = k; i < m; ++i)
+        a[i * n + j] -= 2 * dot * v[i - k];
+    }
+    diagonal[k] = alpha;
+    reflectors[k] = std::move(v);
+  }
+  // The thin Q, m x n: the reflections applied, last first, to the first n
+  // columns of the identity.
+  std::vector<double> q(m * n, 0.0);
+  for (int64_t j = 0; j < n; ++j)
+    q[j * n + j] = 1;
+  for (int64_t k = n - 1; k >= 0; --k) {
+    const std::vector<double> &v = reflectors[k];
+    if (v.empty())
+      continue;
+    for (int64_t j = 0; j < n; ++j) {
+      double dot = 0;
+      for (int64_t i = k; i < m; ++i)
+        dot += v[i - k] * q[i * n + j];
+      for (int64_t i = k; i < m; ++i)
+        q[i * n + j] -= 2 * dot * v[i - k];
+    }
+  }
+  kernels::dispatchFloat(op, tensor.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T *out = tensor.data<T>();
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double sign = diagonal[j] > 0 ? 1.0 : diagonal[j] < 0 ? -1.0 : 0.0;
+        double value = gain * sign * q[i * n + j];
+        // Q is [rows, cols], or its transpose where the rows are fewer.
+        out[wide ? j * cols + i : i * cols + j] = static_cast<T>(value);
+      }
   });
 }
 

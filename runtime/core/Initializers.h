@@ -47,6 +47,15 @@ void truncated_normal(Tensor &tensor, double mean, double stddev,
 void random_uniform(Tensor &tensor, double minval, double maxval,
                     uint64_t seed);
 
+/// `gain` times a random orthogonal matrix (f32/f64, rank >= 2), as
+/// TensorFlow's orthogonal_initializer draws it: the tensor flattened to
+/// [product of all dimensions but the last, last], from the QR
+/// decomposition (Householder, in double) of a matrix of standard normal
+/// samples in its taller orientation, Q's columns multiplied by the signs
+/// of R's diagonal so that Q is uniform over the orthogonal matrices, and
+/// transposed where the rows are fewer than the columns.
+void orthogonal(Tensor &tensor, double gain, uint64_t seed);
+
 /// Row i of `rows` (f32/f64 [n, ...]) gets N(mean, stddev^2) samples keyed
 /// by `seed` and ids[i] (`ids` i64 [n]), whatever the other rows.
 void random_normal_rows(Tensor &rows, const Tensor &ids, double mean,

@@ -133,6 +133,9 @@ Tensor initialValue(ir::VariableOp variable, const EvalOptions &options) {
     initializers::random_uniform(tensor, uniform.getMinval().convertToDouble(),
                                  uniform.getMaxval().convertToDouble(),
                                  uniform.getSeed());
+  else if (auto orthogonal = dyn_cast<ir::OrthogonalInitAttr>(init))
+    initializers::orthogonal(tensor, orthogonal.getGain().convertToDouble(),
+                             orthogonal.getSeed());
   else if (auto dense = dyn_cast<ir::DenseInitAttr>(init))
     // The verifier matched the values' type to the variable's.
     tensor = fromElementsAttr(dense.getValue(), options);

@@ -68,3 +68,16 @@ module attributes {dtf.cluster = #dtf.cluster<ps = ["p:1", "p:2"], worker = ["w:
     return
   }
 }
+
+// -----
+
+// An orthogonal matrix is not rows drawn one by one: each shard would be
+// initialized alone.
+module attributes {dtf.cluster = #dtf.cluster<ps = ["p:1", "p:2"], worker = ["w:1"]>} {
+  func.func @orthogonal() {
+    // expected-error @+1 {{'dtf.variable' op variable 'rnn/kernel' is initialized #dtf.orthogonal, whose rows depend on each other, so it cannot be split into 2 shards; keep it whole (larger shards, or no dtf.partitioner)}}
+    %w = dtf.variable "rnn/kernel" init(#dtf.orthogonal<seed = 1>) : !dtf.resource<tensor<8x4xf32>>
+    %v = dtf.read %w : !dtf.resource<tensor<8x4xf32>>
+    return
+  }
+}

@@ -11,7 +11,10 @@
 // - he_normal and glorot_normal (truncated, stddev sqrt(scale) /
 //   0.87962566103423978 computed into a Const) and variance_scaling's
 //   untruncated_normal;
-// - a numpy array; ones, as a Const and (a large variable) as a Fill.
+// - a numpy array; ones, as a Const and (a large variable) as a Fill;
+// - orthogonal_initializer (Inputs/orthogonal.pbtxt, written by TensorFlow
+//   with Inputs/make_orthogonal_graph.py): a wide matrix, whose Q is
+//   transposed, with a gain and a seed, and a rank-3 kernel.
 // RUN: split-file %s %t
 // RUN: dtf-translate --import-graphdef %t/glorot-uniform.pbtxt --outputs=dense/kernel/read | FileCheck %s --check-prefix=GLOROT
 // GLOROT: dtf.variable "dense/kernel" init(#dtf.random_uniform<minval = -0.9258201, maxval = 0.9258201, seed = 0>) {trainable = false} : !dtf.resource<tensor<4x3xf32>>
@@ -35,12 +38,16 @@
 // ONES: dtf.variable "small" init(#dtf.constant<1.0>) {trainable = false} : !dtf.resource<tensor<2x3xf32>>
 // ONES: dtf.variable "large" init(#dtf.constant<1.0>) {trainable = false} : !dtf.resource<tensor<40x30xf32>>
 
-// What is not recognized is one error naming the node: orthogonal's Qr; a
-// uniform range that is no Sub of Consts; an empty range; a constant of
+// RUN: dtf-translate --import-graphdef %S/Inputs/orthogonal.pbtxt --outputs=w/read,v/read | FileCheck %s --check-prefix=ORTHOGONAL
+// ORTHOGONAL: dtf.variable "w" init(#dtf.orthogonal<gain = 2.0, seed = 7>) {trainable = false} : !dtf.resource<tensor<3x5xf32>>
+// ORTHOGONAL: dtf.variable "v" init(#dtf.orthogonal<seed = 0>) {trainable = false} : !dtf.resource<tensor<4x2x3xf32>>
+
+// What is not recognized is one error naming the node: a Qr that is not
+// orthogonal_initializer's signed Q; a uniform range that is no Sub of Consts; an empty range; a constant of
 // another shape than its variable's.
 // RUN: not dtf-translate --import-graphdef %t/unrecognized.pbtxt --outputs=q/read 2> %t/err
 // RUN: FileCheck %s --check-prefix=UNRECOGNIZED < %t/err && count 1 < %t/err
-// UNRECOGNIZED: unrecognized.pbtxt:4:1: error: node 'q/Initializer/orthogonal/Qr' (Qr): is not an initial value DTF recognizes (a Const, Fill, a product of those, tf.truncated_normal / tf.random_normal's Add(Mul(sample, stddev), mean), or tf.random_uniform's Add(Mul(sample, Sub(max, min)), min))
+// UNRECOGNIZED: unrecognized.pbtxt:4:1: error: node 'q/Initializer/orthogonal/Qr' (Qr): is not an initial value DTF recognizes (a Const, Fill, a product of those, tf.truncated_normal / tf.random_normal's Add(Mul(sample, stddev), mean), tf.random_uniform's Add(Mul(sample, Sub(max, min)), min), or tf.orthogonal_initializer's signed Q of a Qr)
 
 // RUN: not dtf-translate --import-graphdef %t/sub-of-variable.pbtxt --outputs=s/read 2> %t/err
 // RUN: FileCheck %s --check-prefix=SUB < %t/err && count 1 < %t/err

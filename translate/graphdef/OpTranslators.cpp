@@ -1379,7 +1379,8 @@ OpTranslatorTable buildOpTranslatorTable() {
                          "says: zeros, ones, a constant, an array of "
                          "values, tf.truncated_normal, tf.random_normal, "
                          "tf.random_uniform and the variance-scaling "
-                         "initializers built on them (glorot, he, lecun)";
+                         "initializers built on them (glorot, he, lecun), "
+                         "and tf.orthogonal_initializer";
   t.add("VariableV2", translateVariable, variable);
   t.add("Variable", translateVariable, variable);
   t.add("VarHandleOp", translateVariable, variable);

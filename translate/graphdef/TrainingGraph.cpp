@@ -124,6 +124,37 @@ FailureOr<Attribute> randomUniform(ImportContext &import, int sample,
   return Attribute(uniform);
 }
 
+/// tf.orthogonal_initializer's initial value at Mul node `index`: Mul(gain,
+/// Reshape([Transpose](Mul(Qr, Sign(DiagPart(Qr:1)))))), the Qr of
+/// tf.random_normal's standard normal samples; none for another Mul.
+std::optional<Attribute> matchOrthogonal(ImportContext &import, int index) {
+  int reshape, signed_, qr, sign, diagonal, samples, product, sample;
+  if (!isInputOp(import, index, 1, "Reshape", reshape))
+    return std::nullopt;
+  int transpose;
+  int source = isInputOp(import, reshape, 0, "Transpose", transpose) ? transpose
+                                                                     : reshape;
+  if (!isInputOp(import, source, 0, "Mul", signed_) ||
+      !isInputOp(import, signed_, 0, "Qr", qr) ||
+      !isInputOp(import, signed_, 1, "Sign", sign) ||
+      !(isInputOp(import, sign, 0, "DiagPart", diagonal) ||
+        isInputOp(import, sign, 0, "MatrixDiagPart", diagonal)) ||
+      !isInputOp(import, diagonal, 0, "Qr", qr) ||
+      !(isInputOp(import, qr, 0, "AddV2", samples) ||
+        isInputOp(import, qr, 0, "Add", samples)) ||
+      !isInputOp(import, samples, 0, "Mul", product) ||
+      !isInputOp(import, product, 0, "RandomStandardNormal", sample))
+    return std::nullopt;
+  FailureOr<double> gain = import.scalar(index, 0),
+                    stddev = import.scalar(product, 1),
+                    mean = import.scalar(samples, 1);
+  if (failed(gain) || failed(stddev) || failed(mean) || *stddev != 1.0 ||
+      *mean != 0.0)
+    return std::nullopt;
+  return Attribute(OrthogonalInitAttr::get(import.getContext(), APFloat(*gain),
+                                           import.randomSeed(sample)));
+}
+
 /// The initializer attribute of the initial value node `index` computes.
 FailureOr<Attribute> initialValue(ImportContext &import, int index) {
   MLIRContext *context = import.getContext();
@@ -205,6 +236,8 @@ FailureOr<Attribute> initialValue(ImportContext &import, int index) {
   // minval, Mul(sample, max)) and the optimizer slots' ones * initial
   // value.
   if (op == "Mul") {
+    if (std::optional<Attribute> orthogonal = matchOrthogonal(import, index))
+      return *orthogonal;
     int sample;
     if (isInputOp(import, index, 0, "RandomUniform", sample)) {
       FailureOr<double> maxval = import.scalar(index, 1);
@@ -230,8 +263,8 @@ FailureOr<Attribute> initialValue(ImportContext &import, int index) {
   import.fail(index)
       << "is not an initial value DTF recognizes (a Const, Fill, a product "
          "of those, tf.truncated_normal / tf.random_normal's Add(Mul(sample, "
-         "stddev), mean), or tf.random_uniform's Add(Mul(sample, Sub(max, "
-         "min)), min))";
+         "stddev), mean), tf.random_uniform's Add(Mul(sample, Sub(max, "
+         "min)), min), or tf.orthogonal_initializer's signed Q of a Qr)";
   return failure();
 }
 

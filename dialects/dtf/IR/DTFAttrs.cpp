@@ -257,6 +257,15 @@ RandomUniformInitAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 }
 
 LogicalResult
+OrthogonalInitAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                           APFloat gainValue, int64_t) {
+  double gain = gainValue.convertToDouble();
+  if (!std::isfinite(gain))
+    return emitError() << "gain must be finite, got " << gain;
+  return success();
+}
+
+LogicalResult
 DenseInitAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                       DenseElementsAttr value) {
   if (!value)

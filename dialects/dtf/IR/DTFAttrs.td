@@ -268,6 +268,30 @@ def DTF_RandomUniformInitAttr
   let genVerifyDecl = 1;
 }
 
+def DTF_OrthogonalInitAttr : DTF_Attr<"OrthogonalInit", "orthogonal"> {
+  let summary = "a random orthogonal matrix times gain";
+  let description = [{
+    TensorFlow's `orthogonal_initializer` (Saxe et al.): the variable, of
+    rank 2 or more, flattened to a matrix of its last dimension's columns
+    and the product of the others as rows, is `gain` times an orthogonal
+    matrix drawn uniformly (Haar): the Q of the QR decomposition of a
+    matrix of standard normal samples in its taller orientation, each
+    column signed as R's diagonal, transposed where the rows are fewer.
+    Its rows or its columns, whichever are fewer, are orthonormal. The
+    samples follow `seed` as `#dtf.random_normal`'s do: equal in
+    distribution to TensorFlow's, not bit-equal.
+
+    ```mlir
+    %w = dtf.variable "rnn/kernel" init(#dtf.orthogonal<gain = 1.0, seed = 7>)
+        : !dtf.resource<tensor<128x128xf32>>
+    ```
+  }];
+  let parameters = (ins DTF_F64Parameter<"gain", "1.0">:$gain,
+                        "int64_t":$seed);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
 def DTF_DenseInitAttr : DTF_Attr<"DenseInit", "dense_init"> {
   let summary = "initializes a variable with given element values";
   let description = [{
@@ -291,6 +315,7 @@ def DTF_InitializerAttr : AnyAttrOf<[DTF_ZerosInitAttr, DTF_ConstantInitAttr,
                                      DTF_TruncatedNormalInitAttr,
                                      DTF_RandomNormalInitAttr,
                                      DTF_RandomUniformInitAttr,
+                                     DTF_OrthogonalInitAttr,
                                      DTF_DenseInitAttr]>;
 
 //===----------------------------------------------------------------------===//

@@ -183,10 +183,14 @@ LogicalResult VariableOp::verify() {
                << "' whole, but a dynamic table is only looked up and "
                   "updated by rows";
   Type elementType = getValueType().getElementType();
-  if (isa<TruncatedNormalInitAttr, RandomNormalInitAttr, RandomUniformInitAttr>(
-          getInitializer()) &&
+  if (isa<TruncatedNormalInitAttr, RandomNormalInitAttr, RandomUniformInitAttr,
+          OrthogonalInitAttr>(getInitializer()) &&
       !isa<FloatType>(elementType))
     return emitOpError("random initializer needs a float variable, got ")
+           << getValueType();
+  if (isa<OrthogonalInitAttr>(getInitializer()) && getValueType().getRank() < 2)
+    return emitOpError("orthogonal initializer needs a variable of rank 2 or "
+                       "more (a matrix of rows and columns), got ")
            << getValueType();
   if (auto dense = dyn_cast<DenseInitAttr>(getInitializer());
       dense && dense.getValue().getType() != getValueType())

@@ -298,3 +298,79 @@ TEST(Initializers, RandomUniformOfARunFollowsItsSeedAndRun) {
   random_uniform_of_run(samples, 0.0, 1.0, 5, 1u << 20);
   expectUniformMoments(samples, 0.0, 1.0);
 }
+
+namespace {
+/// The Gram matrix of the columns of the [rows, cols] flattening of `t`:
+/// t^T t, or of its rows, t t^T, where `rows` is set.
+std::vector<double> gram(const Tensor &t, bool ofRows) {
+  std::vector<double> v = t.toVector<double>();
+  int64_t cols = t.dim(t.rank() - 1), rows = t.numElements() / cols;
+  int64_t k = ofRows ? rows : cols;
+  std::vector<double> g(k * k, 0.0);
+  for (int64_t a = 0; a < k; ++a)
+    for (int64_t b = 0; b < k; ++b)
+      for (int64_t i = 0; i < (ofRows ? cols : rows); ++i)
+        g[a * k + b] += ofRows ? v[a * cols + i] * v[b * cols + i]
+                               : v[i * cols + a] * v[i * cols + b];
+  return g;
+}
+
+void expectScaledIdentity(const std::vector<double> &g, double scale) {
+  int64_t k = static_cast<int64_t>(std::sqrt(double(g.size())));
+  for (int64_t a = 0; a < k; ++a)
+    for (int64_t b = 0; b < k; ++b)
+      EXPECT_NEAR(g[a * k + b], a == b ? scale : 0.0, 1e-12)
+          << "at (" << a << ", " << b << ")";
+}
+} // namespace
+
+// The fewer of the flattened matrix's rows and columns are orthonormal
+// (times the gain): the columns of a tall matrix, the rows of a wide one,
+// and a rank-3 tensor is a matrix of its last dimension's columns.
+TEST(Initializers, OrthogonalColumnsOrRowsAreOrthonormal) {
+  Tensor tall(DType::F64, {6, 4});
+  orthogonal(tall, 1.0, 3);
+  expectScaledIdentity(gram(tall, /*ofRows=*/false), 1.0);
+  Tensor wide(DType::F64, {3, 5});
+  orthogonal(wide, 2.0, 3);
+  expectScaledIdentity(gram(wide, /*ofRows=*/true), 4.0);
+  Tensor square(DType::F64, {5, 5});
+  orthogonal(square, 1.0, 9);
+  expectScaledIdentity(gram(square, /*ofRows=*/false), 1.0);
+  expectScaledIdentity(gram(square, /*ofRows=*/true), 1.0);
+  Tensor kernel(DType::F64, {4, 2, 3});
+  orthogonal(kernel, 1.0, 5);
+  expectScaledIdentity(gram(kernel, /*ofRows=*/false), 1.0);
+}
+
+// Q's columns signed as R's diagonal make Q uniform over the orthogonal
+// matrices (TensorFlow's q *= sign(diag(r))): R's diagonal is positive, so
+// Q's first column is the samples' first column, normalized. The samples
+// are random_normal's of the same seed, drawn row by row.
+TEST(Initializers, OrthogonalIsTheQOfAPositiveDiagonalR) {
+  Tensor q(DType::F64, {6, 4});
+  orthogonal(q, 1.0, 11);
+  Tensor samples(DType::F64, {6, 4});
+  random_normal(samples, 0.0, 1.0, 11);
+  std::vector<double> a = samples.toVector<double>(), v = q.toVector<double>();
+  double norm = 0;
+  for (int64_t i = 0; i < 6; ++i)
+    norm += a[i * 4] * a[i * 4];
+  norm = std::sqrt(norm);
+  for (int64_t i = 0; i < 6; ++i)
+    EXPECT_NEAR(v[i * 4], a[i * 4] / norm, 1e-12);
+  Tensor again(DType::F64, {6, 4}), other(DType::F64, {6, 4});
+  orthogonal(again, 1.0, 11);
+  orthogonal(other, 1.0, 12);
+  EXPECT_EQ(again.toVector<double>(), v);
+  EXPECT_NE(other.toVector<double>(), v);
+}
+
+TEST(Initializers, OrthogonalRejectsVectorsAndIntegers) {
+  Tensor vector(DType::F32, {4});
+  expectInvalidArgument([&] { orthogonal(vector, 1.0, 1); },
+                        {"orthogonal", "rank 2 or more", "f32[4]"});
+  Tensor integers(DType::I32, {2, 2});
+  expectInvalidArgument([&] { orthogonal(integers, 1.0, 1); },
+                        {"unsupported dtype i32"});
+}

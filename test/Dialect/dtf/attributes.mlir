@@ -106,6 +106,11 @@ func.func @initializers() {
   %9 = dtf.variable "j" init(#dtf.dense_init<dense<[[1.0, 2.0], [3.0, 4.5]]> : tensor<2x2xf32>>) : !dtf.resource<tensor<2x2xf32>>
   // CHECK: init(#dtf.dense_init<dense<[7, -1]> : tensor<2xi64>>) :
   %10 = dtf.variable "k" init(#dtf.dense_init<dense<[7, -1]> : tensor<2xi64>>) : !dtf.resource<tensor<2xi64>>
+  // A gain of 1.0 is elided.
+  // CHECK: init(#dtf.orthogonal<seed = 4>) :
+  %11 = dtf.variable "l" init(#dtf.orthogonal<gain = 1.0, seed = 4>) : !dtf.resource<tensor<3x2xf32>>
+  // CHECK: init(#dtf.orthogonal<gain = 2.0, seed = 0>) :
+  %12 = dtf.variable "m" init(#dtf.orthogonal<gain = 2.0, seed = 0>) : !dtf.resource<tensor<2x3x4xf32>>
   return
 }
 

@@ -427,6 +427,22 @@ func.func @padding_keyword_full(%x: tensor<1x4x4x1xf32>) {
 // Variables
 //===----------------------------------------------------------------------===//
 
+func.func @orthogonal_vector() {
+  // expected-error @+1 {{'dtf.variable' op orthogonal initializer needs a variable of rank 2 or more (a matrix of rows and columns), got 'tensor<4xf32>'}}
+  %v = dtf.variable "v" init(#dtf.orthogonal<seed = 1>) : !dtf.resource<tensor<4xf32>>
+  return
+}
+
+// -----
+
+func.func @orthogonal_integer_variable() {
+  // expected-error @+1 {{'dtf.variable' op random initializer needs a float variable, got 'tensor<2x2xi32>'}}
+  %w = dtf.variable "w" init(#dtf.orthogonal<seed = 1>) : !dtf.resource<tensor<2x2xi32>>
+  return
+}
+
+// -----
+
 func.func @truncated_normal_integer_variable() {
   // expected-error @+1 {{'dtf.variable' op random initializer needs a float variable, got 'tensor<2x2xi32>'}}
   %w = dtf.variable "w" init(#dtf.truncated_normal<stddev = 0.1, seed = 1>) : !dtf.resource<tensor<2x2xi32>>
