@@ -10,6 +10,9 @@
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <unistd.h>
 
 #include <algorithm>
@@ -128,11 +131,19 @@ pid_t spawn(const std::string &executable,
   for (const std::string &entry : environment)
     envp.push_back(const_cast<char *>(entry.c_str()));
   envp.push_back(nullptr);
+  [[maybe_unused]] pid_t parent = ::getpid();
   pid_t pid = ::fork();
   if (pid < 0)
     throw std::runtime_error(std::string("--local: fork failed: ") +
                              std::strerror(errno));
   if (pid == 0) {
+#ifdef __linux__
+    // A launcher killed outright (SIGKILL, a harness's timeout) cannot stop
+    // its tasks itself: the kernel sends them SIGTERM, as to a task told to
+    // stop, when it dies. One that died before this call already left.
+    if (::prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || ::getppid() != parent)
+      ::_exit(128 + SIGTERM);
+#endif
     ::dup2(outputFd, STDOUT_FILENO);
     ::dup2(outputFd, STDERR_FILENO);
     ::close(outputFd);
