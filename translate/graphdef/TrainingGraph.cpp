@@ -344,6 +344,18 @@ FailureOr<double> ftrlL2(ImportContext &import, int index, int input) {
   return import.scalar(*sum, 0);
 }
 
+/// The variable node `index` reads: through Identity nodes (a reference
+/// variable's read) and a ReadVariableOp.
+static std::optional<int> variableRead(ImportContext &import, int index,
+                                       int input) {
+  FailureOr<int> source = import.throughIdentities(index, input);
+  if (succeeded(source) && import.node(*source).op() == "ReadVariableOp")
+    source = import.throughIdentities(*source, 0);
+  if (failed(source) || !isVariableOp(import.node(*source).op()))
+    return std::nullopt;
+  return *source;
+}
+
 /// Matches, without errors, the float32 subgraph that one of
 /// tf.compat.v1.train's decay functions builds from the global step
 /// (learning_rate_schedule.py), node by node as TensorFlow 2's
@@ -402,11 +414,8 @@ public:
     std::optional<int> cast = operand(index, input, {"Cast"});
     if (!cast)
       return false;
-    std::optional<int> read = operand(*cast, 0, {"ReadVariableOp"});
-    FailureOr<int> variable = read ? import.throughIdentities(*read, 0)
-                                   : import.throughIdentities(*cast, 0);
-    if (failed(variable) || !isVariableOp(import.node(*variable).op()) ||
-        (stepVariable && *stepVariable != *variable))
+    std::optional<int> variable = variableRead(import, *cast, 0);
+    if (!variable || (stepVariable && *stepVariable != *variable))
       return false;
     stepVariable = *variable;
     return true;
@@ -584,11 +593,8 @@ std::optional<LearningRate> matchPiecewiseConstant(ImportContext &import,
   auto comparison = [&](int node, StringRef op) -> std::optional<double> {
     if (import.node(node).op() != op)
       return std::nullopt;
-    FailureOr<int> step = import.throughIdentities(node, 0);
-    if (succeeded(step) && import.node(*step).op() == "ReadVariableOp")
-      step = import.throughIdentities(*step, 0);
-    if (failed(step) || !isVariableOp(import.node(*step).op()) ||
-        (stepVariable && *stepVariable != *step))
+    std::optional<int> step = variableRead(import, node, 0);
+    if (!step || (stepVariable && *stepVariable != *step))
       return std::nullopt;
     stepVariable = *step;
     return m.constant(node, 1);
@@ -1003,18 +1009,6 @@ static std::optional<double> trainingScalar(ImportContext &import, int index) {
     }
   }
   return std::nullopt;
-}
-
-/// The variable node `index` reads: through Identity nodes (a reference
-/// variable's read) and a ReadVariableOp.
-static std::optional<int> variableRead(ImportContext &import, int index,
-                                       int input) {
-  FailureOr<int> source = import.throughIdentities(index, input);
-  if (succeeded(source) && import.node(*source).op() == "ReadVariableOp")
-    source = import.throughIdentities(*source, 0);
-  if (failed(source) || !isVariableOp(import.node(*source).op()))
-    return std::nullopt;
-  return *source;
 }
 
 /// Matches AssignSub node `assign` as assign_moving_average builds it:
