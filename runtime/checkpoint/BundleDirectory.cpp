@@ -20,6 +20,8 @@ constexpr std::string_view kIndexSuffix = ".index";
 constexpr std::string_view kDataInfix = ".data-";
 constexpr std::string_view kShardsSuffix = "_temp";
 constexpr std::string_view kTemporaryMarker = ".tempstate";
+/// The name of the save in progress, whose step is not known yet.
+constexpr std::string_view kPending = "pending";
 
 /// The step of a name "model.ckpt-<step><rest>", and <rest>.
 std::optional<std::pair<int64_t, std::string_view>>
@@ -124,17 +126,34 @@ void BundleDirectory::removeLeftovers() const {
       files::removeIfPresent(path);
       continue;
     }
-    auto parsed = parseName(name);
-    if (!parsed)
-      continue;
-    if (parsed->second == kShardsSuffix) {
+    if (name == std::string(kPrefix) + std::string(kPending) +
+                    std::string(kShardsSuffix)) {
       std::error_code ignored;
       std::filesystem::remove_all(path, ignored);
-    } else if (parsed->second.substr(0, kDataInfix.size()) == kDataInfix &&
-               !exists(bundleIndexPath(prefixFor(parsed->first)))) {
-      files::removeIfPresent(path);
+      continue;
     }
+    auto parsed = parseName(name);
+    if (parsed && parsed->second.substr(0, kDataInfix.size()) == kDataInfix &&
+        !exists(bundleIndexPath(prefixFor(parsed->first))))
+      files::removeIfPresent(path);
   }
+}
+
+void writeBundleShard(const std::string &prefix, const BundleShard &shard) {
+  BundleWriter writer(prefix);
+  for (const auto &[name, value] : shard.tensors)
+    writer.add(name, value);
+  for (const BundleShard::Slice &slice : shard.slices)
+    writer.addSlice(slice.variable, slice.variableShape, slice.slice,
+                    slice.value);
+  writer.finish();
+}
+
+std::string BundleDirectory::pendingShardPrefix(int shard,
+                                                int numShards) const {
+  return shardedSavePrefix(directory_ + "/" + std::string(kPrefix) +
+                               std::string(kPending),
+                           shard, numShards);
 }
 
 std::string BundleDirectory::save(int64_t step,
@@ -144,20 +163,20 @@ std::string BundleDirectory::save(int64_t step,
     throw CheckpointError("checkpoint " + prefixFor(step) + ": no shards");
   files::createDirectories(directory_);
   removeLeftovers();
-  std::string prefix = prefixFor(step);
-  removeBundle(directory_, prefix);
   int numShards = static_cast<int>(shards.size());
+  for (int shard = 0; shard < numShards; ++shard)
+    writeBundleShard(pendingShardPrefix(shard, numShards), shards[shard]);
+  return commit(step, numShards, keep);
+}
+
+std::string BundleDirectory::commit(int64_t step, int numShards, int keep) {
+  std::string prefix = prefixFor(step);
+  if (numShards < 1)
+    throw CheckpointError("checkpoint " + prefix + ": no shards");
   std::vector<std::string> written;
-  for (int shard = 0; shard < numShards; ++shard) {
-    BundleWriter writer(shardedSavePrefix(prefix, shard, numShards));
-    for (const auto &[name, value] : shards[shard].tensors)
-      writer.add(name, value);
-    for (const BundleShard::Slice &slice : shards[shard].slices)
-      writer.addSlice(slice.variable, slice.variableShape, slice.slice,
-                      slice.value);
-    writer.finish();
-    written.push_back(writer.prefix());
-  }
+  for (int shard = 0; shard < numShards; ++shard)
+    written.push_back(pendingShardPrefix(shard, numShards));
+  removeBundle(directory_, prefix);
   mergeBundles(written, prefix);
 
   std::vector<Entry> entries = list();

@@ -8,12 +8,14 @@
 //   checkpoint                                model_checkpoint_path and
 //                                             all_model_checkpoint_paths
 //
-// BundleDirectory::save() writes one shard per PS task, merges them
-// (mergeBundles: the index is written last, so a save killed midway leaves
-// no index and no checkpoint), writes the `checkpoint` file, and deletes
-// all but the newest `keep` bundles; the next save removes what a killed
-// one left. loadNewest() reads the newest bundle whose index and every
-// tensor read back, warning about each newer one that does not.
+// Each PS task writes its own shard at pendingShardPrefix() (dtf-run's
+// PS tasks, asked by the chief; save() does it all in one process), then
+// commit() merges them under the step (mergeBundles: the index is written
+// last, so a save killed midway leaves no index and no checkpoint), writes
+// the `checkpoint` file, and deletes all but the newest `keep` bundles; the
+// next save removes what a killed one left. loadNewest() reads the newest
+// bundle whose index and every tensor read back, warning about each newer
+// one that does not.
 //
 // A directory may also hold DTF's own checkpoint files (Checkpoint.h), e.g.
 // of the same job before it switched formats: newestCheckpoint() and
@@ -84,14 +86,27 @@ public:
   std::string prefixFor(int64_t step) const;
 
   /// Saves `shards` (one per PS task, in task order) as the bundle of
-  /// `step`, as TensorFlow's sharded Saver does: removes the leftovers of
-  /// a killed save, writes each shard at shardedSavePrefix(), merges them
-  /// (a bundle of the same step saved before is replaced, its index
-  /// first), writes the `checkpoint` file, then deletes all but the `keep`
-  /// newest bundles (keep <= 0: keeps all), each index before its data
-  /// files. Returns the prefix written.
+  /// `step`, as TensorFlow's sharded Saver does, in one process: removes
+  /// the leftovers of a killed save, writes each shard at
+  /// pendingShardPrefix() and commit()s them.
   std::string save(int64_t step, const std::vector<BundleShard> &shards,
                    int keep);
+
+  /// Where shard `shard` of `numShards` of the save in progress is written
+  /// (writeBundleShard), by whichever task holds its variables:
+  /// "<directory>/model.ckpt-pending_temp/part-0000K-of-0000N". The step is
+  /// not in the name: the shards are written before the step is known (in
+  /// async training only the task holding the global step knows it, as of
+  /// its own shard), and commit() names the bundle.
+  std::string pendingShardPrefix(int shard, int numShards) const;
+
+  /// Makes the `numShards` pending shards the bundle of `step`: merges
+  /// them (mergeBundles; a bundle of the same step saved before is
+  /// replaced, its index first), writes the `checkpoint` file, then
+  /// deletes all but the `keep` newest bundles (keep <= 0: keeps all), each
+  /// index before its data files. Returns the prefix written. Throws
+  /// CheckpointError naming a missing shard.
+  std::string commit(int64_t step, int numShards, int keep);
 
   /// The newest bundle whose index and every tensor read back (each
   /// tensor's CRC checked); each newer one that does not is reported
@@ -104,14 +119,19 @@ public:
   loadNewest(const std::function<void(const std::string &)> &warn) const;
 
   /// Removes what a save killed midway left: temporaries (`*.tempstate*`
-  /// of a bundle or of the `checkpoint` file), the shards' `<prefix>_temp`
-  /// directories, and data files whose prefix has no index. Only the one
-  /// writer (the chief) may call it: it would delete a save in progress.
+  /// of a bundle or of the `checkpoint` file), the pending save's shards
+  /// (pendingShardPrefix), and data files whose prefix has no index. Only the
+  /// one writer (the chief) may call it, between saves: it would delete a save
+  /// in progress.
   void removeLeftovers() const;
 
 private:
   std::string directory_;
 };
+
+/// Writes `shard` as a one-file bundle at `prefix` (BundleWriter: its whole
+/// tensors, then its slices).
+void writeBundleShard(const std::string &prefix, const BundleShard &shard);
 
 /// Every tensor of the bundle at `prefix` (a partitioned variable whole,
 /// by its own name) at the step its name `model.ckpt-<step>` gives; throws

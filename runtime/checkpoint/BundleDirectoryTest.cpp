@@ -107,6 +107,34 @@ TEST_F(BundleDirectoryTest, ASaveIsOneBundleWithADataFilePerTaskAndTheState) {
   EXPECT_EQ(bundles.list()[0].step, 100);
 }
 
+// As dtf-run saves: each PS task writes its shard where the pending save
+// is, before the step is known; the chief commits them under the step.
+TEST_F(BundleDirectoryTest, ShardsWrittenByTheirTasksAreCommittedUnderTheStep) {
+  BundleDirectory bundles(directory);
+  std::vector<BundleShard> shards = twoShards(300);
+  EXPECT_EQ(bundles.pendingShardPrefix(1, 2),
+            directory + "/model.ckpt-pending_temp/part-00001-of-00002");
+  writeBundleShard(bundles.pendingShardPrefix(0, 2), shards[0]);
+  try {
+    bundles.commit(300, 2, 5);
+    FAIL() << "committed without shard 1";
+  } catch (const CheckpointError &error) {
+    EXPECT_NE(std::string(error.what()).find("part-00001-of-00002"),
+              std::string::npos)
+        << error.what();
+  }
+  EXPECT_TRUE(bundles.list().empty());
+  writeBundleShard(bundles.pendingShardPrefix(1, 2), shards[1]);
+  EXPECT_EQ(bundles.commit(300, 2, 5), directory + "/model.ckpt-300");
+  EXPECT_EQ(names(),
+            (std::vector<std::string>{
+                "checkpoint", "model.ckpt-300.data-00000-of-00002",
+                "model.ckpt-300.data-00001-of-00002", "model.ckpt-300.index"}));
+  EXPECT_EQ(
+      BundleReader(directory + "/model.ckpt-300").read("p").toVector<float>(),
+      (std::vector<float>{310, 311, 312, 313, 314, 315}));
+}
+
 TEST_F(BundleDirectoryTest, RotationKeepsTheNewestAndTheStateNamesThem) {
   BundleDirectory bundles(directory);
   for (int64_t step : {100, 200, 300})
@@ -192,14 +220,14 @@ TEST_F(BundleDirectoryTest, RestoreFallsBackPastATruncatedIndexOrCorruptData) {
 TEST_F(BundleDirectoryTest, WhatAKilledSaveLeftIsNoCheckpointAndIsRemoved) {
   BundleDirectory bundles(directory);
   bundles.save(100, twoShards(100), 5);
-  // A save of step 200 killed after the tasks' shards, before the merge:
-  // the `_temp` directory of their bundles ...
-  std::string killed = directory + "/model.ckpt-200";
+  // A save killed after the tasks' shards, before the merge: the pending
+  // `_temp` directory of their bundles ...
   for (int shard = 0; shard < 2; ++shard) {
-    BundleWriter writer(shardedSavePrefix(killed, shard, 2));
+    BundleWriter writer(bundles.pendingShardPrefix(shard, 2));
     writer.add("w", Tensor::scalar<float>(1));
     writer.finish();
   }
+  std::string killed = directory + "/model.ckpt-200";
   // ... a merge killed after moving a data file, before the index ...
   fs::copy_file(bundleDataPath(directory + "/model.ckpt-100", 0, 2),
                 bundleDataPath(killed, 0, 2));

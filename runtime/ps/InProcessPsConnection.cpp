@@ -164,6 +164,12 @@ Snapshot InProcessPsConnection::snapshot() {
   return callInProcess(peer_, "Snapshot", [&] { return task.snapshot(); });
 }
 
+Snapshot InProcessPsConnection::saveCheckpointShard(int shard, int numShards) {
+  return callInProcess(peer_, "SaveCheckpointShard", [&] {
+    return task.saveCheckpointShard(shard, numShards);
+  });
+}
+
 int64_t InProcessPsConnection::restore(RestoreSource source,
                                        int64_t checkpointStep, int64_t epoch) {
   return callInProcess(peer_, "Restore", [&] {

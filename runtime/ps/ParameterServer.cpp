@@ -507,6 +507,27 @@ Snapshot ParameterServer::snapshot() const {
   return copy;
 }
 
+Snapshot ParameterServer::saveCheckpointShard(int shard, int numShards) const {
+  if (numShards < 1 || shard < 0 || shard >= numShards)
+    throw Error(ErrorCode::InvalidArgument,
+                messagePrefix() + "checkpoint shard " + std::to_string(shard) +
+                    " of " + std::to_string(numShards) + " does not exist");
+  if (!options_.writeCheckpointShard)
+    throw Error(ErrorCode::DataLoss,
+                messagePrefix() + "cannot write its shard of a checkpoint: "
+                                  "it has no checkpoint directory (--logdir)");
+  Snapshot values = snapshot();
+  Snapshot written{values.step, values.epoch, values.holdsGlobalStep, {}};
+  try {
+    options_.writeCheckpointShard(std::move(values), shard, numShards);
+  } catch (const std::exception &error) {
+    throw Error(ErrorCode::DataLoss,
+                messagePrefix() +
+                    "cannot write its shard of a checkpoint: " + error.what());
+  }
+  return written;
+}
+
 int64_t ParameterServer::waitForStep(int64_t awaited, int64_t awaitedEpoch,
                                      std::chrono::milliseconds timeout,
                                      const std::function<bool()> &isCancelled,

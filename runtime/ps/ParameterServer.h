@@ -182,6 +182,7 @@ struct ModelState {
 };
 
 struct UpdateStats;
+struct Snapshot;
 
 struct Options {
   /// The variable whose value is the task's step when the task holds it.
@@ -204,6 +205,13 @@ struct Options {
   /// (e.g. from the task's --logdir); throws std::exception saying why it
   /// cannot. Without it, such a restore fails.
   std::function<ModelState(int64_t checkpointStep)> loadCheckpoint;
+  /// Writes `snapshot` as shard `shard` of `numShards` of a sharded
+  /// checkpoint (TensorFlow's sharded Saver: each PS task writes its own
+  /// variables, the chief merges the shards), where the task keeps its
+  /// checkpoints (e.g. its --logdir); throws std::exception saying why it
+  /// cannot. Without it, saveCheckpointShard() fails.
+  std::function<void(Snapshot snapshot, int shard, int numShards)>
+      writeCheckpointShard;
   /// Async: a push whose staleness exceeds this is dropped, not applied
   /// (UpdateStats::stalePushes, PushOutcome::Stale): bounded staleness,
   /// enforced where the gradient lands. 0: no bound.
@@ -414,6 +422,16 @@ public:
   /// A copy of every variable (for Snapshot and diagnostics); a dynamic
   /// table as its rows, "<name>/ids" and its slots' rows (see above).
   Snapshot snapshot() const;
+
+  /// Writes the task's variables, copied from one state between updates,
+  /// as shard `shard` of `numShards` of a checkpoint
+  /// (options().writeCheckpointShard); the copy is written outside the
+  /// mutex, so that updates go on meanwhile. Returns the step, epoch and
+  /// holdsGlobalStep of the values written (no tensors). Throws Error:
+  /// InvalidArgument for a shard outside [0, numShards), FailedPrecondition
+  /// before the task serves, DataLoss when the task has no writer or the
+  /// writer fails (not recoverable: the checkpoint cannot be had).
+  Snapshot saveCheckpointShard(int shard, int numShards) const;
 
   /// Refuses a push early, before its gradients are received: throws the
   /// Error push() would for a task that does not serve or a push of

@@ -129,6 +129,11 @@ public:
   /// Every variable the task holds, from one state between updates.
   virtual Snapshot snapshot() = 0;
 
+  /// Has the task write its variables as shard `shard` of `numShards` of a
+  /// checkpoint (ParameterServer::saveCheckpointShard); returns the step,
+  /// epoch and holdsGlobalStep of the values written, without tensors.
+  virtual Snapshot saveCheckpointShard(int shard, int numShards) = 0;
+
   /// Restores the task (ParameterServer::restore); returns its step then.
   virtual int64_t restore(RestoreSource source, int64_t checkpointStep,
                           int64_t epoch) = 0;

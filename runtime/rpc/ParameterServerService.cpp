@@ -390,6 +390,24 @@ ParameterServerService::Snapshot(grpc::ServerContext *context,
   return grpc::Status::OK;
 }
 
+grpc::Status ParameterServerService::SaveCheckpointShard(
+    grpc::ServerContext *context, const SaveCheckpointShardRequest *request,
+    SaveCheckpointShardResponse *response) {
+  if (grpc::Status denied = authorize(context); !denied.ok())
+    return denied;
+  try {
+    ps::Snapshot written =
+        task_.saveCheckpointShard(request->shard(), request->num_shards());
+    SnapshotHeader *header = response->mutable_header();
+    header->set_step(written.step);
+    header->set_epoch(written.epoch);
+    header->set_holds_global_step(written.holdsGlobalStep);
+  } catch (const std::exception &error) {
+    return failed(error);
+  }
+  return grpc::Status::OK;
+}
+
 grpc::Status ParameterServerService::Restore(grpc::ServerContext *context,
                                              const RestoreRequest *request,
                                              RestoreResponse *response) {

@@ -90,6 +90,10 @@ public:
   grpc::Status Snapshot(grpc::ServerContext *context,
                         const SnapshotRequest *request,
                         grpc::ServerWriter<SnapshotResponse> *writer) override;
+  grpc::Status
+  SaveCheckpointShard(grpc::ServerContext *context,
+                      const SaveCheckpointShardRequest *request,
+                      SaveCheckpointShardResponse *response) override;
   grpc::Status Restore(grpc::ServerContext *context,
                        const RestoreRequest *request,
                        RestoreResponse *response) override;

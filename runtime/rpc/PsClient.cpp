@@ -452,6 +452,24 @@ ps::Snapshot PsClient::snapshot() {
   return snapshot;
 }
 
+ps::Snapshot PsClient::saveCheckpointShard(int shard, int numShards) {
+  SaveCheckpointShardRequest request;
+  request.set_shard(shard);
+  request.set_num_shards(numShards);
+  SaveCheckpointShardResponse response =
+      unaryCall(peer_, "SaveCheckpointShard", options_, *stub,
+                &ParameterServer::Stub::SaveCheckpointShard, request);
+  if (!response.has_header())
+    throw callError(peer_, "SaveCheckpointShard",
+                    grpc::Status(grpc::StatusCode::DATA_LOSS,
+                                 "malformed response: no header"));
+  ps::Snapshot written;
+  written.step = response.header().step();
+  written.epoch = response.header().epoch();
+  written.holdsGlobalStep = response.header().holds_global_step();
+  return written;
+}
+
 int64_t PsClient::restore(ps::RestoreSource source, int64_t checkpointStep,
                           int64_t epoch) {
   RestoreRequest request;

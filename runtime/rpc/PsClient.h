@@ -95,6 +95,7 @@ public:
 
   /// Every variable the task holds, from one state between updates.
   ps::Snapshot snapshot() override;
+  ps::Snapshot saveCheckpointShard(int shard, int numShards) override;
 
   /// Restores the task (see the Restore RPC); returns its step then.
   int64_t restore(ps::RestoreSource source, int64_t checkpointStep,

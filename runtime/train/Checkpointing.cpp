@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <future>
 #include <iostream>
 #include <map>
 #include <set>
@@ -65,6 +66,56 @@ void configureCheckpointRestore(ps::Options &task,
           std::to_string(state.step));
     return state;
   };
+}
+
+checkpoint::BundleShard
+bundleShardOf(ps::Snapshot snapshot,
+              const std::vector<checkpoint::VariablePart> &parts,
+              const std::set<std::string> &savedElsewhere) {
+  std::map<std::string, const checkpoint::VariablePart *> slices;
+  for (const checkpoint::VariablePart &part : parts) {
+    const Shape &shape = part.variableType.shape;
+    if (!part.rows.whole() && part.rows.stride == 1 && !shape.empty() &&
+        shape[0] >= 0)
+      slices.emplace(part.name, &part);
+  }
+  checkpoint::BundleShard shard;
+  for (NamedTensor &tensor : snapshot.tensors) {
+    if (savedElsewhere.count(tensor.name))
+      continue;
+    auto slice = slices.find(tensor.name);
+    if (slice == slices.end()) {
+      shard.tensors.emplace(tensor.name, std::move(tensor.tensor));
+      continue;
+    }
+    const checkpoint::VariablePart &part = *slice->second;
+    const Shape &shape = part.variableType.shape;
+    std::vector<std::pair<int64_t, int64_t>> extents = {
+        {part.rows.first, part.rows.count}};
+    for (size_t dim = 1; dim < shape.size(); ++dim)
+      extents.emplace_back(0, shape[dim]);
+    shard.slices.push_back(
+        {part.variable, shape,
+         checkpoint::TensorSlice::fromStartsAndLengths(extents),
+         std::move(tensor.tensor)});
+  }
+  return shard;
+}
+
+void configureCheckpointSave(ps::Options &task,
+                             const ReliabilityOptions &options,
+                             std::vector<checkpoint::VariablePart> parts,
+                             std::set<std::string> savedElsewhere) {
+  if (options.logdir.empty())
+    return;
+  task.writeCheckpointShard =
+      [bundles = checkpoint::BundleDirectory(options.logdir),
+       parts = std::move(parts), savedElsewhere = std::move(savedElsewhere)](
+          ps::Snapshot snapshot, int shard, int numShards) {
+        checkpoint::writeBundleShard(
+            bundles.pendingShardPrefix(shard, numShards),
+            bundleShardOf(std::move(snapshot), parts, savedElsewhere));
+      };
 }
 
 Tensor inputStateTensor(const std::string &state) {
@@ -222,62 +273,62 @@ std::string CheckpointSaver::saveFile(int64_t step,
       .save(state, options.keepCheckpoints);
 }
 
-std::string CheckpointSaver::saveBundle(int64_t step,
-                                        std::vector<ps::Snapshot> snapshots,
-                                        std::optional<Tensor> inputState) {
-  // The shards of a variable partitioned into row ranges are slices of it,
-  // as TensorFlow saves a partitioned variable. A dynamic table's (its
-  // rows grow) and a partition by id modulo (rows interleaved) are no
-  // slices: they keep their own names.
-  std::map<std::string, const checkpoint::VariablePart *> slices;
-  for (const checkpoint::VariablePart &part : layout) {
-    const Shape &shape = part.variableType.shape;
-    if (!part.rows.whole() && part.rows.stride == 1 && !shape.empty() &&
-        shape[0] >= 0)
-      slices.emplace(part.name, &part);
-  }
-  std::vector<checkpoint::BundleShard> shards(snapshots.size());
-  std::set<std::string> saved;
-  for (size_t task = 0; task < snapshots.size(); ++task) {
-    for (NamedTensor &tensor : snapshots[task].tensors) {
-      // A variable copied to several tasks is saved once, by the first.
-      if (!saved.insert(tensor.name).second)
-        continue;
-      auto slice = slices.find(tensor.name);
-      if (slice == slices.end()) {
-        shards[task].tensors.emplace(tensor.name, std::move(tensor.tensor));
-        continue;
-      }
-      const checkpoint::VariablePart &part = *slice->second;
-      const Shape &shape = part.variableType.shape;
-      std::vector<std::pair<int64_t, int64_t>> extents = {
-          {part.rows.first, part.rows.count}};
-      for (size_t dim = 1; dim < shape.size(); ++dim)
-        extents.emplace_back(0, shape[dim]);
-      shards[task].slices.push_back(
-          {part.variable, shape,
-           checkpoint::TensorSlice::fromStartsAndLengths(extents),
-           std::move(tensor.tensor)});
+std::vector<ps::Snapshot> CheckpointSaver::writeShards(int numShards) {
+  checkpoint::BundleDirectory(options.logdir).removeLeftovers();
+  std::vector<std::future<ps::Snapshot>> writing;
+  for (size_t task = 0; task < ps.size(); ++task)
+    writing.push_back(std::async(std::launch::async, [this, task, numShards] {
+      return ps[task]->saveCheckpointShard(static_cast<int>(task), numShards);
+    }));
+  std::vector<ps::Snapshot> written;
+  for (std::future<ps::Snapshot> &shard : writing) {
+    try {
+      written.push_back(shard.get());
+    } catch (const Error &error) {
+      // A task that cannot write its shard is a checkpoint that cannot be
+      // written, as a file the chief cannot write: no recovery helps.
+      if (error.code() == ErrorCode::DataLoss)
+        throw checkpoint::CheckpointError(error.what());
+      throw;
     }
   }
-  // PS task 0 hosts the data coordinator.
-  if (inputState)
-    shards.front().tensors.emplace(kInputStateTensor, std::move(*inputState));
-  return checkpoint::BundleDirectory(options.logdir)
-      .save(step, shards, options.keepCheckpoints);
+  return written;
+}
+
+std::string CheckpointSaver::commitBundle(int64_t step, int numShards,
+                                          std::optional<Tensor> inputState) {
+  checkpoint::BundleDirectory bundles(options.logdir);
+  // The data coordinator's state is the chief's own shard, the last.
+  if (inputState) {
+    checkpoint::BundleShard shard;
+    shard.tensors.emplace(kInputStateTensor, std::move(*inputState));
+    checkpoint::writeBundleShard(
+        bundles.pendingShardPrefix(numShards - 1, numShards), shard);
+  }
+  return bundles.commit(step, numShards, options.keepCheckpoints);
 }
 
 std::optional<int64_t> CheckpointSaver::save(bool unlessSaved) {
   if (!enabled())
     return std::nullopt;
+  // A bundle is written where its variables are: each PS task writes its
+  // shard and answers with the step of the values it wrote; a DTF file is
+  // the chief's, from the tasks' snapshots.
+  bool bundle =
+      options.checkpointFormat == checkpoint::CheckpointFormat::TensorFlow;
+  int numShards = static_cast<int>(ps.size()) + (dataCoordinator ? 1 : 0);
   // In sync mode every task must be at the same step, else the checkpoint
   // mixes two steps and the tasks' step counts disagree after a restore.
   // Between the chief's steps they usually are; retry briefly otherwise.
   constexpr int kAttempts = 20;
   for (int attempt = 0; attempt < kAttempts; ++attempt) {
     std::vector<ps::Snapshot> snapshots;
-    for (ps::PsConnection *task : ps)
-      snapshots.push_back(task->snapshot());
+    if (bundle) {
+      snapshots = writeShards(numShards);
+    } else {
+      for (ps::PsConnection *task : ps)
+        snapshots.push_back(task->snapshot());
+    }
     bool sameEpoch = true, sameStep = true;
     for (const ps::Snapshot &snapshot : snapshots) {
       sameEpoch &= snapshot.epoch == snapshots.front().epoch;
@@ -296,6 +347,8 @@ std::optional<int64_t> CheckpointSaver::save(bool unlessSaved) {
       if (snapshot.holdsGlobalStep)
         step = snapshot.step;
     if (unlessSaved && savedAt(step)) {
+      if (bundle)
+        checkpoint::BundleDirectory(options.logdir).removeLeftovers();
       lastSavedStep = step;
       return step;
     }
@@ -305,15 +358,16 @@ std::optional<int64_t> CheckpointSaver::save(bool unlessSaved) {
     if (dataCoordinator)
       inputState = inputStateTensor(dataCoordinator->dataState(step));
     std::string path =
-        options.checkpointFormat == checkpoint::CheckpointFormat::TensorFlow
-            ? saveBundle(step, std::move(snapshots), std::move(inputState))
-            : saveFile(step, std::move(snapshots), std::move(inputState));
+        bundle ? commitBundle(step, numShards, std::move(inputState))
+               : saveFile(step, std::move(snapshots), std::move(inputState));
     std::cout << "Worker 0: saved checkpoint " << path << " (global step "
               << step << ")" << std::endl;
     lastSavedStep = step;
     lastSaveTime = Clock::now();
     return step;
   }
+  if (bundle)
+    checkpoint::BundleDirectory(options.logdir).removeLeftovers();
   std::cout << "Worker 0: warning: no checkpoint this time: the PS tasks "
                "kept being at different steps"
             << std::endl;

@@ -34,6 +34,7 @@
 #include <memory>
 #include <optional>
 #include <ostream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,7 @@ namespace dtf::ps {
 class ParameterServer;
 struct ModelState;
 struct Options;
+struct Snapshot;
 } // namespace dtf::ps
 namespace dtf::rpc {
 struct ServerOptions;
@@ -137,6 +139,29 @@ void configureCheckpointRestore(ps::Options &task,
                                 const ReliabilityOptions &options,
                                 std::vector<checkpoint::VariablePart> parts,
                                 WarmStartLoader warmStart = nullptr);
+
+/// What a PS task holding `parts` writes as its shard of a bundle: every
+/// tensor of `snapshot` by name but those in `savedElsewhere` (copies that
+/// an earlier PS task saves, as Adam's beta powers), and each shard of a
+/// variable partitioned into row ranges (`name/part_K`) as its slice of
+/// the whole variable, as TensorFlow saves a partitioned variable. A
+/// dynamic table's shard (its rows grow) and a partition by id modulo (its
+/// rows interleave) are no slices and keep their own names.
+checkpoint::BundleShard
+bundleShardOf(ps::Snapshot snapshot,
+              const std::vector<checkpoint::VariablePart> &parts,
+              const std::set<std::string> &savedElsewhere);
+
+/// Lets a PS task holding `parts` write its own shard of the chief's
+/// bundles (--checkpoint_format=tf) into --logdir
+/// (ps::Options::writeCheckpointShard, at BundleDirectory's
+/// pendingShardPrefix), as TensorFlow's sharded Saver has each PS task
+/// write its variables: the values do not cross the network. Without
+/// --logdir the task cannot (the chief's save fails naming it).
+void configureCheckpointSave(ps::Options &task,
+                             const ReliabilityOptions &options,
+                             std::vector<checkpoint::VariablePart> parts,
+                             std::set<std::string> savedElsewhere);
 
 /// Preloads the newest valid checkpoint of --logdir, a DTF file or a
 /// bundle, into a PS task holding `parts` that starts, warning about newer

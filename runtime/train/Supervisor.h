@@ -74,13 +74,6 @@ public:
   void saveDataStateOf(coord::CoordinatorConnection &coordinator) {
     dataCoordinator = &coordinator;
   }
-  /// The model's variables and the shards of each (runtime/train/
-  /// WarmStart.h's variablePartsOf), so that a bundle holds a variable
-  /// sharded by row ranges as one partitioned variable. Without them every
-  /// shard is saved under its own name `name/part_K`.
-  void setVariableLayout(std::vector<checkpoint::VariablePart> parts) {
-    layout = std::move(parts);
-  }
 
 private:
   /// Whether --logdir holds a checkpoint of `step` in --checkpoint_format.
@@ -88,9 +81,14 @@ private:
   /// Writes the DTF file of `step`; returns its path.
   std::string saveFile(int64_t step, std::vector<ps::Snapshot> snapshots,
                        std::optional<Tensor> inputState);
-  /// Writes the bundle of `step`, a shard per PS task; returns its prefix.
-  std::string saveBundle(int64_t step, std::vector<ps::Snapshot> snapshots,
-                         std::optional<Tensor> inputState);
+  /// Has every PS task write its shard of the pending bundle (of
+  /// `numShards`, the chief's data coordinator state the last when it has
+  /// one); returns what each wrote (step, epoch, no tensors).
+  std::vector<ps::Snapshot> writeShards(int numShards);
+  /// Makes the pending shards (with the coordinator's state in the last)
+  /// the bundle of `step`; returns its prefix.
+  std::string commitBundle(int64_t step, int numShards,
+                           std::optional<Tensor> inputState);
 
   using Clock = std::chrono::steady_clock;
   const std::vector<ps::PsConnection *> &ps;
@@ -99,7 +97,6 @@ private:
   int64_t lastSavedStep = -1;
   Clock::time_point lastSaveTime;
   coord::CoordinatorConnection *dataCoordinator = nullptr;
-  std::vector<checkpoint::VariablePart> layout;
 };
 
 /// Also the training loop's hook for checkpoints and the test delay.
@@ -158,11 +155,6 @@ public:
   /// Streamed input: checkpoints hold the epoch's state
   /// (CheckpointSaver::saveDataStateOf) of the coordinator.
   void saveDataState() { saver.saveDataStateOf(coordinator); }
-  /// Bundles save each variable sharded by row ranges as one partitioned
-  /// variable (CheckpointSaver::setVariableLayout).
-  void setVariableLayout(std::vector<checkpoint::VariablePart> parts) {
-    saver.setVariableLayout(std::move(parts));
-  }
 
 private:
   /// Chief: brings every PS task to one state and epoch; see Supervisor.cpp.

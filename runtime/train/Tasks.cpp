@@ -253,6 +253,8 @@ int runPsTask(mlir::ModuleOp program, const TaskOptions &options) {
       variablePartsHeldBy(program, function);
   configureCheckpointRestore(psOptions, options.reliability, heldParts,
                              warmStart);
+  configureCheckpointSave(psOptions, options.reliability, heldParts,
+                          variablesHeldBefore(program, function));
   psOptions.availableMemory = availableHostMemory();
   psOptions.maxStaleness = options.replication.maxStaleness;
   psOptions.divideByStaleness = options.replication.divideLrByStaleness;
@@ -358,10 +360,6 @@ int runWorkerTask(mlir::ModuleOp program, const TaskOptions &options,
   int numWorkers = static_cast<int>(spec.workers().size());
   bool isChief = index == 0;
 
-  // Before the worker's program is prepared: the PS functions' variables
-  // and shards, for the chief's bundles.
-  std::vector<checkpoint::VariablePart> variableLayout =
-      variablePartsOf(program);
   WorkerProgram worker = prepareWorkerProgram(program);
   int64_t batch = checkInputs(worker.function, inputs, options.batchSize);
   if (inputs.streamed && inputs.streamed->epochs > 0 &&
@@ -403,7 +401,6 @@ int runWorkerTask(mlir::ModuleOp program, const TaskOptions &options,
   // the PS tasks restored) and checkpoints; the others wait for it.
   Supervisor supervisor(ps, coordinator, options.reliability, index,
                         options.replication.sync);
-  supervisor.setVariableLayout(std::move(variableLayout));
   // Streamed input: the units come from the data coordinator, and the
   // chief's checkpoints keep which examples the variables were trained on.
   std::shared_ptr<CoordinatedWorkSource> dataWork;

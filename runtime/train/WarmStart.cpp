@@ -131,6 +131,20 @@ variablePartsHeldBy(mlir::ModuleOp program, mlir::func::FuncOp function) {
   return held;
 }
 
+std::set<std::string> variablesHeldBefore(mlir::ModuleOp program,
+                                          mlir::func::FuncOp function) {
+  std::set<std::string> held;
+  for (int index = 0;; ++index) {
+    auto earlier =
+        program.lookupSymbol<mlir::func::FuncOp>("ps_" + std::to_string(index));
+    if (!earlier || earlier == function)
+      return held;
+    earlier.walk([&](ir::VariableOp variable) {
+      held.insert(variable.getName().str());
+    });
+  }
+}
+
 bool warmStartApplies(const ReliabilityOptions &options) {
   return !options.initFromCheckpoint.empty() &&
          (options.logdir.empty() ||

@@ -43,6 +43,12 @@ std::vector<checkpoint::VariablePart> variablePartsOf(mlir::ModuleOp program);
 std::vector<checkpoint::VariablePart>
 variablePartsHeldBy(mlir::ModuleOp program, mlir::func::FuncOp function);
 
+/// The variables that the PS task functions before `function` hold
+/// (@ps_0 .. @ps_{K-1} for @ps_K): of a variable copied to several tasks
+/// (Adam's beta powers), a checkpoint holds the first task's copy.
+std::set<std::string> variablesHeldBefore(mlir::ModuleOp program,
+                                          mlir::func::FuncOp function);
+
 /// The model variables among variablePartsOf(program) whose shards are
 /// partitions by id modulo, their optimizer slots (`name/<slot>`) included.
 std::set<std::string> interleavedVariablesOf(mlir::ModuleOp program);

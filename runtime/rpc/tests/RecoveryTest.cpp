@@ -1,10 +1,10 @@
 //===- RecoveryTest.cpp - Snapshot, Restore and epochs of a PS task -------===//
 //
 // What checkpoints and recovery need of the PS service: a Snapshot of every
-// variable, Restore from a checkpoint / the initial values / the values
-// preloaded at start-up, step bookkeeping after a restore (also on a sync
-// task without global_step), and epochs that fence off pushes and waits of
-// values from before a restore.
+// variable, the task's own shard of a bundle (SaveCheckpointShard), Restore
+// from a checkpoint / the initial values / the values preloaded at start-up,
+// step bookkeeping after a restore (also on a sync task without global_step),
+// and epochs that fence off pushes and waits of values from before a restore.
 //
 //===----------------------------------------------------------------------===//
 
@@ -77,6 +77,12 @@ protected:
       }
       return checkpointAt(step, 10.0f + step, 20.0f + step);
     };
+    options.writeCheckpointShard = [this](ps::Snapshot values, int shard,
+                                          int numShards) {
+      if (numShards == 3)
+        throw std::runtime_error("cannot write /logdir/part-00001-of-00003");
+      shardsWritten.push_back({shard, numShards, values.tensors.size()});
+    };
     ps = std::make_unique<RunningPs>(module.function(function), replication,
                                      ServerOptions{"127.0.0.1:0"}, options);
     client = std::make_unique<PsClient>(ps->task.taskName(),
@@ -98,6 +104,16 @@ protected:
   std::unique_ptr<RunningPs> ps;
   std::unique_ptr<PsClient> client;
   int loads = 0;
+  /// Each shard written: its number, the number of shards, its tensors.
+  struct ShardWritten {
+    int shard, numShards;
+    size_t tensors;
+    bool operator==(const ShardWritten &other) const {
+      return shard == other.shard && numShards == other.numShards &&
+             tensors == other.tensors;
+    }
+  };
+  std::vector<ShardWritten> shardsWritten;
 };
 
 TEST_F(RecoveryTest, SnapshotHoldsEveryVariableWithTheStep) {
@@ -117,6 +133,30 @@ TEST_F(RecoveryTest, SnapshotHoldsEveryVariableWithTheStep) {
     values[tensor.name] = tensor.tensor.toVector<float>();
   EXPECT_EQ(values["v"], std::vector<float>(2, -1.0f));         // 1 - 2
   EXPECT_EQ(values["v/Momentum"], std::vector<float>(2, 2.0f)); // mean
+}
+
+TEST_F(RecoveryTest, ATaskWritesItsCheckpointShardAndAnswersItsStep) {
+  startPs("ps_1_sync", Replication::sync(2, 2));
+  EXPECT_EQ(expectError([&] { client->saveCheckpointShard(1, 2); }).code(),
+            ErrorCode::FailedPrecondition);
+  client->restore(ps::RestoreSource::InitialValues, -1, /*epoch=*/3);
+  push("v", 0, 1.0f);
+  push("v", 0, 3.0f);
+  ps::Snapshot written = client->saveCheckpointShard(1, 2);
+  EXPECT_EQ(written.step, 1);
+  EXPECT_EQ(written.epoch, 3);
+  EXPECT_FALSE(written.holdsGlobalStep);
+  EXPECT_TRUE(written.tensors.empty()); // the values stayed on the task
+  EXPECT_EQ(shardsWritten, (std::vector<ShardWritten>{{1, 2, 2}}));
+  EXPECT_EQ(expectError([&] { client->saveCheckpointShard(2, 2); }).code(),
+            ErrorCode::InvalidArgument);
+  Error failed = expectError([&] { client->saveCheckpointShard(1, 3); });
+  EXPECT_EQ(failed.code(), ErrorCode::DataLoss);
+  EXPECT_NE(std::string(failed.what())
+                .find("cannot write its shard of a checkpoint: cannot write "
+                      "/logdir/part-00001-of-00003"),
+            std::string::npos)
+      << failed.what();
 }
 
 TEST_F(RecoveryTest, PreloadedValuesServeOnlyOnceTheChiefConfirms) {

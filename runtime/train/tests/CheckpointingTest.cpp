@@ -15,6 +15,8 @@
 
 #include "passes/InitAll.h"
 #include "runtime/checkpoint/BundleDirectory.h"
+#include "runtime/coord/Coordinator.h"
+#include "runtime/coord/InProcessCoordinator.h"
 #include "runtime/exec/PsProgram.h"
 #include "runtime/ps/InProcessPsConnection.h"
 #include "runtime/train/tests/CompiledMlp.h"
@@ -40,11 +42,19 @@ struct PsTasks {
   std::vector<std::unique_ptr<ps::ParameterServer>> tasks;
   std::vector<std::unique_ptr<ps::PsConnection>> connections;
 
-  explicit PsTasks(mlir::ModuleOp program) {
+  /// With `saving`, each task writes its own shard of a bundle into its
+  /// --logdir, as dtf-run's PS tasks do.
+  explicit PsTasks(mlir::ModuleOp program,
+                   const ReliabilityOptions *saving = nullptr) {
     for (mlir::func::FuncOp function : psFunctions(program)) {
+      ps::Options taskOptions;
+      if (saving)
+        configureCheckpointSave(taskOptions, *saving,
+                                variablePartsHeldBy(program, function),
+                                variablesHeldBefore(program, function));
       tasks.push_back(std::make_unique<ps::ParameterServer>(
-          std::make_unique<exec::PsProgram>(function),
-          ps::Replication::async()));
+          std::make_unique<exec::PsProgram>(function), ps::Replication::async(),
+          taskOptions));
       connections.push_back(std::make_unique<ps::InProcessPsConnection>(
           *tasks.back(), "/job:ps/task:" + std::to_string(tasks.size() - 1)));
     }
@@ -86,11 +96,10 @@ protected:
   }
   void TearDown() override { std::filesystem::remove_all(options.logdir); }
 
-  /// The 2-PS model's tasks serving their initial values, each f32 element
-  /// plus `offset`, at global step `step`; the chief saves them.
-  VariableStore saveTwoPsTasksAt(mlir::ModuleOp two, int64_t step,
-                                 float offset) {
-    PsTasks tasks(two);
+  /// Sets the tasks of the 2-PS model `two` serving their initial values,
+  /// each f32 element plus `offset`, at global step `step`.
+  static void serveAt(mlir::ModuleOp two, PsTasks &tasks, int64_t step,
+                      float offset) {
     for (size_t index = 0; index < tasks.tasks.size(); ++index) {
       VariableStore values;
       exec::PsProgram(psFunctions(two)[index]).initialize(values);
@@ -103,9 +112,16 @@ protected:
       tasks.tasks[index]->preload({step, std::move(values)}, step);
       tasks.tasks[index]->restore(ps::RestoreSource::KeepRestored, step, 1);
     }
+  }
+
+  /// The 2-PS model's tasks serving their initial values, each f32 element
+  /// plus `offset`, at global step `step`; the chief saves them.
+  VariableStore saveTwoPsTasksAt(mlir::ModuleOp two, int64_t step,
+                                 float offset) {
+    PsTasks tasks(two, &options);
+    serveAt(two, tasks, step, offset);
     std::vector<ps::PsConnection *> connections = tasks.ps();
     CheckpointSaver saver(connections, options, /*syncMode=*/false);
-    saver.setVariableLayout(variablePartsOf(two));
     EXPECT_EQ(saver.save(), step);
     return tasks.served();
   }
@@ -210,6 +226,69 @@ TEST_F(CheckpointingTest, ACorruptDataFileFallsBackToThePreviousBundle) {
   for (const NamedTensor &tensor : values)
     EXPECT_EQ(bytesOf(tensor.tensor), bytesOf(served.at(tensor.name)))
         << tensor.name;
+}
+
+// The chief only merges: a PS task that cannot write its shard (no
+// --logdir) fails the save, naming it, and leaves no checkpoint.
+TEST_F(CheckpointingTest, EachPsTaskWritesItsOwnShard) {
+  mlir::OwningOpRef<mlir::ModuleOp> two = compileMlp(context, 2);
+  ASSERT_TRUE(two);
+  PsTasks tasks(*two);
+  serveAt(*two, tasks, 300, 0.5f);
+  std::vector<ps::PsConnection *> connections = tasks.ps();
+  CheckpointSaver saver(connections, options, /*syncMode=*/false);
+  try {
+    saver.save();
+    FAIL() << "saved without the PS tasks' shards";
+  } catch (const checkpoint::CheckpointError &error) {
+    EXPECT_NE(std::string(error.what())
+                  .find("cannot write its shard of a checkpoint: it has no "
+                        "checkpoint directory (--logdir)"),
+              std::string::npos)
+        << error.what();
+  }
+  EXPECT_TRUE(checkpoint::BundleDirectory(options.logdir).list().empty());
+}
+
+// A streamed input's epoch state is the chief's own shard, after the PS
+// tasks'; PS task 0 restores it with its variables.
+TEST_F(CheckpointingTest, TheInputStateIsTheChiefsShard) {
+  mlir::OwningOpRef<mlir::ModuleOp> two = compileMlp(context, 2);
+  ASSERT_TRUE(two);
+  PsTasks tasks(*two, &options);
+  serveAt(*two, tasks, 300, 0.5f);
+  coord::Coordinator coordinator({2,
+                                  1,
+                                  std::chrono::milliseconds(5'000),
+                                  std::chrono::milliseconds(5'000),
+                                  {}});
+  coordinator.registerTask("worker", 0);
+  coord::DataSetDefinition data;
+  WorkUnit unit;
+  unit.path = "/data/part-0.tfrecord";
+  unit.end = 1000;
+  data.units.push_back(unit);
+  data.epochs = 1;
+  coordinator.defineData(0, data);
+  coord::InProcessCoordinatorConnection connection(coordinator);
+  std::vector<ps::PsConnection *> connections = tasks.ps();
+  CheckpointSaver saver(connections, options, /*syncMode=*/false);
+  saver.saveDataStateOf(connection);
+  ASSERT_EQ(saver.save(), 300);
+
+  std::string prefix = options.logdir + "/model.ckpt-300";
+  checkpoint::BundleReader reader(prefix);
+  EXPECT_EQ(reader.numShards(), 3);
+  std::string expected = coordinator.saveDataState(300);
+  EXPECT_EQ(inputStateOf(reader.read(kInputStateTensor)), expected);
+
+  std::ostringstream log;
+  std::vector<mlir::func::FuncOp> functions = psFunctions(*two);
+  PsTasks restored(*two);
+  EXPECT_EQ(restoreAtStart(*restored.tasks[0], options,
+                           variablePartsHeldBy(*two, functions[0]), "PS task 0",
+                           log),
+            expected);
 }
 
 } // namespace
