@@ -213,60 +213,87 @@ shardOf(const std::string &name) {
   return std::make_pair(name.substr(0, slash), shard);
 }
 
+} // namespace
+
+int64_t shardCountOf(const std::map<std::string, Tensor> &tensors,
+                     const std::string &variable) {
+  int64_t count = 0;
+  while (tensors.count(variable + "/part_" + std::to_string(count)))
+    ++count;
+  return count;
+}
+
+std::optional<Tensor> joinShards(const std::map<std::string, Tensor> &tensors,
+                                 const std::string &variable, bool modulo,
+                                 const std::string &path) {
+  int64_t count = shardCountOf(tensors, variable);
+  if (count < 2)
+    return std::nullopt;
+  auto shardName = [&](int64_t index) {
+    return variable + "/part_" + std::to_string(index);
+  };
+  const Tensor &first = tensors.at(shardName(0));
+  Shape shape = first.shape();
+  int64_t rows = 0;
+  for (int64_t index = 0; index < count; ++index) {
+    const Tensor &part = tensors.at(shardName(index));
+    if (part.dtype() != first.dtype() || part.rank() < 1 ||
+        part.rank() != first.rank() ||
+        !std::equal(shape.begin() + 1, shape.end(), part.shape().begin() + 1))
+      throw CheckpointError("checkpoint " + path + ": shard '" +
+                            shardName(index) + "' (" + part.typeString() +
+                            ") is not a shard of '" + variable + "' as '" +
+                            shardName(0) + "' (" + first.typeString() + ") is");
+    rows += part.shape()[0];
+  }
+  shape[0] = rows;
+  Tensor whole(first.dtype(), shape);
+  size_t rowBytes = rows ? whole.byteSize() / static_cast<size_t>(rows) : 0;
+  auto *to = static_cast<char *>(whole.rawData());
+  int64_t offset = 0;
+  for (int64_t index = 0; index < count; ++index) {
+    const Tensor &part = tensors.at(shardName(index));
+    const auto *from = static_cast<const char *>(part.rawData());
+    for (int64_t row = 0; row < part.shape()[0]; ++row) {
+      // Shard K of a mod partition holds rows K, K + N, ...
+      int64_t target = modulo ? index + row * count : offset + row;
+      if (target >= rows)
+        throw CheckpointError("checkpoint " + path + ": the shards of '" +
+                              variable + "' are not a partition by id modulo " +
+                              std::to_string(count));
+      std::memcpy(to + static_cast<size_t>(target) * rowBytes,
+                  from + static_cast<size_t>(row) * rowBytes, rowBytes);
+    }
+    offset += part.shape()[0];
+  }
+  return whole;
+}
+
+namespace {
+
 /// A DTF checkpoint, its shards joined into the tensors of the model.
 struct DtfSource final : WarmStartCheckpoint::Source {
   DtfSource(Checkpoint checkpoint, const std::string &path,
             const std::set<std::string> &interleaved) {
     checkpoint.tensors.erase("dtf_input_state");
-    std::map<std::string, std::map<int64_t, std::string>> shards;
+    std::map<std::string, int64_t> sharded;
     for (const auto &[name, tensor] : checkpoint.tensors)
       if (auto shard = shardOf(name))
-        shards[shard->first][shard->second] = name;
-    for (auto &[variable, parts] : shards) {
-      int64_t count = static_cast<int64_t>(parts.size());
-      // Shards are numbered 0..N-1; anything else is a name of its own.
-      if (count < 2 || checkpoint.tensors.count(variable) ||
-          parts.rbegin()->first != count - 1)
+        ++sharded[shard->first];
+    for (const auto &[variable, names] : sharded) {
+      // Shards are numbered 0..N-1; anything else ("w/part_3" beside "w",
+      // or after a gap) is a name of its own.
+      if (checkpoint.tensors.count(variable) ||
+          shardCountOf(checkpoint.tensors, variable) != names)
         continue;
-      const Tensor &first = checkpoint.tensors.at(parts.at(0));
-      Shape shape = first.shape();
-      int64_t rows = 0;
-      for (const auto &[index, name] : parts) {
-        const Tensor &part = checkpoint.tensors.at(name);
-        if (part.dtype() != first.dtype() || part.rank() < 1 ||
-            part.rank() != first.rank() ||
-            !std::equal(shape.begin() + 1, shape.end(),
-                        part.shape().begin() + 1))
-          throw CheckpointError(
-              "checkpoint " + path + ": shard '" + name + "' (" +
-              part.typeString() + ") is not a shard of '" + variable +
-              "' as '" + parts.at(0) + "' (" + first.typeString() + ") is");
-        rows += part.shape()[0];
-      }
-      shape[0] = rows;
-      Tensor whole(first.dtype(), shape);
-      size_t rowBytes = rows ? whole.byteSize() / static_cast<size_t>(rows) : 0;
-      auto *to = static_cast<char *>(whole.rawData());
-      bool modulo = interleaved.count(variable) > 0;
-      int64_t offset = 0;
-      for (const auto &[index, name] : parts) {
-        const Tensor &part = checkpoint.tensors.at(name);
-        const auto *from = static_cast<const char *>(part.rawData());
-        for (int64_t row = 0; row < part.shape()[0]; ++row) {
-          // Shard K of a mod partition holds rows K, K + N, ...
-          int64_t target = modulo ? index + row * count : offset + row;
-          if (target >= rows)
-            throw CheckpointError(
-                "checkpoint " + path + ": the shards of '" + variable +
-                "' are not a partition by id modulo " + std::to_string(count));
-          std::memcpy(to + static_cast<size_t>(target) * rowBytes,
-                      from + static_cast<size_t>(row) * rowBytes, rowBytes);
-        }
-        offset += part.shape()[0];
-      }
-      for (const auto &[index, name] : parts)
-        checkpoint.tensors.erase(name);
-      checkpoint.tensors.emplace(variable, std::move(whole));
+      std::optional<Tensor> whole = joinShards(
+          checkpoint.tensors, variable, interleaved.count(variable) > 0, path);
+      if (!whole)
+        continue;
+      int64_t count = shardCountOf(checkpoint.tensors, variable);
+      for (int64_t index = 0; index < count; ++index)
+        checkpoint.tensors.erase(variable + "/part_" + std::to_string(index));
+      checkpoint.tensors.emplace(variable, std::move(*whole));
     }
     tensors = std::move(checkpoint.tensors);
   }

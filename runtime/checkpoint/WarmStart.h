@@ -148,7 +148,24 @@ struct VariablePart {
   TensorType variableType;
   /// The shard's rows of the variable; whole for an unsharded one.
   RowSelection rows;
+  /// How many shards the variable has (1: unsharded).
+  int64_t shards = 1;
 };
+
+/// The number of shards `variable/part_0` ... `variable/part_{N-1}` that a
+/// DTF checkpoint's `tensors` hold of `variable` (0: none; a gap in the
+/// numbers ends them).
+int64_t shardCountOf(const std::map<std::string, Tensor> &tensors,
+                     const std::string &variable);
+
+/// The shards of `variable` in a DTF checkpoint's `tensors` (N =
+/// shardCountOf >= 2) joined into the whole variable: their rows in order,
+/// or interleaved (row r in shard r % N) when `modulo` (a table partitioned
+/// by id modulo). nullopt when there are fewer than 2. Throws
+/// CheckpointError naming `path` for shards that do not fit together.
+std::optional<Tensor> joinShards(const std::map<std::string, Tensor> &tensors,
+                                 const std::string &variable, bool modulo,
+                                 const std::string &path);
 
 /// The values of the parts whose variables `assignments` (model name ->
 /// checkpoint name, from matchAssignmentMap) covers, by part name: each

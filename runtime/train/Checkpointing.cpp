@@ -21,15 +21,42 @@ ps::ModelState
 restoredState(checkpoint::Checkpoint checkpoint, const std::string &path,
               const std::vector<checkpoint::VariablePart> &parts) {
   ps::ModelState state{checkpoint.step, std::move(checkpoint.tensors)};
+  // How many shards of each variable the checkpoint holds, counted before
+  // the model's shards are added; and the whole values of variables held in
+  // other shards than the model's (a DTF file of another number of PS
+  // tasks), joined once.
+  std::map<std::string, int64_t> savedShards;
+  std::map<std::string, Tensor> joined;
   for (const checkpoint::VariablePart &part : parts) {
-    if (part.rows.whole() || state.values.count(part.name))
+    // A dynamic table's shards (rows keyed by the ids each created) restore
+    // on the same shards only.
+    if (part.rows.whole() || part.variableType.shape.at(0) < 0)
       continue;
-    auto whole = state.values.find(part.variable);
-    if (whole == state.values.end())
+    auto saved = savedShards.find(part.variable);
+    if (saved == savedShards.end())
+      saved =
+          savedShards
+              .emplace(part.variable,
+                       checkpoint::shardCountOf(state.values, part.variable))
+              .first;
+    if (saved->second == part.shards)
+      continue;
+    const Tensor *whole = nullptr;
+    if (auto found = state.values.find(part.variable);
+        found != state.values.end()) {
+      whole = &found->second;
+    } else if (auto done = joined.find(part.variable); done != joined.end()) {
+      whole = &done->second;
+    } else if (std::optional<Tensor> value = checkpoint::joinShards(
+                   state.values, part.variable,
+                   /*modulo=*/part.rows.stride > 1, path)) {
+      whole = &joined.emplace(part.variable, std::move(*value)).first->second;
+    }
+    if (!whole)
       continue;
     try {
-      state.values.emplace(part.name,
-                           checkpoint::selectRows(whole->second, part.rows));
+      state.values.insert_or_assign(part.name,
+                                    checkpoint::selectRows(*whole, part.rows));
     } catch (const std::invalid_argument &error) {
       throw checkpoint::CheckpointError(
           "checkpoint " + path + ": the rows of shard '" + part.name +

@@ -124,9 +124,12 @@ using WarmStartLoader = std::function<ps::ModelState()>;
 /// The values a PS task holding `parts` (its variables, whole or a
 /// shard's rows: runtime/train/WarmStart.h's variablePartsOf) restores from
 /// `checkpoint`: every tensor by name, and each shard `name/part_K` of a
-/// variable the checkpoint holds whole (a bundle's partitioned variable)
-/// cut to the shard's rows, so that a bundle saved by N PS tasks restores
-/// on any number. Throws checkpoint::CheckpointError naming `path`.
+/// variable the checkpoint holds whole (a bundle's partitioned variable) or
+/// in another number of shards (a DTF file of another number of PS tasks:
+/// joined, in order or interleaved for a partition by id modulo) cut to the
+/// shard's rows, so that a checkpoint saved by N PS tasks restores on any
+/// number. A dynamic table's shards restore on the same number only. Throws
+/// checkpoint::CheckpointError naming `path`.
 ps::ModelState
 restoredState(checkpoint::Checkpoint checkpoint, const std::string &path,
               const std::vector<checkpoint::VariablePart> &parts);

@@ -108,7 +108,7 @@ std::vector<checkpoint::VariablePart> variablePartsOf(mlir::ModuleOp program) {
       checkpoint::RowSelection selection =
           modulo ? checkpoint::RowSelection{index, rows, count}
                  : checkpoint::RowSelection{first, rows, 1};
-      parts.push_back({name, variable, whole, selection});
+      parts.push_back({name, variable, whole, selection, count});
       first += rows;
       sharded.insert(name);
     }

@@ -228,6 +228,58 @@ TEST_F(CheckpointingTest, ACorruptDataFileFallsBackToThePreviousBundle) {
         << tensor.name;
 }
 
+// The DTF format keeps a variable's shards under their own names: a file of
+// 2 PS tasks restores into 3 by joining them and cutting the new shards.
+TEST_F(CheckpointingTest, ADtfFileOfTwoPsTasksRestoresIntoThree) {
+  options.checkpointFormat = checkpoint::CheckpointFormat::Dtf;
+  mlir::OwningOpRef<mlir::ModuleOp> two = compileMlp(context, 2);
+  ASSERT_TRUE(two);
+  VariableStore saved = saveTwoPsTasksAt(*two, 300, 0.5f);
+  ASSERT_TRUE(saved.count("hid_w/part_1"));
+
+  mlir::OwningOpRef<mlir::ModuleOp> three = compileMlp(context, 3);
+  ASSERT_TRUE(three);
+  PsTasks restored(*three);
+  std::string log = restoreThree(*three, restored);
+  EXPECT_NE(log.find("PS task 2: restored its variables from " +
+                     options.logdir + "/model.ckpt-300.dtf (global step 300"),
+            std::string::npos)
+      << log;
+  VariableStore served = restored.served();
+  EXPECT_EQ(served.at("hid_w/part_0").shape(), (Shape{262, 100}));
+  for (const char *name : {"hid_w", "hid_w/Adam", "hid_w/Adam_1"})
+    EXPECT_EQ(joinShards(served, name, 3), joinShards(saved, name, 2)) << name;
+  EXPECT_EQ(restored.tasks[0]->currentStep(), 300);
+}
+
+// A table partitioned by id modulo interleaves its rows: shard K of N holds
+// rows K, K + N, ... Saved by 2 shards, each of 3 takes its rows of the
+// whole.
+TEST(RestoredStateTest, ATablePartitionedByIdModuloReshards) {
+  checkpoint::Checkpoint saved;
+  saved.step = 7;
+  // Rows 0, 2, 4 and 1, 3, 5 of a [6, 1] table whose row r holds r.
+  saved.tensors.emplace("emb/part_0",
+                        Tensor::fromVector<float>({3, 1}, {0, 2, 4}));
+  saved.tensors.emplace("emb/part_1",
+                        Tensor::fromVector<float>({3, 1}, {1, 3, 5}));
+  checkpoint::TensorType whole{DType::F32, {6, 1}};
+  for (int64_t shard = 0; shard < 3; ++shard) {
+    checkpoint::Checkpoint copy;
+    copy.step = saved.step;
+    for (const auto &[name, value] : saved.tensors)
+      copy.tensors.emplace(name, value.clone());
+    std::string name = "emb/part_" + std::to_string(shard);
+    ps::ModelState state =
+        restoredState(std::move(copy), "model.ckpt-7.dtf",
+                      {{name, "emb", whole, {shard, 2, 3}, 3}});
+    EXPECT_EQ(state.values.at(name).toVector<float>(),
+              (std::vector<float>{static_cast<float>(shard),
+                                  static_cast<float>(shard + 3)}))
+        << name;
+  }
+}
+
 // The chief only merges: a PS task that cannot write its shard (no
 // --logdir) fails the save, naming it, and leaves no checkpoint.
 TEST_F(CheckpointingTest, EachPsTaskWritesItsOwnShard) {
