@@ -950,12 +950,14 @@ void BackwardPass::differentiate(Operation *op, Value dy) {
         propagate(conv.getInput(), [&]() -> Value {
           return rewriter.create<Conv2DBackpropInputOp>(
               loc, typeOf(conv.getInput()), conv.getFilter(), dy,
-              conv.getStridesAttr(), conv.getPaddingAttr());
+              conv.getStridesAttr(), conv.getPaddingAttr(),
+              conv.getDilationsAttr());
         });
         propagate(conv.getFilter(), [&]() -> Value {
           return rewriter.create<Conv2DBackpropFilterOp>(
               loc, typeOf(conv.getFilter()), conv.getInput(), dy,
-              conv.getStridesAttr(), conv.getPaddingAttr());
+              conv.getStridesAttr(), conv.getPaddingAttr(),
+              conv.getDilationsAttr());
         });
       })
       .Case([&](Conv2DBackpropInputOp transpose) {
@@ -963,14 +965,15 @@ void BackwardPass::differentiate(Operation *op, Value dy) {
         // convolution it transposes, of the output's gradient, and that
         // convolution's filter gradient, with the value transposed as dy.
         propagate(transpose.getDy(), [&]() -> Value {
-          return rewriter.create<Conv2DOp>(loc, dy, transpose.getFilter(),
-                                           transpose.getStridesAttr(),
-                                           transpose.getPaddingAttr());
+          return rewriter.create<Conv2DOp>(
+              loc, dy, transpose.getFilter(), transpose.getStridesAttr(),
+              transpose.getPaddingAttr(), transpose.getDilationsAttr());
         });
         propagate(transpose.getFilter(), [&]() -> Value {
           return rewriter.create<Conv2DBackpropFilterOp>(
               loc, typeOf(transpose.getFilter()), dy, transpose.getDy(),
-              transpose.getStridesAttr(), transpose.getPaddingAttr());
+              transpose.getStridesAttr(), transpose.getPaddingAttr(),
+              transpose.getDilationsAttr());
         });
       })
       .Case([&](MaxPoolOp pool) {

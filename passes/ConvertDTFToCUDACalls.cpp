@@ -72,6 +72,26 @@ WindowPadding windowPadding(RankedTensorType input, int64_t windowH,
           windowDim(input.getDimSize(2), windowW, strides[2], padding)};
 }
 
+/// A convolution's dilations along H and W; absent, both are 1.
+struct Dilations {
+  int64_t h = 1, w = 1;
+};
+
+Dilations dilationsOf(std::optional<ArrayRef<int64_t>> dilations) {
+  if (!dilations)
+    return {};
+  return {(*dilations)[1], (*dilations)[2]};
+}
+
+/// The padding of a convolution whose filter has filterH x filterW taps
+/// `dilations` apart: TensorFlow pads for the input cells the taps span.
+WindowPadding convolutionPadding(RankedTensorType input, int64_t filterH,
+                                 int64_t filterW, ArrayRef<int64_t> strides,
+                                 Dilations dilations, Padding padding) {
+  return windowPadding(input, (filterH - 1) * dilations.h + 1,
+                       (filterW - 1) * dilations.w + 1, strides, padding);
+}
+
 /// Emits the calls of one module, declaring the library functions on first
 /// use.
 class CallBuilder {
@@ -293,9 +313,10 @@ LogicalResult CallBuilder::rewrite(Conv2DOp op) {
   auto inputType = cast<RankedTensorType>(op.getInput().getType());
   auto filterType = cast<RankedTensorType>(op.getFilter().getType());
   ArrayRef<int64_t> strides = op.getStrides();
-  WindowPadding padding =
-      windowPadding(inputType, filterType.getDimSize(0),
-                    filterType.getDimSize(1), strides, op.getPadding());
+  Dilations dilations = dilationsOf(op.getDilations());
+  WindowPadding padding = convolutionPadding(
+      inputType, filterType.getDimSize(0), filterType.getDimSize(1), strides,
+      dilations, op.getPadding());
   Value input = op.getInput();
   if (!padding.symmetric())
     input = pad(loc, input, padding, 0.0);
@@ -304,7 +325,7 @@ LogicalResult CallBuilder::rewrite(Conv2DOp op) {
   call(loc, "dtf_cuda_conv2d_f32",
        {toMemRef(loc, input), toMemRef(loc, hwioToOhwi(loc, op.getFilter())),
         out, index(loc, strides[1]), index(loc, strides[2]), index(loc, padH),
-        index(loc, padW)});
+        index(loc, padW), index(loc, dilations.h), index(loc, dilations.w)});
   op.replaceAllUsesWith(toTensor(loc, out));
   op.erase();
   return success();
@@ -316,9 +337,10 @@ LogicalResult CallBuilder::rewrite(Conv2DBackpropInputOp op) {
   auto resultType = cast<RankedTensorType>(op.getType());
   auto filterType = cast<RankedTensorType>(op.getFilter().getType());
   ArrayRef<int64_t> strides = op.getStrides();
-  WindowPadding padding =
-      windowPadding(resultType, filterType.getDimSize(0),
-                    filterType.getDimSize(1), strides, op.getPadding());
+  Dilations dilations = dilationsOf(op.getDilations());
+  WindowPadding padding = convolutionPadding(
+      resultType, filterType.getDimSize(0), filterType.getDimSize(1), strides,
+      dilations, op.getPadding());
   SmallVector<int64_t> shape(resultType.getShape());
   if (!padding.symmetric()) {
     shape[1] += padding.h.padBefore + padding.h.padAfter;
@@ -329,7 +351,8 @@ LogicalResult CallBuilder::rewrite(Conv2DBackpropInputOp op) {
   call(loc, "dtf_cuda_conv2d_backprop_input_f32",
        {toMemRef(loc, hwioToOhwi(loc, op.getFilter())),
         toMemRef(loc, op.getDy()), out, index(loc, strides[1]),
-        index(loc, strides[2]), index(loc, padH), index(loc, padW)});
+        index(loc, strides[2]), index(loc, padH), index(loc, padW),
+        index(loc, dilations.h), index(loc, dilations.w)});
   Value result = toTensor(loc, out);
   if (!padding.symmetric())
     result = unpad(loc, result, padding, resultType);
@@ -345,8 +368,9 @@ LogicalResult CallBuilder::rewrite(Conv2DBackpropFilterOp op) {
   auto resultType = cast<RankedTensorType>(op.getType());
   ArrayRef<int64_t> hwio = resultType.getShape();
   ArrayRef<int64_t> strides = op.getStrides();
-  WindowPadding padding = windowPadding(inputType, hwio[0], hwio[1], strides,
-                                        op.getPadding());
+  Dilations dilations = dilationsOf(op.getDilations());
+  WindowPadding padding = convolutionPadding(
+      inputType, hwio[0], hwio[1], strides, dilations, op.getPadding());
   Value input = op.getInput();
   if (!padding.symmetric())
     input = pad(loc, input, padding, 0.0);
@@ -355,7 +379,7 @@ LogicalResult CallBuilder::rewrite(Conv2DBackpropFilterOp op) {
   call(loc, "dtf_cuda_conv2d_backprop_filter_f32",
        {toMemRef(loc, input), toMemRef(loc, op.getDy()), out,
         index(loc, strides[1]), index(loc, strides[2]), index(loc, padH),
-        index(loc, padW)});
+        index(loc, padW), index(loc, dilations.h), index(loc, dilations.w)});
   op.replaceAllUsesWith(ohwiToHwio(loc, toTensor(loc, out)));
   op.erase();
   return success();

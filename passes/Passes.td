@@ -617,7 +617,7 @@ def ConvertDTFToCUDACallsPass : Pass<"dtf-convert-to-cuda-calls", "ModuleOp"> {
     | dtf op | call |
     | --- | --- |
     | `matmul` | `@dtf_cuda_gemm_f32(a, b, c, transpose_a, transpose_b)` (cuBLAS) |
-    | `conv2d` | `@dtf_cuda_conv2d_f32(x, w, y, stride_h, stride_w, pad_h, pad_w)` |
+    | `conv2d` | `@dtf_cuda_conv2d_f32(x, w, y, stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w)` |
     | `conv2d_backprop_input` | `@dtf_cuda_conv2d_backprop_input_f32(w, dy, dx, ...)` |
     | `conv2d_backprop_filter` | `@dtf_cuda_conv2d_backprop_filter_f32(x, dy, dw, ...)` |
     | `max_pool` | `@dtf_cuda_max_pool_f32(x, y, window_h, window_w, ...)` |

@@ -77,18 +77,20 @@ void cpuGemm(MemRef<2> *a, MemRef<2> *b, MemRef<2> *c, int64_t transposeA,
 }
 
 /// Calls fn(n, oh, ow, kh, kw, ih, iw) for every window cell of every output
-/// pixel that falls inside the (symmetrically padded) input.
+/// pixel that falls inside the (symmetrically padded) input; cells are
+/// dilationH and dilationW apart (1 for pooling).
 template <typename Fn>
 void forEachWindowCell(MemRef<4> *x, int64_t outH, int64_t outW,
                        int64_t windowH, int64_t windowW, int64_t strideH,
-                       int64_t strideW, int64_t padH, int64_t padW, Fn fn) {
+                       int64_t strideW, int64_t padH, int64_t padW,
+                       int64_t dilationH, int64_t dilationW, Fn fn) {
   for (int64_t n = 0; n < x->sizes[0]; ++n)
     for (int64_t oh = 0; oh < outH; ++oh)
       for (int64_t ow = 0; ow < outW; ++ow)
         for (int64_t kh = 0; kh < windowH; ++kh)
           for (int64_t kw = 0; kw < windowW; ++kw) {
-            int64_t ih = oh * strideH - padH + kh;
-            int64_t iw = ow * strideW - padW + kw;
+            int64_t ih = oh * strideH - padH + kh * dilationH;
+            int64_t iw = ow * strideW - padW + kw * dilationW;
             if (ih >= 0 && ih < x->sizes[1] && iw >= 0 && iw < x->sizes[2])
               fn(n, oh, ow, kh, kw, ih, iw);
           }
@@ -102,11 +104,11 @@ void fill(MemRef<4> *m, float value) {
           m->at({a, b, c, d}) = value;
 }
 
-void cpuConv2D(MemRef<4> *x, MemRef<4> *w, MemRef<4> *y, int64_t sh,
-               int64_t sw, int64_t ph, int64_t pw) {
+void cpuConv2D(MemRef<4> *x, MemRef<4> *w, MemRef<4> *y, int64_t sh, int64_t sw,
+               int64_t ph, int64_t pw, int64_t dh, int64_t dw) {
   fill(y, 0);
   forEachWindowCell(x, y->sizes[1], y->sizes[2], w->sizes[1], w->sizes[2], sh,
-                    sw, ph, pw,
+                    sw, ph, pw, dh, dw,
                     [&](int64_t n, int64_t oh, int64_t ow, int64_t kh,
                         int64_t kw, int64_t ih, int64_t iw) {
                       for (int64_t k = 0; k < w->sizes[0]; ++k)
@@ -117,10 +119,11 @@ void cpuConv2D(MemRef<4> *x, MemRef<4> *w, MemRef<4> *y, int64_t sh,
 }
 
 void cpuConv2DBackpropInput(MemRef<4> *w, MemRef<4> *dy, MemRef<4> *dx,
-                            int64_t sh, int64_t sw, int64_t ph, int64_t pw) {
+                            int64_t sh, int64_t sw, int64_t ph, int64_t pw,
+                            int64_t dh, int64_t dw) {
   fill(dx, 0);
   forEachWindowCell(dx, dy->sizes[1], dy->sizes[2], w->sizes[1], w->sizes[2],
-                    sh, sw, ph, pw,
+                    sh, sw, ph, pw, dh, dw,
                     [&](int64_t n, int64_t oh, int64_t ow, int64_t kh,
                         int64_t kw, int64_t ih, int64_t iw) {
                       for (int64_t k = 0; k < w->sizes[0]; ++k)
@@ -131,10 +134,11 @@ void cpuConv2DBackpropInput(MemRef<4> *w, MemRef<4> *dy, MemRef<4> *dx,
 }
 
 void cpuConv2DBackpropFilter(MemRef<4> *x, MemRef<4> *dy, MemRef<4> *dw,
-                             int64_t sh, int64_t sw, int64_t ph, int64_t pw) {
+                             int64_t sh, int64_t sw, int64_t ph, int64_t pw,
+                             int64_t dilationH, int64_t dilationW) {
   fill(dw, 0);
   forEachWindowCell(x, dy->sizes[1], dy->sizes[2], dw->sizes[1], dw->sizes[2],
-                    sh, sw, ph, pw,
+                    sh, sw, ph, pw, dilationH, dilationW,
                     [&](int64_t n, int64_t oh, int64_t ow, int64_t kh,
                         int64_t kw, int64_t ih, int64_t iw) {
                       for (int64_t k = 0; k < dw->sizes[0]; ++k)
@@ -147,7 +151,7 @@ void cpuConv2DBackpropFilter(MemRef<4> *x, MemRef<4> *dy, MemRef<4> *dw,
 void cpuMaxPool(MemRef<4> *x, MemRef<4> *y, int64_t wh, int64_t ww,
                 int64_t sh, int64_t sw, int64_t ph, int64_t pw) {
   fill(y, -std::numeric_limits<float>::infinity());
-  forEachWindowCell(x, y->sizes[1], y->sizes[2], wh, ww, sh, sw, ph, pw,
+  forEachWindowCell(x, y->sizes[1], y->sizes[2], wh, ww, sh, sw, ph, pw, 1, 1,
                     [&](int64_t n, int64_t oh, int64_t ow, int64_t, int64_t,
                         int64_t ih, int64_t iw) {
                       for (int64_t c = 0; c < x->sizes[3]; ++c)

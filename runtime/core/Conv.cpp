@@ -4,6 +4,8 @@
 // holding its receptive field as [KH, KW, Cin] (the same order as the first
 // three filter dimensions, so the HWIO filter is already the [KH*KW*Cin, Cout]
 // GEMM operand). Images are processed in chunks to bound the im2col buffer.
+// A dilated filter's taps are `dilation` input cells apart: only the input
+// cell each tap reads changes, so dilation is one factor in im2col's index.
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,6 +32,7 @@ struct ConvGeometry {
   int64_t kH, kW, outC;
   int64_t outH, outW;
   int64_t strideH, strideW, padTop, padLeft;
+  int64_t dilationH, dilationW;
 
   int64_t patchSize() const { return kH * kW * inC; }
   int64_t outPixels() const { return outH * outW; }
@@ -56,8 +59,8 @@ struct ConvGeometry {
 
 ConvGeometry makeGeometry(const char *op, const Shape &input,
                           const Shape &filter,
-                          const std::vector<int64_t> &strides,
-                          Padding padding) {
+                          const std::vector<int64_t> &strides, Padding padding,
+                          const std::vector<int64_t> &dilations) {
   auto hasNegative = [](const Shape &shape) {
     return std::any_of(shape.begin(), shape.end(),
                        [](int64_t d) { return d < 0; });
@@ -75,11 +78,15 @@ ConvGeometry makeGeometry(const char *op, const Shape &input,
     throw std::invalid_argument(opError(
         op, "filter window must be non-empty, got " + shapeToString(filter)));
   SpatialPair stride = spatialAttribute(op, "strides", strides);
-  WindowDim h = computeWindowDim(op, input[1], filter[0], stride.h, padding);
-  WindowDim w = computeWindowDim(op, input[2], filter[1], stride.w, padding);
-  return {input[0],  input[1],    input[2],   input[3], filter[0],
-          filter[1], filter[3],   h.output,   w.output, stride.h,
-          stride.w,  h.padBefore, w.padBefore};
+  SpatialPair dilation = spatialAttribute(op, "dilations", dilations);
+  // Sized as TensorFlow does: by the cells the dilated filter spans.
+  WindowDim h = computeWindowDim(op, input[1], (filter[0] - 1) * dilation.h + 1,
+                                 stride.h, padding);
+  WindowDim w = computeWindowDim(op, input[2], (filter[1] - 1) * dilation.w + 1,
+                                 stride.w, padding);
+  return {input[0],  input[1],    input[2],    input[3],   filter[0],
+          filter[1], filter[3],   h.output,    w.output,   stride.h,
+          stride.w,  h.padBefore, w.padBefore, dilation.h, dilation.w};
 }
 
 void requireShape(const char *op, const Tensor &t, const char *name,
@@ -101,14 +108,14 @@ void im2col(const ConvGeometry &g, const T *input, int64_t first, int64_t count,
     for (int64_t oh = 0; oh < g.outH; ++oh)
       for (int64_t ow = 0; ow < g.outW; ++ow) {
         for (int64_t kh = 0; kh < g.kH; ++kh) {
-          const int64_t ih = oh * g.strideH - g.padTop + kh;
+          const int64_t ih = oh * g.strideH - g.padTop + kh * g.dilationH;
           T *dst = col + kh * g.kW * c;
           if (ih < 0 || ih >= g.inH) {
             std::fill(dst, dst + g.kW * c, T(0));
             continue;
           }
           for (int64_t kw = 0; kw < g.kW; ++kw) {
-            const int64_t iw = ow * g.strideW - g.padLeft + kw;
+            const int64_t iw = ow * g.strideW - g.padLeft + kw * g.dilationW;
             if (iw < 0 || iw >= g.inW)
               std::fill(dst + kw * c, dst + (kw + 1) * c, T(0));
             else
@@ -132,12 +139,12 @@ void col2imAccumulate(const ConvGeometry &g, const T *col, int64_t first,
     for (int64_t oh = 0; oh < g.outH; ++oh)
       for (int64_t ow = 0; ow < g.outW; ++ow) {
         for (int64_t kh = 0; kh < g.kH; ++kh) {
-          const int64_t ih = oh * g.strideH - g.padTop + kh;
+          const int64_t ih = oh * g.strideH - g.padTop + kh * g.dilationH;
           if (ih < 0 || ih >= g.inH)
             continue;
           const T *src = col + kh * g.kW * c;
           for (int64_t kw = 0; kw < g.kW; ++kw) {
-            const int64_t iw = ow * g.strideW - g.padLeft + kw;
+            const int64_t iw = ow * g.strideW - g.padLeft + kw * g.dilationW;
             if (iw < 0 || iw >= g.inW)
               continue;
             T *pixel = image + (ih * g.inW + iw) * c;
@@ -215,10 +222,11 @@ void conv2dFilterGrad(const ConvGeometry &g, const T *input, const T *dy,
 } // namespace
 
 Tensor conv2d(const Tensor &input, const Tensor &filter,
-              const std::vector<int64_t> &strides, Padding padding) {
+              const std::vector<int64_t> &strides, Padding padding,
+              const std::vector<int64_t> &dilations) {
   requireSameDType("conv2d", input, "input", filter, "filter");
-  ConvGeometry g =
-      makeGeometry("conv2d", input.shape(), filter.shape(), strides, padding);
+  ConvGeometry g = makeGeometry("conv2d", input.shape(), filter.shape(),
+                                strides, padding, dilations);
   return dispatchFloat("conv2d", input.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     Tensor out(input.dtype(), g.outputShape());
@@ -230,11 +238,12 @@ Tensor conv2d(const Tensor &input, const Tensor &filter,
 Tensor conv2d_backprop_input(const Shape &input_shape, const Tensor &filter,
                              const Tensor &dy,
                              const std::vector<int64_t> &strides,
-                             Padding padding) {
+                             Padding padding,
+                             const std::vector<int64_t> &dilations) {
   const char *op = "conv2d_backprop_input";
   requireSameDType(op, filter, "filter", dy, "dy");
-  ConvGeometry g =
-      makeGeometry(op, input_shape, filter.shape(), strides, padding);
+  ConvGeometry g = makeGeometry(op, input_shape, filter.shape(), strides,
+                                padding, dilations);
   requireShape(op, dy, "dy", g.outputShape());
   return dispatchFloat(op, dy.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -247,11 +256,12 @@ Tensor conv2d_backprop_input(const Shape &input_shape, const Tensor &filter,
 Tensor conv2d_backprop_filter(const Tensor &input, const Shape &filter_shape,
                               const Tensor &dy,
                               const std::vector<int64_t> &strides,
-                              Padding padding) {
+                              Padding padding,
+                              const std::vector<int64_t> &dilations) {
   const char *op = "conv2d_backprop_filter";
   requireSameDType(op, input, "input", dy, "dy");
-  ConvGeometry g =
-      makeGeometry(op, input.shape(), filter_shape, strides, padding);
+  ConvGeometry g = makeGeometry(op, input.shape(), filter_shape, strides,
+                                padding, dilations);
   requireShape(op, dy, "dy", g.outputShape());
   return dispatchFloat(op, dy.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;

@@ -201,19 +201,24 @@ Padding parse_padding(std::string_view padding);
 /// input [N,H,W,Cin] conv filter [KH,KW,Cin,Cout] -> [N,OH,OW,Cout], strides
 /// {1,sh,sw,1}. Output size and SAME padding as TensorFlow: OH = ceil(H/sh)
 /// for SAME with the odd padding row/column at the bottom/right, OH =
-/// ceil((H-KH+1)/sh) for VALID. Implemented as im2col + GEMM.
+/// ceil((H-KH+1)/sh) for VALID. Dilations {1,dh,dw,1} space the filter's
+/// taps dh and dw cells apart, and KH above is the span (KH-1)*dh+1 (TF's
+/// atrous convolution). Implemented as im2col + GEMM.
 Tensor conv2d(const Tensor &input, const Tensor &filter,
-              const std::vector<int64_t> &strides, Padding padding);
+              const std::vector<int64_t> &strides, Padding padding,
+              const std::vector<int64_t> &dilations = {1, 1, 1, 1});
 /// Gradient of conv2d w.r.t. its input (shape `input_shape`), given dy.
-Tensor conv2d_backprop_input(const Shape &input_shape, const Tensor &filter,
-                             const Tensor &dy,
-                             const std::vector<int64_t> &strides,
-                             Padding padding);
+Tensor
+conv2d_backprop_input(const Shape &input_shape, const Tensor &filter,
+                      const Tensor &dy, const std::vector<int64_t> &strides,
+                      Padding padding,
+                      const std::vector<int64_t> &dilations = {1, 1, 1, 1});
 /// Gradient of conv2d w.r.t. its filter (shape `filter_shape`), given dy.
-Tensor conv2d_backprop_filter(const Tensor &input, const Shape &filter_shape,
-                              const Tensor &dy,
-                              const std::vector<int64_t> &strides,
-                              Padding padding);
+Tensor
+conv2d_backprop_filter(const Tensor &input, const Shape &filter_shape,
+                       const Tensor &dy, const std::vector<int64_t> &strides,
+                       Padding padding,
+                       const std::vector<int64_t> &dilations = {1, 1, 1, 1});
 
 /// Max over windows ksize {1,kh,kw,1} moved by strides {1,sh,sw,1}; padding
 /// cells never win. Output size as for conv2d.

@@ -29,9 +29,12 @@ int64_t WindowGeometry::outputSize(int64_t input, int64_t window,
 std::string WindowGeometry::toString() const {
   std::ostringstream os;
   os << "[" << batch << "," << height << "," << width << "," << channels
-     << "] window " << windowH << "x" << windowW << " stride " << strideH
-     << "x" << strideW << " pad " << padH << "x" << padW << " -> [" << batch
-     << "," << outHeight << "," << outWidth << "," << outChannels << "]";
+     << "] window " << windowH << "x" << windowW << " stride " << strideH << "x"
+     << strideW;
+  if (dilationH != 1 || dilationW != 1)
+    os << " dilation " << dilationH << "x" << dilationW;
+  os << " pad " << padH << "x" << padW << " -> [" << batch << "," << outHeight
+     << "," << outWidth << "," << outChannels << "]";
   return os.str();
 }
 
@@ -83,8 +86,9 @@ struct ConvolutionDescriptor {
           "convolution descriptor", g);
     // TensorFlow's conv2d is a cross-correlation.
     check(libraries::cudnn().cudnnSetConvolution2dDescriptor(
-              handle, dim(g.padH), dim(g.padW), dim(g.strideH),
-              dim(g.strideW), 1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
+              handle, dim(g.padH), dim(g.padW), dim(g.strideH), dim(g.strideW),
+              dim(g.dilationH), dim(g.dilationW), CUDNN_CROSS_CORRELATION,
+              CUDNN_DATA_FLOAT),
           device, "convolution descriptor", g);
     check(libraries::cudnn().cudnnSetConvolutionMathType(handle, CUDNN_FMA_MATH), device,
           "convolution math type", g);
@@ -136,15 +140,20 @@ enum class Pass { Forward, BackwardData, BackwardFilter };
 
 /// Algorithms that worked, by device, pass and geometry.
 struct AlgorithmCache {
-  using Key = std::array<int64_t, 15>;
+  using Key = std::array<int64_t, 17>;
   std::mutex mutex;
   std::map<Key, int> algorithms;
 
   static Key key(Device &device, Pass pass, const WindowGeometry &g) {
-    return {device.ordinal(), static_cast<int64_t>(pass), g.batch, g.height,
-            g.width,          g.channels, g.outChannels,  g.windowH,
-            g.windowW,        g.strideH,  g.strideW,      g.padH,
-            g.padW,           g.outHeight, g.outWidth};
+    return {device.ordinal(), static_cast<int64_t>(pass),
+            g.batch,          g.height,
+            g.width,          g.channels,
+            g.outChannels,    g.windowH,
+            g.windowW,        g.strideH,
+            g.strideW,        g.dilationH,
+            g.dilationW,      g.padH,
+            g.padW,           g.outHeight,
+            g.outWidth};
   }
   std::optional<int> find(const Key &key) {
     std::lock_guard<std::mutex> lock(mutex);

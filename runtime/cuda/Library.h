@@ -43,6 +43,9 @@ struct WindowGeometry {
   int64_t outChannels = 0;
   int64_t windowH = 0, windowW = 0;
   int64_t strideH = 1, strideW = 1;
+  /// Cells between a convolution filter's taps (cuDNN's dilation); 1 for
+  /// pooling.
+  int64_t dilationH = 1, dilationW = 1;
   /// Symmetric padding of each side.
   int64_t padH = 0, padW = 0;
   int64_t outHeight = 0, outWidth = 0;
@@ -50,7 +53,8 @@ struct WindowGeometry {
   /// Output size along one dimension: (in + 2 pad - window) / stride + 1.
   static int64_t outputSize(int64_t input, int64_t window, int64_t stride,
                             int64_t pad);
-  /// "x [N,H,W,C] window KHxKW stride SHxSW pad PHxPW -> [N,OH,OW,K]".
+  /// "x [N,H,W,C] window KHxKW stride SHxSW pad PHxPW -> [N,OH,OW,K]", with
+  /// "dilation DHxDW" after the stride when a dilation is not 1.
   std::string toString() const;
 };
 
@@ -120,19 +124,25 @@ using DTFMemRef4DF32 = dtf::cuda::MemRefDescriptor<float, 4>;
 void _mlir_ciface_dtf_cuda_gemm_f32(DTFMemRef2DF32 *a, DTFMemRef2DF32 *b,
                                     DTFMemRef2DF32 *c, int64_t transposeA,
                                     int64_t transposeB);
-/// dtf_cuda_conv2d_f32(x, w_ohwi, y, stride_h, stride_w, pad_h, pad_w).
+/// dtf_cuda_conv2d_f32(x, w_ohwi, y, stride_h, stride_w, pad_h, pad_w,
+/// dilation_h, dilation_w).
 void _mlir_ciface_dtf_cuda_conv2d_f32(DTFMemRef4DF32 *x, DTFMemRef4DF32 *w,
                                       DTFMemRef4DF32 *y, int64_t strideH,
                                       int64_t strideW, int64_t padH,
-                                      int64_t padW);
-/// dtf_cuda_conv2d_backprop_input_f32(w_ohwi, dy, dx, strides, pads).
+                                      int64_t padW, int64_t dilationH,
+                                      int64_t dilationW);
+/// dtf_cuda_conv2d_backprop_input_f32(w_ohwi, dy, dx, strides, pads,
+/// dilations).
 void _mlir_ciface_dtf_cuda_conv2d_backprop_input_f32(
     DTFMemRef4DF32 *w, DTFMemRef4DF32 *dy, DTFMemRef4DF32 *dx, int64_t strideH,
-    int64_t strideW, int64_t padH, int64_t padW);
-/// dtf_cuda_conv2d_backprop_filter_f32(x, dy, dw_ohwi, strides, pads).
+    int64_t strideW, int64_t padH, int64_t padW, int64_t dilationH,
+    int64_t dilationW);
+/// dtf_cuda_conv2d_backprop_filter_f32(x, dy, dw_ohwi, strides, pads,
+/// dilations).
 void _mlir_ciface_dtf_cuda_conv2d_backprop_filter_f32(
     DTFMemRef4DF32 *x, DTFMemRef4DF32 *dy, DTFMemRef4DF32 *dw, int64_t strideH,
-    int64_t strideW, int64_t padH, int64_t padW);
+    int64_t strideW, int64_t padH, int64_t padW, int64_t dilationH,
+    int64_t dilationW);
 /// dtf_cuda_max_pool_f32(x, y, window_h, window_w, strides, pads).
 void _mlir_ciface_dtf_cuda_max_pool_f32(DTFMemRef4DF32 *x, DTFMemRef4DF32 *y,
                                         int64_t windowH, int64_t windowW,

@@ -102,8 +102,8 @@ void requireEqual(int64_t actual, int64_t expected, const char *what,
 WindowGeometry convolutionGeometry(const DTFMemRef4DF32 &x,
                                    const DTFMemRef4DF32 &w,
                                    const DTFMemRef4DF32 &y, int64_t strideH,
-                                   int64_t strideW, int64_t padH,
-                                   int64_t padW) {
+                                   int64_t strideW, int64_t padH, int64_t padW,
+                                   int64_t dilationH, int64_t dilationW) {
   WindowGeometry g;
   g.batch = x.sizes[0];
   g.height = x.sizes[1];
@@ -114,10 +114,15 @@ WindowGeometry convolutionGeometry(const DTFMemRef4DF32 &x,
   g.windowW = w.sizes[2];
   g.strideH = strideH;
   g.strideW = strideW;
+  g.dilationH = dilationH;
+  g.dilationW = dilationW;
   g.padH = padH;
   g.padW = padW;
-  g.outHeight = WindowGeometry::outputSize(g.height, g.windowH, strideH, padH);
-  g.outWidth = WindowGeometry::outputSize(g.width, g.windowW, strideW, padW);
+  // A dilated filter spans (size - 1) * dilation + 1 input cells.
+  g.outHeight = WindowGeometry::outputSize(
+      g.height, (g.windowH - 1) * dilationH + 1, strideH, padH);
+  g.outWidth = WindowGeometry::outputSize(
+      g.width, (g.windowW - 1) * dilationW + 1, strideW, padW);
   requireEqual(w.sizes[3], g.channels, "filter input channels", g);
   requireEqual(y.sizes[0], g.batch, "output batch", g);
   requireEqual(y.sizes[1], g.outHeight, "output height", g);
@@ -181,10 +186,11 @@ void _mlir_ciface_dtf_cuda_gemm_f32(DTFMemRef2DF32 *a, DTFMemRef2DF32 *b,
 void _mlir_ciface_dtf_cuda_conv2d_f32(DTFMemRef4DF32 *x, DTFMemRef4DF32 *w,
                                       DTFMemRef4DF32 *y, int64_t strideH,
                                       int64_t strideW, int64_t padH,
-                                      int64_t padW) {
+                                      int64_t padW, int64_t dilationH,
+                                      int64_t dilationW) {
   guarded("dtf_cuda_conv2d_f32", [&](Device &device) {
-    WindowGeometry g =
-        convolutionGeometry(*x, *w, *y, strideH, strideW, padH, padW);
+    WindowGeometry g = convolutionGeometry(*x, *w, *y, strideH, strideW, padH,
+                                           padW, dilationH, dilationW);
     conv2d(device, g, contiguous(x, "x"), contiguous(w, "filter"),
            contiguous(y, "y"));
   });
@@ -192,10 +198,11 @@ void _mlir_ciface_dtf_cuda_conv2d_f32(DTFMemRef4DF32 *x, DTFMemRef4DF32 *w,
 
 void _mlir_ciface_dtf_cuda_conv2d_backprop_input_f32(
     DTFMemRef4DF32 *w, DTFMemRef4DF32 *dy, DTFMemRef4DF32 *dx, int64_t strideH,
-    int64_t strideW, int64_t padH, int64_t padW) {
+    int64_t strideW, int64_t padH, int64_t padW, int64_t dilationH,
+    int64_t dilationW) {
   guarded("dtf_cuda_conv2d_backprop_input_f32", [&](Device &device) {
-    WindowGeometry g =
-        convolutionGeometry(*dx, *w, *dy, strideH, strideW, padH, padW);
+    WindowGeometry g = convolutionGeometry(*dx, *w, *dy, strideH, strideW, padH,
+                                           padW, dilationH, dilationW);
     conv2dBackpropInput(device, g, contiguous(w, "filter"),
                         contiguous(dy, "dy"), contiguous(dx, "dx"));
   });
@@ -203,10 +210,11 @@ void _mlir_ciface_dtf_cuda_conv2d_backprop_input_f32(
 
 void _mlir_ciface_dtf_cuda_conv2d_backprop_filter_f32(
     DTFMemRef4DF32 *x, DTFMemRef4DF32 *dy, DTFMemRef4DF32 *dw, int64_t strideH,
-    int64_t strideW, int64_t padH, int64_t padW) {
+    int64_t strideW, int64_t padH, int64_t padW, int64_t dilationH,
+    int64_t dilationW) {
   guarded("dtf_cuda_conv2d_backprop_filter_f32", [&](Device &device) {
-    WindowGeometry g =
-        convolutionGeometry(*x, *dw, *dy, strideH, strideW, padH, padW);
+    WindowGeometry g = convolutionGeometry(*x, *dw, *dy, strideH, strideW, padH,
+                                           padW, dilationH, dilationW);
     conv2dBackpropFilter(device, g, contiguous(x, "x"), contiguous(dy, "dy"),
                          contiguous(dw, "dfilter"));
   });

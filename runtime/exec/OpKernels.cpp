@@ -242,6 +242,13 @@ std::vector<int64_t> toVector(ArrayRef<int64_t> values) {
   return std::vector<int64_t>(values.begin(), values.end());
 }
 
+/// A convolution's dilations; absent, they are all 1.
+std::vector<int64_t> toDilations(std::optional<ArrayRef<int64_t>> dilations) {
+  if (!dilations)
+    return {1, 1, 1, 1};
+  return toVector(*dilations);
+}
+
 kernels::Padding toPadding(ir::Padding padding) {
   return padding == ir::Padding::SAME ? kernels::Padding::Same
                                        : kernels::Padding::Valid;
@@ -496,7 +503,8 @@ KernelTable buildKernelTable() {
   // Convolution and pooling.
   add<ir::Conv2DOp>(t, [](ir::Conv2DOp conv, const KernelCall &c) {
     c.set(kernels::conv2d(c.in(0), c.in(1), toVector(conv.getStrides()),
-                          toPadding(conv.getPadding())));
+                          toPadding(conv.getPadding()),
+                          toDilations(conv.getDilations())));
   });
   add<ir::AvgPoolOp>(t, [](ir::AvgPoolOp pool, const KernelCall &c) {
     c.set(kernels::avg_pool(c.in(0), toVector(pool.getKsize()),
@@ -575,14 +583,14 @@ KernelTable buildKernelTable() {
   add<ir::Conv2DBackpropInputOp>(t, [](ir::Conv2DBackpropInputOp conv,
                                        const KernelCall &c) {
     c.set(kernels::conv2d_backprop_input(
-        toShape(conv.getType()), c.in(0), c.in(1),
-        toVector(conv.getStrides()), toPadding(conv.getPadding())));
+        toShape(conv.getType()), c.in(0), c.in(1), toVector(conv.getStrides()),
+        toPadding(conv.getPadding()), toDilations(conv.getDilations())));
   });
   add<ir::Conv2DBackpropFilterOp>(t, [](ir::Conv2DBackpropFilterOp conv,
                                         const KernelCall &c) {
     c.set(kernels::conv2d_backprop_filter(
-        c.in(0), toShape(conv.getType()), c.in(1),
-        toVector(conv.getStrides()), toPadding(conv.getPadding())));
+        c.in(0), toShape(conv.getType()), c.in(1), toVector(conv.getStrides()),
+        toPadding(conv.getPadding()), toDilations(conv.getDilations())));
   });
   add<ir::AvgPoolGradOp>(t, [](ir::AvgPoolGradOp pool, const KernelCall &c) {
     c.set(kernels::avg_pool_grad(

@@ -3,7 +3,7 @@
 // The library functions are declared once, with C wrappers, on memrefs of
 // dynamic shape.
 // CHECK-DAG: func.func private @dtf_cuda_gemm_f32(memref<?x?xf32>, memref<?x?xf32>, memref<?x?xf32>, i64, i64) attributes {llvm.emit_c_interface}
-// CHECK-DAG: func.func private @dtf_cuda_conv2d_f32(memref<?x?x?x?xf32>, memref<?x?x?x?xf32>, memref<?x?x?x?xf32>, i64, i64, i64, i64) attributes {llvm.emit_c_interface}
+// CHECK-DAG: func.func private @dtf_cuda_conv2d_f32(memref<?x?x?x?xf32>, memref<?x?x?x?xf32>, memref<?x?x?x?xf32>, i64, i64, i64, i64, i64, i64) attributes {llvm.emit_c_interface}
 
 // matmul: operands cross over read-only, the result is a fresh buffer the
 // call writes; transposes are 0/1 flags.
@@ -26,7 +26,8 @@ func.func @matmul(%a: tensor<16x8xf32>, %b: tensor<16x4xf32>) -> tensor<8x4xf32>
 }
 
 // conv2d with symmetric SAME padding (5x5, stride 1: 2 on each side):
-// cuDNN pads; the HWIO filter is transposed to OHWI.
+// cuDNN pads; the HWIO filter is transposed to OHWI. The last two operands
+// are the dilations, 1 when the op has none.
 // CHECK-LABEL: func.func @conv2d_same
 // CHECK-SAME: (%[[X:.*]]: tensor<2x8x8x3xf32>, %[[W:.*]]: tensor<5x5x3x4xf32>)
 // CHECK: %[[Y:.*]] = memref.alloc() : memref<2x8x8x4xf32>
@@ -39,7 +40,7 @@ func.func @matmul(%a: tensor<16x8xf32>, %b: tensor<16x4xf32>) -> tensor<8x4xf32>
 // CHECK-DAG: %[[ONE:.*]] = arith.constant 1 : i64
 // CHECK-DAG: %[[TWO:.*]] = arith.constant 2 : i64
 // CHECK: %[[YD:.*]] = memref.cast %[[Y]]
-// CHECK: call @dtf_cuda_conv2d_f32(%[[XD]], %[[WD]], %[[YD]], %[[ONE]], %[[ONE]], %[[TWO]], %[[TWO]])
+// CHECK: call @dtf_cuda_conv2d_f32(%[[XD]], %[[WD]], %[[YD]], %[[ONE]], %[[ONE]], %[[TWO]], %[[TWO]], %[[ONE]], %[[ONE]])
 func.func @conv2d_same(%x: tensor<2x8x8x3xf32>, %w: tensor<5x5x3x4xf32>) -> tensor<2x8x8x4xf32> {
   %0 = dtf.conv2d %x, %w strides [1, 1, 1, 1] padding SAME : tensor<2x8x8x3xf32>, tensor<5x5x3x4xf32>
   return %0 : tensor<2x8x8x4xf32>
@@ -57,7 +58,7 @@ func.func @conv2d_same(%x: tensor<2x8x8x3xf32>, %w: tensor<5x5x3x4xf32>) -> tens
 // CHECK: %[[PD:.*]] = memref.cast %[[PM]]
 // CHECK-DAG: %[[TWO:.*]] = arith.constant 2 : i64
 // CHECK-DAG: %[[NONE:.*]] = arith.constant 0 : i64
-// CHECK: call @dtf_cuda_conv2d_f32(%[[PD]], %{{.*}}, %{{.*}}, %[[TWO]], %[[TWO]], %[[NONE]], %[[NONE]])
+// CHECK: call @dtf_cuda_conv2d_f32(%[[PD]], %{{.*}}, %{{.*}}, %[[TWO]], %[[TWO]], %[[NONE]], %[[NONE]], %[[ONE:.*]], %[[ONE]])
 func.func @conv2d_asymmetric(%x: tensor<2x8x8x3xf32>, %w: tensor<3x3x3x4xf32>) -> tensor<2x4x4x4xf32> {
   %0 = dtf.conv2d %x, %w strides [1, 2, 2, 1] padding SAME : tensor<2x8x8x3xf32>, tensor<3x3x3x4xf32>
   return %0 : tensor<2x4x4x4xf32>
@@ -68,7 +69,7 @@ func.func @conv2d_asymmetric(%x: tensor<2x8x8x3xf32>, %w: tensor<3x3x3x4xf32>) -
 // CHECK-LABEL: func.func @conv2d_backprop_input
 // CHECK: %[[DX:.*]] = memref.alloc() : memref<2x9x9x3xf32>
 // CHECK: linalg.transpose
-// CHECK: call @dtf_cuda_conv2d_backprop_input_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[NONE:.*]], %[[NONE]])
+// CHECK: call @dtf_cuda_conv2d_backprop_input_f32(%{{.*}}, %{{.*}}, %{{.*}}, %[[TWO:.*]], %[[TWO]], %[[NONE:.*]], %[[NONE]], %[[ONE:.*]], %[[ONE]])
 // CHECK: %[[T:.*]] = bufferization.to_tensor %[[DX]] restrict writable : memref<2x9x9x3xf32>
 // CHECK: %[[S:.*]] = tensor.extract_slice %[[T]][0, 0, 0, 0] [2, 8, 8, 3] [1, 1, 1, 1] : tensor<2x9x9x3xf32> to tensor<2x8x8x3xf32>
 // CHECK: return %[[S]]
@@ -88,6 +89,28 @@ func.func @conv2d_backprop_input(%w: tensor<3x3x3x4xf32>, %dy: tensor<2x4x4x4xf3
 func.func @conv2d_backprop_filter(%x: tensor<2x8x8x3xf32>, %dy: tensor<2x8x8x4xf32>) -> tensor<3x3x3x4xf32> {
   %0 = dtf.conv2d_backprop_filter %x, %dy strides [1, 1, 1, 1] padding SAME : tensor<2x8x8x3xf32>, tensor<2x8x8x4xf32> -> tensor<3x3x3x4xf32>
   return %0 : tensor<3x3x3x4xf32>
+}
+
+// Dilations go to cuDNN, and the padding is TensorFlow's for the cells the
+// dilated filter spans: 3x3 dilated by 2 spans 5x5, 2 on each side; 2x2
+// dilated by 3 spans 4x4, 1 before and 2 after, padded explicitly.
+// CHECK-LABEL: func.func @conv2d_dilated
+// CHECK-DAG: %[[ONE:.*]] = arith.constant 1 : i64
+// CHECK-DAG: %[[TWO:.*]] = arith.constant 2 : i64
+// CHECK: call @dtf_cuda_conv2d_f32(%{{.*}}, %{{.*}}, %{{.*}}, %[[ONE]], %[[ONE]], %[[TWO]], %[[TWO]], %[[TWO]], %[[TWO]])
+// CHECK: call @dtf_cuda_conv2d_backprop_input_f32(%{{.*}}, %{{.*}}, %{{.*}}, %[[ONE]], %[[ONE]], %[[TWO]], %[[TWO]], %[[TWO]], %[[TWO]])
+// CHECK: call @dtf_cuda_conv2d_backprop_filter_f32(%{{.*}}, %{{.*}}, %{{.*}}, %[[ONE]], %[[ONE]], %[[TWO]], %[[TWO]], %[[TWO]], %[[TWO]])
+// CHECK: %[[P:.*]] = tensor.pad %{{.*}} low[0, 1, 1, 0] high[0, 2, 2, 0]
+// CHECK: tensor<2x8x8x3xf32> to tensor<2x11x11x3xf32>
+// CHECK-DAG: %[[NONE:.*]] = arith.constant 0 : i64
+// CHECK-DAG: %[[THREE:.*]] = arith.constant 3 : i64
+// CHECK: call @dtf_cuda_conv2d_f32(%{{.*}}, %{{.*}}, %{{.*}}, %[[ONE]], %[[ONE]], %[[NONE]], %[[NONE]], %[[THREE]], %[[THREE]])
+func.func @conv2d_dilated(%x: tensor<2x8x8x3xf32>, %w: tensor<3x3x3x4xf32>, %dy: tensor<2x8x8x4xf32>, %v: tensor<2x2x3x4xf32>) -> (tensor<2x8x8x4xf32>, tensor<2x8x8x3xf32>, tensor<3x3x3x4xf32>, tensor<2x8x8x4xf32>) {
+  %0 = dtf.conv2d %x, %w strides [1, 1, 1, 1] dilations [1, 2, 2, 1] padding SAME : tensor<2x8x8x3xf32>, tensor<3x3x3x4xf32>
+  %1 = dtf.conv2d_backprop_input %w, %dy strides [1, 1, 1, 1] dilations [1, 2, 2, 1] padding SAME : tensor<3x3x3x4xf32>, tensor<2x8x8x4xf32> -> tensor<2x8x8x3xf32>
+  %2 = dtf.conv2d_backprop_filter %x, %dy strides [1, 1, 1, 1] dilations [1, 2, 2, 1] padding SAME : tensor<2x8x8x3xf32>, tensor<2x8x8x4xf32> -> tensor<3x3x3x4xf32>
+  %3 = dtf.conv2d %x, %v strides [1, 1, 1, 1] dilations [1, 3, 3, 1] padding SAME : tensor<2x8x8x3xf32>, tensor<2x2x3x4xf32>
+  return %0, %1, %2, %3 : tensor<2x8x8x4xf32>, tensor<2x8x8x3xf32>, tensor<3x3x3x4xf32>, tensor<2x8x8x4xf32>
 }
 
 // Pooling pads asymmetrically with -inf, which never wins the max, and

@@ -479,6 +479,41 @@ func.func @conv2d_filter_only() {
   return
 }
 
+// The gradients of a dilated convolution are dilated alike.
+// CHECK-LABEL: func.func @conv2d_dilated
+// CHECK:      %[[F:.*]] = dtf.read
+// CHECK-NEXT: %[[I:.*]] = dtf.read
+// CHECK:      %[[DY:.*]] = dtf.broadcast_to {{.*}} -> tensor<1x1x3x4xf32>
+// CHECK-NEXT: %[[DI:.*]] = dtf.conv2d_backprop_input %[[F]], %[[DY]] strides [1, 1, 1, 1] dilations [1, 2, 1, 1] padding VALID : tensor<3x3x2x4xf32>, tensor<1x1x3x4xf32> -> tensor<1x5x5x2xf32>
+// CHECK-NEXT: %[[DF:.*]] = dtf.conv2d_backprop_filter %[[I]], %[[DY]] strides [1, 1, 1, 1] dilations [1, 2, 1, 1] padding VALID : tensor<1x5x5x2xf32>, tensor<1x1x3x4xf32> -> tensor<3x3x2x4xf32>
+// CHECK-NEXT: dtf.apply_gradients {{.*}} grads(%[[DF]], %[[DI]] : tensor<3x3x2x4xf32>, tensor<1x5x5x2xf32>)
+func.func @conv2d_dilated() {
+  %w = dtf.variable "w" init(#dtf.zeros) : !dtf.resource<tensor<3x3x2x4xf32>>
+  %i = dtf.variable "i" init(#dtf.zeros) : !dtf.resource<tensor<1x5x5x2xf32>>
+  %wv = dtf.read %w : !dtf.resource<tensor<3x3x2x4xf32>>
+  %iv = dtf.read %i : !dtf.resource<tensor<1x5x5x2xf32>>
+  %y = dtf.conv2d %iv, %wv strides [1, 1, 1, 1] dilations [1, 2, 1, 1] padding VALID : tensor<1x5x5x2xf32>, tensor<3x3x2x4xf32>
+  %loss = dtf.reduce_sum %y : tensor<1x1x3x4xf32>
+  dtf.minimize %loss : tensor<f32>, #dtf.sgd<learning_rate = 0.5>
+  return
+}
+
+// tf.nn.conv2d_transpose dilated: its gradients are the dilated convolution
+// it transposes and that convolution's dilated filter gradient.
+// CHECK-LABEL: func.func @conv2d_transpose_dilated
+// CHECK:      dtf.conv2d %{{.*}}, %{{.*}} strides [1, 1, 1, 1] dilations [1, 2, 2, 1] padding SAME
+// CHECK:      dtf.conv2d_backprop_filter %{{.*}}, %{{.*}} strides [1, 1, 1, 1] dilations [1, 2, 2, 1] padding SAME
+func.func @conv2d_transpose_dilated() {
+  %w = dtf.variable "w" init(#dtf.zeros) : !dtf.resource<tensor<3x3x2x4xf32>>
+  %v = dtf.variable "v" init(#dtf.zeros) : !dtf.resource<tensor<1x5x5x4xf32>>
+  %wv = dtf.read %w : !dtf.resource<tensor<3x3x2x4xf32>>
+  %vv = dtf.read %v : !dtf.resource<tensor<1x5x5x4xf32>>
+  %y = dtf.conv2d_backprop_input %wv, %vv strides [1, 1, 1, 1] dilations [1, 2, 2, 1] padding SAME : tensor<3x3x2x4xf32>, tensor<1x5x5x4xf32> -> tensor<1x5x5x2xf32>
+  %loss = dtf.reduce_sum %y : tensor<1x5x5x2xf32>
+  dtf.minimize %loss : tensor<f32>, #dtf.sgd<learning_rate = 0.5>
+  return
+}
+
 // CHECK-LABEL: func.func @max_pool
 // CHECK:      %[[X:.*]] = dtf.read
 // CHECK-NEXT: %[[Y:.*]] = dtf.max_pool %[[X]]

@@ -753,6 +753,45 @@ Results translateFill(ImportContext &import, int index) {
       *value);
 }
 
+/// StridedSlice of a shape known at import (`tf.shape(x)[-1]`, the number
+/// of classes that softmax_cross_entropy's label smoothing divides by): the
+/// dtf.constant of the dimensions it takes. A slice of another tensor is an
+/// error about its input 0.
+Results translateStridedSlice(ImportContext &import, int index) {
+  FailureOr<SmallVector<int64_t>> dimensions = foldStridedSlice(import, index);
+  if (failed(dimensions))
+    return failure();
+  const tensorflow::AttrValue *dtype = import.attr(index, "T");
+  if (!dtype) {
+    import.fail(index) << "has no 'T' attribute";
+    return failure();
+  }
+  FailureOr<Type> element = import.elementType(index, dtype->type());
+  if (failed(element))
+    return failure();
+  if (!element->isSignlessInteger()) {
+    import.fail(index) << "slices a shape of " << *element
+                       << ", not of integers";
+    return failure();
+  }
+  if (llvm::any_of(*dimensions, ShapedType::isDynamic)) {
+    import.fail(index) << "takes a dimension of unknown size as a value; DTF "
+                          "computes it at import, from a static shape";
+    return failure();
+  }
+  const tensorflow::AttrValue *shrink = import.attr(index, "shrink_axis_mask");
+  SmallVector<int64_t> shape;
+  if (!(shrink && shrink->i() & 1))
+    shape.push_back(int64_t(dimensions->size()));
+  SmallVector<APInt> values;
+  for (int64_t dimension : *dimensions)
+    values.emplace_back(element->getIntOrFloatBitWidth(), dimension,
+                        /*isSigned=*/true);
+  return createPinned<ConstantOp>(
+      import, index,
+      DenseElementsAttr::get(RankedTensorType::get(shape, *element), values));
+}
+
 /// RandomUniform drawn at every step (tf.nn.dropout's mask, of the shape of
 /// its input): a dtf.random_uniform of the shape folded at import, whose
 /// unknown dimension is the batch. A variable's initializer is not
@@ -1027,6 +1066,20 @@ Results translateSqueeze(ImportContext &import, int index) {
   return reshapeTo(import, index, *x, dims);
 }
 
+/// A convolution's "dilations" as dtf's attribute: none when TensorFlow's
+/// are absent or all 1, so that an undilated convolution reads as before.
+FailureOr<DenseI64ArrayAttr> dilationsAttr(ImportContext &import, int index) {
+  if (!import.attr(index, "dilations"))
+    return DenseI64ArrayAttr();
+  FailureOr<SmallVector<int64_t>> dilations =
+      window(import, index, "dilations");
+  if (failed(dilations))
+    return failure();
+  if (llvm::all_of(*dilations, [](int64_t d) { return d == 1; }))
+    return DenseI64ArrayAttr();
+  return import.getBuilder().getDenseI64ArrayAttr(*dilations);
+}
+
 Results translateConv2D(ImportContext &import, int index) {
   FailureOr<Value> x = import.operand(index, 0),
                    filter = import.operand(index, 1);
@@ -1035,17 +1088,125 @@ Results translateConv2D(ImportContext &import, int index) {
   if (failed(x) || failed(filter) || failed(strides) || failed(pad) ||
       failed(requireNHWC(import, index)))
     return failure();
-  if (const tensorflow::AttrValue *dilations = import.attr(index, "dilations"))
-    for (int64_t dilation : dilations->list().i())
-      if (dilation != 1) {
-        import.fail(index)
-            << "dilated convolutions are not one of DTF's kernels";
-        return failure();
-      }
+  FailureOr<DenseI64ArrayAttr> dilations = dilationsAttr(import, index);
+  if (failed(dilations))
+    return failure();
   OpBuilder &builder = import.getBuilder();
-  return createPinned<Conv2DOp>(import, index, *x, *filter,
-                                builder.getDenseI64ArrayAttr(*strides),
-                                PaddingAttr::get(import.getContext(), *pad));
+  return createPinned<Conv2DOp>(
+      import, index, *x, *filter, builder.getDenseI64ArrayAttr(*strides),
+      PaddingAttr::get(import.getContext(), *pad), *dilations);
+}
+
+/// The padding of a stride-1 convolution whose filter spans `span` cells of
+/// `input`, which starts `before` cells before the input and gives `output`
+/// cells: SAME or VALID as TensorFlow pads, if it is either.
+std::optional<Padding> paddingOf(int64_t input, int64_t span, int64_t before,
+                                 int64_t output) {
+  if (before == (span - 1) / 2 && output == input)
+    return Padding::SAME;
+  if (before == 0 && output == input - span + 1)
+    return Padding::VALID;
+  return std::nullopt;
+}
+
+/// BatchToSpaceND(Conv2D(SpaceToBatchND(x, block, paddings), filter), block,
+/// crops), how tf.nn.convolution dilates a convolution in a graph (and so
+/// tf.compat.v1.layers.conv2d with a dilation_rate and tf.nn.atrous_conv2d):
+/// one dilated dtf.conv2d of x, with dilations `block`. Each of the block's
+/// grids is convolved VALID, so output cell o reads the padded input's cells
+/// o + crop_before + j * block, input cells o + crop_before - pad_before +
+/// j * block: that is SAME or VALID padding, whichever the paddings and
+/// crops amount to. The Conv2D and SpaceToBatchND nodes are not imported.
+Results translateBatchToSpaceND(ImportContext &import, int index) {
+  auto refuse = [&]() -> InFlightDiagnostic {
+    return import.fail(index)
+           << "is imported only as the end of a dilated convolution, "
+              "BatchToSpaceND(Conv2D(SpaceToBatchND(x))) as tf.nn.convolution "
+              "builds it; ";
+  };
+  FailureOr<int> conv = import.throughIdentities(index, 0);
+  if (failed(conv))
+    return failure();
+  if (import.node(*conv).op() != "Conv2D") {
+    refuse() << "its input is a " << import.node(*conv).op();
+    return failure();
+  }
+  FailureOr<int> toBatch = import.throughIdentities(*conv, 0);
+  if (failed(toBatch))
+    return failure();
+  if (import.node(*toBatch).op() != "SpaceToBatchND") {
+    refuse() << "the Conv2D's input is a " << import.node(*toBatch).op();
+    return failure();
+  }
+  FailureOr<SmallVector<int64_t>> block = import.integers(index, 1),
+                                  crops = import.integers(index, 2),
+                                  toBatchBlock = import.integers(*toBatch, 1),
+                                  paddings = import.integers(*toBatch, 2);
+  FailureOr<SmallVector<int64_t>> strides = window(import, *conv, "strides");
+  FailureOr<Padding> convPadding = padding(import, *conv);
+  FailureOr<DenseI64ArrayAttr> convDilations = dilationsAttr(import, *conv);
+  if (failed(block) || failed(crops) || failed(toBatchBlock) ||
+      failed(paddings) || failed(strides) || failed(convPadding) ||
+      failed(convDilations) || failed(requireNHWC(import, *conv)))
+    return failure();
+  if (block->size() != 2 || *block != *toBatchBlock || crops->size() != 4 ||
+      paddings->size() != 4 ||
+      llvm::any_of(*block, [](int64_t b) { return b < 1; })) {
+    refuse() << "the block shapes must be the same 2 spatial dilations, with "
+                "paddings and crops of [2, 2]";
+    return failure();
+  }
+  if (*convPadding != Padding::VALID || *convDilations ||
+      llvm::any_of(*strides, [](int64_t s) { return s != 1; })) {
+    refuse() << "the Conv2D must be VALID, undilated and of stride 1";
+    return failure();
+  }
+  FailureOr<Value> x = import.operand(*toBatch, 0),
+                   filter = import.operand(*conv, 1);
+  if (failed(x) || failed(filter))
+    return failure();
+  auto xType = cast<RankedTensorType>(x->getType());
+  auto filterType = cast<RankedTensorType>(filter->getType());
+  if (xType.getRank() != 4 || filterType.getRank() != 4 ||
+      xType.isDynamicDim(1) || xType.isDynamicDim(2) ||
+      filterType.isDynamicDim(0) || filterType.isDynamicDim(1)) {
+    refuse() << "the image " << xType << " and filter " << filterType
+             << " must have static heights and widths";
+    return failure();
+  }
+  std::optional<Padding> pad[2];
+  for (int dim = 0; dim < 2; ++dim) {
+    int64_t input = xType.getDimSize(1 + dim);
+    int64_t span = (filterType.getDimSize(dim) - 1) * (*block)[dim] + 1;
+    int64_t padBefore = (*paddings)[2 * dim],
+            padAfter = (*paddings)[2 * dim + 1];
+    int64_t cropBefore = (*crops)[2 * dim], cropAfter = (*crops)[2 * dim + 1];
+    pad[dim] = paddingOf(input, span, padBefore - cropBefore,
+                         input + padBefore + padAfter - (span - 1) -
+                             cropBefore - cropAfter);
+  }
+  // Along a filter dimension of one tap SAME and VALID pad alike (not at
+  // all), and paddingOf says SAME: the other dimension decides.
+  for (int dim = 0; dim < 2; ++dim)
+    if (filterType.getDimSize(dim) == 1 && pad[dim] && pad[1 - dim])
+      pad[dim] = pad[1 - dim];
+  if (!pad[0] || pad[0] != pad[1]) {
+    InFlightDiagnostic diag = refuse();
+    diag << "its paddings [";
+    llvm::interleaveComma(*paddings, diag);
+    diag << "] and crops [";
+    llvm::interleaveComma(*crops, diag);
+    diag << "] are neither TensorFlow's SAME nor its VALID padding";
+    return failure();
+  }
+  OpBuilder &builder = import.getBuilder();
+  SmallVector<int64_t> dilations = {1, (*block)[0], (*block)[1], 1};
+  return createPinned<Conv2DOp>(
+      import, index, *x, *filter, builder.getDenseI64ArrayAttr({1, 1, 1, 1}),
+      PaddingAttr::get(import.getContext(), *pad[0]),
+      llvm::all_of(*block, [](int64_t b) { return b == 1; })
+          ? DenseI64ArrayAttr()
+          : builder.getDenseI64ArrayAttr(dilations));
 }
 
 /// Conv2DBackpropInput as a forward op: tf.nn.conv2d_transpose and
@@ -1058,16 +1219,10 @@ Results translateConv2DBackpropInput(ImportContext &import, int index) {
                    value = import.operand(index, 2);
   FailureOr<SmallVector<int64_t>> strides = window(import, index, "strides");
   FailureOr<Padding> pad = padding(import, index);
+  FailureOr<DenseI64ArrayAttr> dilations = dilationsAttr(import, index);
   if (failed(sizes) || failed(filter) || failed(value) || failed(strides) ||
-      failed(pad) || failed(requireNHWC(import, index)))
+      failed(pad) || failed(dilations) || failed(requireNHWC(import, index)))
     return failure();
-  if (const tensorflow::AttrValue *dilations = import.attr(index, "dilations"))
-    for (int64_t dilation : dilations->list().i())
-      if (dilation != 1) {
-        import.fail(index)
-            << "dilated convolutions are not one of DTF's kernels";
-        return failure();
-      }
   if (sizes->size() != 4) {
     import.fail(index) << "takes input_sizes of " << sizes->size()
                        << " dimensions; an NHWC image has 4";
@@ -1078,7 +1233,7 @@ Results translateConv2DBackpropInput(ImportContext &import, int index) {
   return createPinned<Conv2DBackpropInputOp>(
       import, index, RankedTensorType::get(*sizes, element), *filter, *value,
       builder.getDenseI64ArrayAttr(*strides),
-      PaddingAttr::get(import.getContext(), *pad));
+      PaddingAttr::get(import.getContext(), *pad), *dilations);
 }
 
 /// MaxPool and AvgPool (NHWC): dtf.max_pool and dtf.avg_pool.
@@ -1521,6 +1676,9 @@ OpTranslatorTable buildOpTranslatorTable() {
   t.add("Fill", translateFill,
         dtfOp<BroadcastToOp>() + " of the value to a shape computed before "
                                  "running");
+  t.add("StridedSlice", translateStridedSlice,
+        dtfOp<ConstantOp>() + " of the dimensions it takes from a shape "
+                              "known at import (tf.shape(x)[-1])");
   t.add("ArgMax", translateArgMax, dtfOp<ArgMaxOp>() + " (int64)");
   t.add("RandomUniform", translateRandomUniform,
         dtfOp<RandomUniformOp>() + ", new samples at every step (a "
@@ -1534,10 +1692,16 @@ OpTranslatorTable buildOpTranslatorTable() {
 
   t.section("Convolution and pooling");
   t.add("Conv2D", translateConv2D,
-        dtfOp<Conv2DOp>() + " (NHWC, without dilation)");
+        dtfOp<Conv2DOp>() +
+            " (NHWC; dilations as tf.nn.atrous_conv2d, not with strides)");
+  t.add("BatchToSpaceND", translateBatchToSpaceND,
+        dtfOp<Conv2DOp>() +
+            " with dilations, where it ends tf.nn.convolution's dilated "
+            "convolution (SpaceToBatchND, Conv2D, BatchToSpaceND, as "
+            "tf.compat.v1.layers.conv2d with a dilation_rate builds it)");
   t.add("Conv2DBackpropInput", translateConv2DBackpropInput,
         dtfOp<Conv2DBackpropInputOp>() +
-            " (tf.nn.conv2d_transpose; NHWC, without dilation)");
+            " (tf.nn.conv2d_transpose; NHWC; dilations not with strides)");
   t.add("MaxPool", translatePool<MaxPoolOp>, dtfOp<MaxPoolOp>() + " (NHWC)");
   t.add("AvgPool", translatePool<AvgPoolOp>, dtfOp<AvgPoolOp>() + " (NHWC)");
   std::string batchNorm =

@@ -693,7 +693,8 @@ LogicalResult GraphBuilder::exportOp(Operation *op) {
         setList(node, "strides", conv.getStrides());
         attr(node, "padding").set_s(stringifyPadding(conv.getPadding()).str());
         attr(node, "data_format").set_s("NHWC");
-        setList(node, "dilations", {1, 1, 1, 1});
+        setList(node, "dilations",
+                conv.getDilations().value_or(ArrayRef<int64_t>{1, 1, 1, 1}));
         return success();
       })
       .Case<MaxPoolOp, AvgPoolOp>([&](auto pool) {

@@ -84,45 +84,8 @@ FailureOr<SmallVector<int64_t>> foldShapeAt(ImportContext &import, int index,
       values.push_back(v);
     return values;
   }
-  if (op == "StridedSlice") {
-    // The element of a shape that `tf.shape(x)[i]` takes (static_rnn's batch
-    // size), or a plain range of it: one axis, no new or ellipsis axes.
-    FailureOr<SmallVector<int64_t>> vector = operandShape(0),
-                                    begin = operandShape(1),
-                                    end = operandShape(2),
-                                    strides = operandShape(3);
-    if (failed(vector) || failed(begin) || failed(end) || failed(strides))
-      return failure();
-    auto mask = [&](const char *name) {
-      const tensorflow::AttrValue *value = import.attr(at, name);
-      return value ? value->i() : 0;
-    };
-    if (begin->size() != 1 || end->size() != 1 || strides->size() != 1 ||
-        (*strides)[0] != 1 || mask("ellipsis_mask") || mask("new_axis_mask")) {
-      import.fail(at) << "slices a shape other than by one axis with stride "
-                         "1";
-      return failure();
-    }
-    int64_t size = int64_t(vector->size());
-    auto clamp = [&](int64_t i) {
-      i = i < 0 ? i + size : i;
-      return std::min(std::max<int64_t>(i, 0), size);
-    };
-    int64_t first = mask("begin_mask") & 1 ? 0 : clamp((*begin)[0]);
-    if (mask("shrink_axis_mask") & 1) {
-      if (first >= size) {
-        import.fail(at) << "takes element " << (*begin)[0] << " of a shape of "
-                        << size;
-        return failure();
-      }
-      return SmallVector<int64_t>{(*vector)[first]};
-    }
-    int64_t last = mask("end_mask") & 1 ? size : clamp((*end)[0]);
-    if (last < first)
-      last = first;
-    return SmallVector<int64_t>(vector->begin() + first,
-                                vector->begin() + last);
-  }
+  if (op == "StridedSlice")
+    return foldStridedSlice(import, at);
   if (op == "Sub" || op == "Add" || op == "AddV2") {
     FailureOr<SmallVector<int64_t>> a = operandShape(0), b = operandShape(1);
     if (failed(a) || failed(b))
@@ -153,6 +116,46 @@ FailureOr<SmallVector<int64_t>> foldShapeAt(ImportContext &import, int index,
 }
 
 } // namespace
+
+FailureOr<SmallVector<int64_t>> foldStridedSlice(ImportContext &import,
+                                                 int index) {
+  // The element of a shape that `tf.shape(x)[i]` takes (static_rnn's batch
+  // size), or a plain range of it: one axis, no new or ellipsis axes.
+  FailureOr<SmallVector<int64_t>> vector = foldShape(import, index, 0),
+                                  begin = foldShape(import, index, 1),
+                                  end = foldShape(import, index, 2),
+                                  strides = foldShape(import, index, 3);
+  if (failed(vector) || failed(begin) || failed(end) || failed(strides))
+    return failure();
+  auto mask = [&](const char *name) {
+    const tensorflow::AttrValue *value = import.attr(index, name);
+    return value ? value->i() : 0;
+  };
+  if (begin->size() != 1 || end->size() != 1 || strides->size() != 1 ||
+      (*strides)[0] != 1 || mask("ellipsis_mask") || mask("new_axis_mask")) {
+    import.fail(index) << "slices a shape other than by one axis with stride "
+                          "1";
+    return failure();
+  }
+  int64_t size = int64_t(vector->size());
+  auto clamp = [&](int64_t i) {
+    i = i < 0 ? i + size : i;
+    return std::min(std::max<int64_t>(i, 0), size);
+  };
+  int64_t first = mask("begin_mask") & 1 ? 0 : clamp((*begin)[0]);
+  if (mask("shrink_axis_mask") & 1) {
+    if (first >= size) {
+      import.fail(index) << "takes element " << (*begin)[0] << " of a shape of "
+                         << size;
+      return failure();
+    }
+    return SmallVector<int64_t>{(*vector)[first]};
+  }
+  int64_t last = mask("end_mask") & 1 ? size : clamp((*end)[0]);
+  if (last < first)
+    last = first;
+  return SmallVector<int64_t>(vector->begin() + first, vector->begin() + last);
+}
 
 FailureOr<SmallVector<int64_t>> foldShape(ImportContext &import, int index,
                                           int input) {

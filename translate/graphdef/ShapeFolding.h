@@ -24,4 +24,10 @@ class ImportContext;
 mlir::FailureOr<llvm::SmallVector<int64_t>> foldShape(ImportContext &import,
                                                       int index, int input);
 
+/// The integers that StridedSlice node `index` takes from a shape that
+/// foldShape computes (`tf.shape(x)[i]`, or a range of one axis with stride
+/// 1); kDynamic where a dimension is not known.
+mlir::FailureOr<llvm::SmallVector<int64_t>>
+foldStridedSlice(ImportContext &import, int index);
+
 } // namespace dtf::translate::graphdef

@@ -10,7 +10,11 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <algorithm>
+#include <iterator>
 #include <map>
+#include <set>
+#include <vector>
 
 using namespace mlir;
 using namespace dtf::ir;
@@ -906,15 +910,103 @@ SmallVector<StringRef> recognizedApplyOps() {
   return ops;
 }
 
+/// The nodes that paths of data edges from node `from` lead to, `from`
+/// included; `users` holds each node's users.
+static std::set<int> forwardReach(const std::vector<std::vector<int>> &users,
+                                  int from) {
+  std::set<int> reached = {from};
+  std::vector<int> stack = {from};
+  while (!stack.empty()) {
+    int at = stack.back();
+    stack.pop_back();
+    for (int user : users[at])
+      if (reached.insert(user).second)
+        stack.push_back(user);
+  }
+  return reached;
+}
+
+/// Whether a path of data edges into node `index` starts at a variable.
+static bool readsVariable(ImportContext &import, int index) {
+  std::set<int> seen = {index};
+  std::vector<int> stack = {index};
+  while (!stack.empty()) {
+    const tensorflow::NodeDef &def = import.node(stack.back());
+    stack.pop_back();
+    if (def.op() == "VariableV2" || def.op() == "Variable" ||
+        def.op() == "VarHandleOp")
+      return true;
+    for (const std::string &input : def.input()) {
+      InputRef ref = parseInput(input);
+      std::optional<int> producer = import.findNode(ref.node);
+      if (!ref.control && producer && seen.insert(*producer).second)
+        stack.push_back(*producer);
+    }
+  }
+  return false;
+}
+
+/// An error where `loss`, read through Identity nodes, is a term of a sum
+/// whose other terms no variable computes (tf.add_n(losses) + 1): its
+/// gradients are the loss's, so the seed names the loss whichever of the two
+/// the optimizer minimizes.
+static LogicalResult
+checkNothingAddedAfter(ImportContext &import,
+                       const std::vector<std::vector<int>> &users, int loss) {
+  std::set<int> values = {loss};
+  std::vector<int> stack = {loss};
+  while (!stack.empty()) {
+    int at = stack.back();
+    stack.pop_back();
+    for (int user : users[at]) {
+      const tensorflow::NodeDef &def = import.node(user);
+      if (def.op() == "Identity" || def.op() == "Snapshot") {
+        if (values.insert(user).second)
+          stack.push_back(user);
+        continue;
+      }
+      // Sub passes on the gradient of its first input only.
+      bool sum = def.op() == "Add" || def.op() == "AddV2" ||
+                 def.op() == "AddN" ||
+                 (def.op() == "Sub" && def.input_size() > 0 &&
+                  import.findNode(parseInput(def.input(0)).node) == at);
+      if (!sum)
+        continue;
+      bool variableTerm =
+          llvm::any_of(def.input(), [&](const std::string &input) {
+            InputRef ref = parseInput(input);
+            std::optional<int> term = import.findNode(ref.node);
+            return !ref.control && term && !values.count(*term) &&
+                   readsVariable(import, *term);
+          });
+      if (!variableTerm) {
+        import.fail(user) << "adds to '" << import.node(loss).name()
+                          << "', whose gradients the optimizer applies, "
+                             "terms that no variable computes: its gradients "
+                             "are the same, and DTF cannot tell which of the "
+                             "two is the loss";
+        return failure();
+      }
+    }
+  }
+  return success();
+}
+
 /// The output of the node whose gradients the ops under `scope/` compute:
-/// tf.gradients(loss) starts from Fill(shape of the loss, 1), and the first
-/// gradient op that reads that seed is named after the loss's op:
-/// "gradients/<loss>_grad/...". (Older TensorFlow also took the shape with a
-/// Shape op of the loss.)
+/// tf.gradients(loss) starts from Fill(shape of the loss, 1), and the
+/// gradient ops that read that seed are named after the op whose output's
+/// gradient it is: "gradients/<op>_grad/...". (Older TensorFlow also took
+/// the shape with a Shape op of the loss.) An op that passes its output's
+/// gradient on unchanged (AddN, as tf.losses.get_total_loss sums the
+/// losses; an Add of equal static shapes) has no gradient op unless
+/// gate_gradients tuples them: the seed goes to the ops of its inputs'
+/// gradients, and the loss is then the nearest node that all those inputs
+/// feed.
 static FailureOr<std::pair<int, int>> findLoss(ImportContext &import,
                                                const std::string &scope) {
   std::string prefix = scope + "/";
   std::set<std::string> seeds = {prefix + "grad_ys_0", prefix + "Fill"};
+  std::set<int> seeded;
   for (int index = 0; index < import.nodeCount(); ++index) {
     const tensorflow::NodeDef &def = import.node(index);
     if (def.name().rfind(prefix, 0) != 0)
@@ -931,20 +1023,84 @@ static FailureOr<std::pair<int, int>> findLoss(ImportContext &import,
     bool readsSeed = llvm::any_of(def.input(), [&](const std::string &input) {
       return seeds.count(parseInput(input).node) > 0;
     });
+    if (!readsSeed)
+      continue;
     std::string rest = def.name().substr(prefix.size());
     size_t grad = rest.rfind("_grad/");
-    if (!readsSeed || grad == std::string::npos)
-      continue;
-    FailureOr<int> lossIndex = import.lookup(index, rest.substr(0, grad));
-    if (failed(lossIndex))
+    if (grad == std::string::npos) {
+      // The sum of gradients that reach one node by several paths: which
+      // ones DTF cannot tell from the names.
+      import.fail(index) << "reads the seed of the backward pass (" << prefix
+                         << "grad_ys_0) but is no op's gradient "
+                         << "(<op>_grad/); DTF cannot tell which node is the "
+                         << "loss";
       return failure();
-    return std::make_pair(*lossIndex, 0);
+    }
+    FailureOr<int> seededIndex = import.lookup(index, rest.substr(0, grad));
+    if (failed(seededIndex))
+      return failure();
+    seeded.insert(*seededIndex);
   }
-  import.failAtFile() << "the optimizer's updates read gradients from '"
-                      << prefix << "', where no op reads the seed of the "
-                      << "backward pass (" << prefix << "grad_ys_0) under "
-                      << "the loss's name, as tf.gradients builds it";
-  return failure();
+  if (seeded.empty()) {
+    import.failAtFile() << "the optimizer's updates read gradients from '"
+                        << prefix << "', where no op reads the seed of the "
+                        << "backward pass (" << prefix << "grad_ys_0) under "
+                        << "the loss's name, as tf.gradients builds it";
+    return failure();
+  }
+  // Each node's users outside the backward pass.
+  std::vector<std::vector<int>> users(import.nodeCount());
+  for (int index = 0; index < import.nodeCount(); ++index) {
+    const tensorflow::NodeDef &def = import.node(index);
+    if (def.name().rfind(prefix, 0) == 0)
+      continue;
+    for (const std::string &input : def.input()) {
+      InputRef ref = parseInput(input);
+      std::optional<int> producer = import.findNode(ref.node);
+      if (!ref.control && producer)
+        users[*producer].push_back(index);
+    }
+  }
+  int loss = *seeded.begin();
+  if (seeded.size() > 1) {
+    // Several: of the nodes they all feed, the one that no other of them
+    // feeds.
+    std::optional<std::set<int>> common;
+    for (int node : seeded) {
+      std::set<int> reached = forwardReach(users, node);
+      if (!common) {
+        common = std::move(reached);
+        continue;
+      }
+      std::set<int> both;
+      std::set_intersection(common->begin(), common->end(), reached.begin(),
+                            reached.end(), std::inserter(both, both.end()));
+      common = std::move(both);
+    }
+    std::vector<int> nearest;
+    for (int candidate : *common)
+      if (llvm::none_of(*common, [&](int other) {
+            return other != candidate &&
+                   forwardReach(users, other).count(candidate);
+          }))
+        nearest.push_back(candidate);
+    if (nearest.size() != 1) {
+      std::string names;
+      for (int node : seeded)
+        names += (names.empty() ? "'" : ", '") + import.node(node).name() + "'";
+      import.failAtFile() << "the seed of the backward pass under '" << prefix
+                          << "' goes to the gradients of " << names
+                          << ", which feed "
+                          << (nearest.empty() ? "no" : "more than one")
+                          << " nearest node together; DTF cannot tell which "
+                             "node is the loss";
+      return failure();
+    }
+    loss = nearest.front();
+  }
+  if (failed(checkNothingAddedAfter(import, users, loss)))
+    return failure();
+  return std::make_pair(loss, 0);
 }
 
 /// The value scalar node `index` has while the graph trains: a Const

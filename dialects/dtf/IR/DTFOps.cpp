@@ -661,19 +661,23 @@ LogicalResult CastOp::verify() {
 // Convolution and pooling
 //===----------------------------------------------------------------------===//
 
+/// "[a, b, c, d]", how the window diagnostics name an attribute's value.
+static std::string windowString(ArrayRef<int64_t> window) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "[";
+  llvm::interleaveComma(window, os);
+  os << "]";
+  return text;
+}
+
 /// Checks a TensorFlow NHWC window attribute: [1, h, w, 1] with h, w > 0.
 static LogicalResult verifyWindow(std::optional<Location> location,
                                   StringRef name, ArrayRef<int64_t> window) {
-  if (window.size() != 4 || window[0] != 1 || window[3] != 1 ||
-      window[1] < 1 || window[2] < 1) {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    os << "[";
-    llvm::interleaveComma(window, os);
-    os << "]";
+  if (window.size() != 4 || window[0] != 1 || window[3] != 1 || window[1] < 1 ||
+      window[2] < 1)
     return emitOptionalError(location, name, " must be [1, h, w, 1] with h, w ",
-                             ">= 1 (NHWC), got ", os.str());
-  }
+                             ">= 1 (NHWC), got ", windowString(window));
   return success();
 }
 
@@ -711,10 +715,51 @@ static LogicalResult inferWindowType(std::optional<Location> location,
   return success();
 }
 
+/// Checks a convolution's dilations: [1, dh, dw, 1] with dh, dw >= 1, as
+/// TensorFlow's Conv2D takes them, and not with strides > 1, as
+/// tf.nn.convolution and Keras's Conv2D require (the kernels would compute
+/// both; the rule is TensorFlow's documented one). The backprop ops follow
+/// it too, so that the gradient of each of the three ops is one of them.
+static LogicalResult verifyDilations(std::optional<Location> location,
+                                     ArrayRef<int64_t> strides,
+                                     ArrayRef<int64_t> dilations) {
+  if (dilations.size() != 4)
+    return emitOptionalError(location,
+                             "dilations must have 4 elements [1, h, w, 1] "
+                             "(NHWC), got ",
+                             windowString(dilations));
+  if (dilations[0] != 1 || dilations[3] != 1)
+    return emitOptionalError(location,
+                             "dilations of the batch and channel dimensions "
+                             "must be 1, got ",
+                             windowString(dilations));
+  if (dilations[1] < 1 || dilations[2] < 1)
+    return emitOptionalError(location, "dilations must be >= 1, got ",
+                             windowString(dilations));
+  if ((strides[1] > 1 || strides[2] > 1) &&
+      (dilations[1] > 1 || dilations[2] > 1))
+    return emitOptionalError(
+        location, "strides ", windowString(strides), " and dilations ",
+        windowString(dilations),
+        ": a convolution is strided or dilated, not both (as "
+        "tf.nn.convolution and Keras require)");
+  return success();
+}
+
+/// The number of cells a filter of `size` taps spans when they are
+/// `dilation` apart.
+static int64_t dilatedSize(int64_t size, int64_t dilation) {
+  if (ShapedType::isDynamic(size))
+    return size;
+  return (size - 1) * dilation + 1;
+}
+
 /// The conv2d shape function on types, shared with the backprop verifiers.
+/// Absent `dilations` are all 1.
 static LogicalResult inferConv2DType(std::optional<Location> location,
                                      Type inputType, Type filterType,
                                      ArrayRef<int64_t> strides, Padding padding,
+                                     std::optional<ArrayRef<int64_t>> dilations,
                                      SmallVectorImpl<Type> &inferred) {
   auto input = dyn_cast<RankedTensorType>(inputType);
   auto filter = dyn_cast<RankedTensorType>(filterType);
@@ -732,9 +777,17 @@ static LogicalResult inferConv2DType(std::optional<Location> location,
                              filter, " expects ", filter.getDimSize(2));
   if (failed(verifyWindow(location, "strides", strides)))
     return failure();
-  return inferWindowType(location, input, filter.getDimSize(0),
-                         filter.getDimSize(1), filter.getDimSize(3), strides,
-                         padding, inferred);
+  int64_t dilationH = 1, dilationW = 1;
+  if (dilations) {
+    if (failed(verifyDilations(location, strides, *dilations)))
+      return failure();
+    dilationH = (*dilations)[1];
+    dilationW = (*dilations)[2];
+  }
+  return inferWindowType(location, input,
+                         dilatedSize(filter.getDimSize(0), dilationH),
+                         dilatedSize(filter.getDimSize(1), dilationW),
+                         filter.getDimSize(3), strides, padding, inferred);
 }
 
 LogicalResult Conv2DOp::inferReturnTypes(MLIRContext *,
@@ -745,7 +798,8 @@ LogicalResult Conv2DOp::inferReturnTypes(MLIRContext *,
     return emitOptionalError(location, "expects strides and padding");
   return inferConv2DType(location, adaptor.getInput().getType(),
                          adaptor.getFilter().getType(), adaptor.getStrides(),
-                         adaptor.getPadding(), inferred);
+                         adaptor.getPadding(), adaptor.getDilations(),
+                         inferred);
 }
 
 /// The result type of max_pool and avg_pool: their input pooled over the
@@ -1296,14 +1350,14 @@ OpFoldResult BroadcastToOp::fold(FoldAdaptor) {
 
 /// Checks that `dy` has the type of conv2d(input, filter): how the backprop
 /// ops tie the types of the three tensors together.
-static LogicalResult verifyConvGradientTypes(Operation *op, Type input,
-                                             Type filter, Type dy,
-                                             ArrayRef<int64_t> strides,
-                                             Padding padding) {
+static LogicalResult
+verifyConvGradientTypes(Operation *op, Type input, Type filter, Type dy,
+                        ArrayRef<int64_t> strides, Padding padding,
+                        std::optional<ArrayRef<int64_t>> dilations) {
   SmallVector<Type> forward;
   // Diagnostics of the forward shape function name the shapes at fault.
   if (failed(inferConv2DType(op->getLoc(), input, filter, strides, padding,
-                             forward)))
+                             dilations, forward)))
     return failure();
   if (forward.front() != dy)
     return op->emitOpError("conv2d of ")
@@ -1315,13 +1369,13 @@ static LogicalResult verifyConvGradientTypes(Operation *op, Type input,
 LogicalResult Conv2DBackpropInputOp::verify() {
   return verifyConvGradientTypes(*this, getOutput().getType(),
                                  getFilter().getType(), getDy().getType(),
-                                 getStrides(), getPadding());
+                                 getStrides(), getPadding(), getDilations());
 }
 
 LogicalResult Conv2DBackpropFilterOp::verify() {
   return verifyConvGradientTypes(*this, getInput().getType(),
                                  getOutput().getType(), getDy().getType(),
-                                 getStrides(), getPadding());
+                                 getStrides(), getPadding(), getDilations());
 }
 
 /// Checks that `dy` has the type `pool` (max_pool or avg_pool) gives for

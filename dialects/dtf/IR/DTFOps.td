@@ -646,16 +646,26 @@ def DTF_Conv2DOp : DTF_Op<"conv2d", [Pure, InferTypeOpAdaptor]> {
     with SAME padding the output is `ceil(in / stride)`, with VALID
     `ceil((in - k + 1) / stride)`.
 
+    The optional `dilations` `[1, dilation_h, dilation_w, 1]` spaces the
+    filter's taps `dilation` cells apart (tf.nn.atrous_conv2d), so that a
+    filter of size `k` spans `(k - 1) * dilation + 1` cells, the `k` of the
+    sizes above; absent, every dilation is 1. As tf.nn.convolution and
+    Keras require, a convolution is either strided or dilated, not both.
+
     ```mlir
     %y = dtf.conv2d %x, %f strides [1, 1, 1, 1] padding SAME
         : tensor<100x28x28x1xf32>, tensor<5x5x1x32xf32>
+    %z = dtf.conv2d %x, %f strides [1, 1, 1, 1] dilations [1, 2, 2, 1]
+        padding VALID : tensor<100x28x28x1xf32>, tensor<5x5x1x32xf32>
     ```
   }];
   let arguments = (ins DTF_Image:$input, DTF_Image:$filter,
-                       DTF_Window:$strides, DTF_PaddingAttr:$padding);
+                       DTF_Window:$strides, DTF_PaddingAttr:$padding,
+                       OptionalAttr<DTF_Window>:$dilations);
   let results = (outs DTF_Image:$output);
   let assemblyFormat = [{
-    $input `,` $filter `strides` $strides `padding` custom<Padding>($padding) attr-dict
+    $input `,` $filter `strides` $strides (`dilations` $dilations^)?
+    `padding` custom<Padding>($padding) attr-dict
     `:` type($input) `,` type($filter)
   }];
 }
@@ -992,13 +1002,16 @@ def DTF_Conv2DBackpropInputOp : DTF_Op<"conv2d_backprop_input", [Pure]> {
   let summary = "gradient of conv2d wrt its input";
   let description = [{
     The result type is the input's; `dy` must have the type conv2d of such
-    an input with `filter` produces.
+    an input with `filter` produces, with the same strides, padding and
+    dilations.
   }];
   let arguments = (ins DTF_Image:$filter, DTF_Image:$dy, DTF_Window:$strides,
-                       DTF_PaddingAttr:$padding);
+                       DTF_PaddingAttr:$padding,
+                       OptionalAttr<DTF_Window>:$dilations);
   let results = (outs DTF_Image:$output);
   let assemblyFormat = [{
-    $filter `,` $dy `strides` $strides `padding` custom<Padding>($padding)
+    $filter `,` $dy `strides` $strides (`dilations` $dilations^)?
+    `padding` custom<Padding>($padding)
     attr-dict `:` type($filter) `,` type($dy) `->` type($output)
   }];
   let hasVerifier = 1;
@@ -1006,11 +1019,18 @@ def DTF_Conv2DBackpropInputOp : DTF_Op<"conv2d_backprop_input", [Pure]> {
 
 def DTF_Conv2DBackpropFilterOp : DTF_Op<"conv2d_backprop_filter", [Pure]> {
   let summary = "gradient of conv2d wrt its filter";
+  let description = [{
+    The result type is the filter's; `dy` must have the type conv2d of
+    `input` with such a filter produces, with the same strides, padding and
+    dilations.
+  }];
   let arguments = (ins DTF_Image:$input, DTF_Image:$dy, DTF_Window:$strides,
-                       DTF_PaddingAttr:$padding);
+                       DTF_PaddingAttr:$padding,
+                       OptionalAttr<DTF_Window>:$dilations);
   let results = (outs DTF_Image:$output);
   let assemblyFormat = [{
-    $input `,` $dy `strides` $strides `padding` custom<Padding>($padding)
+    $input `,` $dy `strides` $strides (`dilations` $dilations^)?
+    `padding` custom<Padding>($padding)
     attr-dict `:` type($input) `,` type($dy) `->` type($output)
   }];
   let hasVerifier = 1;

@@ -30,6 +30,7 @@ Tensor counting(int64_t n) {
 struct ConvCase {
   int64_t n, h, w, cin, kh, kw, cout, sh, sw;
   Padding padding;
+  int64_t dh = 1, dw = 1;
 };
 
 /// Output size and leading padding written out from TensorFlow's
@@ -46,18 +47,23 @@ void referenceWindow(int64_t in, int64_t k, int64_t s, Padding padding,
   }
 }
 
+/// The cells a filter of k taps `d` apart spans (TensorFlow's atrous
+/// convolution).
+int64_t span(int64_t k, int64_t d) { return (k - 1) * d + 1; }
+
 /// Direct-loop reference: visits every (output, filter tap) pair and calls
 /// tap(inputIndex, filterIndex, outputIndex) for taps inside the input.
 template <typename Tap> void forEachTap(const ConvCase &c, Tap tap) {
   int64_t oh, ow, padTop, padLeft;
-  referenceWindow(c.h, c.kh, c.sh, c.padding, oh, padTop);
-  referenceWindow(c.w, c.kw, c.sw, c.padding, ow, padLeft);
+  referenceWindow(c.h, span(c.kh, c.dh), c.sh, c.padding, oh, padTop);
+  referenceWindow(c.w, span(c.kw, c.dw), c.sw, c.padding, ow, padLeft);
   for (int64_t n = 0; n < c.n; ++n)
     for (int64_t y = 0; y < oh; ++y)
       for (int64_t x = 0; x < ow; ++x)
         for (int64_t i = 0; i < c.kh; ++i)
           for (int64_t j = 0; j < c.kw; ++j) {
-            int64_t iy = y * c.sh - padTop + i, ix = x * c.sw - padLeft + j;
+            int64_t iy = y * c.sh - padTop + i * c.dh,
+                    ix = x * c.sw - padLeft + j * c.dw;
             if (iy < 0 || iy >= c.h || ix < 0 || ix >= c.w)
               continue;
             for (int64_t ci = 0; ci < c.cin; ++ci)
@@ -70,12 +76,13 @@ template <typename Tap> void forEachTap(const ConvCase &c, Tap tap) {
 
 Shape outputShape(const ConvCase &c) {
   int64_t oh, ow, pad;
-  referenceWindow(c.h, c.kh, c.sh, c.padding, oh, pad);
-  referenceWindow(c.w, c.kw, c.sw, c.padding, ow, pad);
+  referenceWindow(c.h, span(c.kh, c.dh), c.sh, c.padding, oh, pad);
+  referenceWindow(c.w, span(c.kw, c.dw), c.sw, c.padding, ow, pad);
   return {c.n, oh, ow, c.cout};
 }
 
 std::vector<int64_t> strides(const ConvCase &c) { return {1, c.sh, c.sw, 1}; }
+std::vector<int64_t> dilations(const ConvCase &c) { return {1, c.dh, c.dw, 1}; }
 
 template <typename T>
 void checkAgainstReference(const ConvCase &c, DType dtype, double tolerance,
@@ -95,14 +102,17 @@ void checkAgainstReference(const ConvCase &c, DType dtype, double tolerance,
     pdf[f] += pdy[o] * pi[in];
   });
 
-  expectTensorNear<T>(conv2d(input, filter, strides(c), c.padding), out,
-                      tolerance);
   expectTensorNear<T>(
-      conv2d_backprop_input(input.shape(), filter, dy, strides(c), c.padding),
-      dx, tolerance);
-  expectTensorNear<T>(
-      conv2d_backprop_filter(input, filter.shape(), dy, strides(c), c.padding),
-      dfilter, tolerance);
+      conv2d(input, filter, strides(c), c.padding, dilations(c)), out,
+      tolerance);
+  expectTensorNear<T>(conv2d_backprop_input(input.shape(), filter, dy,
+                                            strides(c), c.padding,
+                                            dilations(c)),
+                      dx, tolerance);
+  expectTensorNear<T>(conv2d_backprop_filter(input, filter.shape(), dy,
+                                             strides(c), c.padding,
+                                             dilations(c)),
+                      dfilter, tolerance);
 }
 
 } // namespace
@@ -141,6 +151,30 @@ TEST(Conv2D, SameOddPaddingGoesBottomRight) {
   EXPECT_EQ(o[15], 16);
 }
 
+TEST(Conv2D, DilatedValid) {
+  // A 2x2 filter of ones dilated by 2 sums the corners of each 3x3 window:
+  // x[i][j] + x[i][j+2] + x[i+2][j] + x[i+2][j+2] = 20i + 4j + 28.
+  Tensor ones = Tensor::filled(DType::F32, {2, 2, 1, 1}, 1);
+  Tensor out =
+      conv2d(counting(5), ones, {1, 1, 1, 1}, Padding::Valid, {1, 2, 2, 1});
+  expectTensorEq<float>(
+      out, f32({1, 3, 3, 1}, {28, 32, 36, 48, 52, 56, 68, 72, 76}));
+}
+
+TEST(Conv2D, DilatedSamePadsForTheSpan) {
+  // Two taps 3 apart span 4 cells: padding 3 in total, 1 before and 2
+  // after, so output (i, j) sums x at rows {i-1, i+2} and columns
+  // {j-1, j+2} inside the 4x4 input.
+  Tensor ones = Tensor::filled(DType::F32, {2, 2, 1, 1}, 1);
+  Tensor out =
+      conv2d(counting(4), ones, {1, 1, 1, 1}, Padding::Same, {1, 3, 3, 1});
+  ASSERT_EQ(out.shape(), (Shape{1, 4, 4, 1}));
+  const float *o = out.data<float>();
+  EXPECT_EQ(o[0], 11);              // x[2][2]
+  EXPECT_EQ(o[5], 1 + 4 + 13 + 16); // x[0][0], x[0][3], x[3][0], x[3][3]
+  EXPECT_EQ(o[15], 11);             // x[2][2]
+}
+
 TEST(Conv2D, PointwiseMixesChannels) {
   Tensor input = f32({1, 1, 2, 2}, {1, 2, 3, 4});
   Tensor filter = f32({1, 1, 2, 3}, {1, 2, 3, 4, 5, 6});
@@ -158,12 +192,21 @@ TEST(Conv2D, MatchesDirectLoopsOnRandomShapes) {
       {2, 5, 5, 4, 1, 1, 3, 1, 1, Padding::Valid},
       {2, 5, 5, 4, 1, 1, 3, 2, 2, Padding::Same},
       {1, 3, 3, 2, 5, 5, 2, 1, 1, Padding::Same},
+      // Dilated, as TensorFlow allows them: stride 1.
+      {2, 9, 8, 3, 3, 3, 4, 1, 1, Padding::Same, 2, 2},
+      {2, 9, 8, 3, 3, 2, 4, 1, 1, Padding::Valid, 3, 2},
+      {1, 7, 7, 2, 2, 3, 3, 1, 1, Padding::Same, 4, 1},
+      {2, 5, 5, 4, 1, 1, 3, 1, 1, Padding::Same, 2, 2},
+      // The kernels' index math also holds for both at once, which the
+      // dialect refuses, as tf.nn.convolution does.
+      {2, 9, 9, 2, 3, 3, 2, 2, 2, Padding::Same, 2, 2},
   };
   uint64_t seed = 100;
   for (const ConvCase &c : cases) {
     SCOPED_TRACE(::testing::Message()
                  << "N=" << c.n << " H=" << c.h << " W=" << c.w << " K=" << c.kh
                  << "x" << c.kw << " stride=" << c.sh << "," << c.sw
+                 << " dilation=" << c.dh << "," << c.dw
                  << (c.padding == Padding::Same ? " SAME" : " VALID"));
     checkAgainstReference<double>(c, DType::F64, 1e-12, seed);
     checkAgainstReference<float>(c, DType::F32, 1e-4, seed);
@@ -193,6 +236,18 @@ TEST(Conv2D, ShapeErrors) {
                Padding::Same);
       },
       {"strides"});
+  expectInvalidArgument(
+      [&] {
+        conv2d(input, Tensor(DType::F32, {3, 3, 3, 4}), {1, 1, 1, 1},
+               Padding::Same, {1, 0, 1, 1});
+      },
+      {"dilations", "{1, 0, 1, 1}"});
+  expectInvalidArgument(
+      [&] {
+        conv2d(input, Tensor(DType::F32, {3, 3, 3, 4}), {1, 1, 1, 1},
+               Padding::Valid, {1, 3, 3, 1});
+      },
+      {"window 7 does not fit"});
   expectInvalidArgument(
       [&] {
         conv2d(input, Tensor(DType::F32, {7, 7, 3, 4}), {1, 1, 1, 1},

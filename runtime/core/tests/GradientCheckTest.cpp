@@ -180,13 +180,14 @@ struct ConvGradCase {
   Shape input, filter;
   int64_t stride;
   Padding padding;
+  int64_t dilation = 1;
 };
 
 // Readable parameter values for gtest output (and hence for CTest's names).
 void PrintTo(const ConvGradCase &c, std::ostream *os) {
   *os << "input " << shapeToString(c.input) << " filter "
       << shapeToString(c.filter) << " stride " << c.stride << " padding "
-      << paddingName(c.padding);
+      << paddingName(c.padding) << " dilation " << c.dilation;
 }
 
 class ConvGradientCheck : public ::testing::TestWithParam<ConvGradCase> {};
@@ -194,18 +195,25 @@ class ConvGradientCheck : public ::testing::TestWithParam<ConvGradCase> {};
 TEST_P(ConvGradientCheck, InputAndFilterGrads) {
   const ConvGradCase &c = GetParam();
   const std::vector<int64_t> strides{1, c.stride, c.stride, 1};
+  const std::vector<int64_t> dilations{1, c.dilation, c.dilation, 1};
   Tensor input = randomTensor(DType::F64, c.input, 20);
   Tensor filter = randomTensor(DType::F64, c.filter, 21);
-  Shape outShape = conv2d(input, filter, strides, c.padding).shape();
+  Shape outShape = conv2d(input, filter, strides, c.padding, dilations).shape();
   Tensor w = randomTensor(DType::F64, outShape, 22);
   expectGradientMatches(
-      [&](const Tensor &v) { return conv2d(v, filter, strides, c.padding); },
+      [&](const Tensor &v) {
+        return conv2d(v, filter, strides, c.padding, dilations);
+      },
       input, w,
-      conv2d_backprop_input(input.shape(), filter, w, strides, c.padding));
+      conv2d_backprop_input(input.shape(), filter, w, strides, c.padding,
+                            dilations));
   expectGradientMatches(
-      [&](const Tensor &v) { return conv2d(input, v, strides, c.padding); },
+      [&](const Tensor &v) {
+        return conv2d(input, v, strides, c.padding, dilations);
+      },
       filter, w,
-      conv2d_backprop_filter(input, filter.shape(), w, strides, c.padding));
+      conv2d_backprop_filter(input, filter.shape(), w, strides, c.padding,
+                             dilations));
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -216,12 +224,16 @@ INSTANTIATE_TEST_SUITE_P(
         ConvGradCase{{2, 7, 6, 2}, {2, 3, 2, 2}, 2, Padding::Valid},
         ConvGradCase{{1, 5, 5, 3}, {3, 3, 3, 2}, 1, Padding::Valid},
         ConvGradCase{{2, 4, 4, 3}, {1, 1, 3, 2}, 1, Padding::Same},
-        ConvGradCase{{1, 4, 4, 2}, {2, 2, 2, 2}, 1, Padding::Same}),
+        ConvGradCase{{1, 4, 4, 2}, {2, 2, 2, 2}, 1, Padding::Same},
+        ConvGradCase{{2, 7, 6, 2}, {3, 2, 2, 3}, 1, Padding::Same, 2},
+        ConvGradCase{{1, 8, 7, 2}, {2, 3, 2, 2}, 1, Padding::Valid, 3}),
     [](const ::testing::TestParamInfo<ConvGradCase> &info) {
       const ConvGradCase &c = info.param;
+      // The names of undilated cases are those they had before dilations.
       return "In" + shapeName(c.input) + "_Filter" + shapeName(c.filter) +
              "_Stride" + std::to_string(c.stride) + "_" +
-             paddingName(c.padding);
+             paddingName(c.padding) +
+             (c.dilation == 1 ? "" : "_Dilation" + std::to_string(c.dilation));
     });
 
 struct PoolGradCase {

@@ -131,30 +131,31 @@ const llvm::StringMap<std::pair<unsigned, LibraryFunction>> &libraryFunctions() 
            c = descriptor<2>(v[2]->memref);
       _mlir_ciface_dtf_cuda_gemm_f32(&a, &b, &c, v[3]->integer, v[4]->integer);
     }};
-    (*table)["dtf_cuda_conv2d_f32"] = {7, [](ArrayRef<const RuntimeValue *> v) {
-      auto x = descriptor<4>(v[0]->memref), w = descriptor<4>(v[1]->memref),
-           y = descriptor<4>(v[2]->memref);
-      _mlir_ciface_dtf_cuda_conv2d_f32(&x, &w, &y, v[3]->integer,
-                                       v[4]->integer, v[5]->integer,
-                                       v[6]->integer);
-    }};
+    (*table)["dtf_cuda_conv2d_f32"] = {
+        9, [](ArrayRef<const RuntimeValue *> v) {
+          auto x = descriptor<4>(v[0]->memref), w = descriptor<4>(v[1]->memref),
+               y = descriptor<4>(v[2]->memref);
+          _mlir_ciface_dtf_cuda_conv2d_f32(
+              &x, &w, &y, v[3]->integer, v[4]->integer, v[5]->integer,
+              v[6]->integer, v[7]->integer, v[8]->integer);
+        }};
     (*table)["dtf_cuda_conv2d_backprop_input_f32"] = {
-        7, [](ArrayRef<const RuntimeValue *> v) {
+        9, [](ArrayRef<const RuntimeValue *> v) {
           auto w = descriptor<4>(v[0]->memref),
                dy = descriptor<4>(v[1]->memref),
                dx = descriptor<4>(v[2]->memref);
           _mlir_ciface_dtf_cuda_conv2d_backprop_input_f32(
               &w, &dy, &dx, v[3]->integer, v[4]->integer, v[5]->integer,
-              v[6]->integer);
+              v[6]->integer, v[7]->integer, v[8]->integer);
         }};
     (*table)["dtf_cuda_conv2d_backprop_filter_f32"] = {
-        7, [](ArrayRef<const RuntimeValue *> v) {
+        9, [](ArrayRef<const RuntimeValue *> v) {
           auto x = descriptor<4>(v[0]->memref),
                dy = descriptor<4>(v[1]->memref),
                dw = descriptor<4>(v[2]->memref);
           _mlir_ciface_dtf_cuda_conv2d_backprop_filter_f32(
               &x, &dy, &dw, v[3]->integer, v[4]->integer, v[5]->integer,
-              v[6]->integer);
+              v[6]->integer, v[7]->integer, v[8]->integer);
         }};
     (*table)["dtf_cuda_max_pool_f32"] = {8, [](ArrayRef<const RuntimeValue *> v) {
       auto x = descriptor<4>(v[0]->memref), y = descriptor<4>(v[1]->memref);

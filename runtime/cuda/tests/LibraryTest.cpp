@@ -112,13 +112,17 @@ TEST_F(LibraryTest, GemmRejectsMismatchedShapes) {
   EXPECT_NO_THROW(LibraryContext::throwIfFailed());
 }
 
-/// A convolution case: NHWC input, HWIO filter, strides and TensorFlow
-/// padding that cuDNN can express (symmetric).
+/// A convolution case: NHWC input, HWIO filter, strides, TensorFlow
+/// padding that cuDNN can express (symmetric) and dilations.
 struct ConvCase {
   Shape input, filter;
   int64_t stride;
   kernels::Padding padding;
   int64_t pad;
+  int64_t dilation = 1;
+
+  std::vector<int64_t> strides() const { return {1, stride, stride, 1}; }
+  std::vector<int64_t> dilations() const { return {1, dilation, dilation, 1}; }
 };
 
 const ConvCase kConvCases[] = {
@@ -126,19 +130,22 @@ const ConvCase kConvCases[] = {
     {{2, 9, 9, 3}, {5, 5, 3, 2}, 1, kernels::Padding::Same, 2},
     {{3, 10, 8, 2}, {3, 3, 2, 5}, 2, kernels::Padding::Valid, 0},
     {{1, 28, 28, 1}, {5, 5, 1, 8}, 1, kernels::Padding::Same, 2},
+    // A 3x3 filter dilated by 2 spans 5x5: SAME pads 2 on each side.
+    {{2, 9, 9, 3}, {3, 3, 3, 4}, 1, kernels::Padding::Same, 2, 2},
+    {{2, 11, 10, 2}, {3, 3, 2, 3}, 1, kernels::Padding::Valid, 0, 3},
 };
 
 TEST_F(LibraryTest, ConvolutionMatchesConv2D) {
   for (const ConvCase &c : kConvCases) {
     Tensor x = uniform(DType::F32, c.input, -1, 1, 3);
     Tensor w = uniform(DType::F32, c.filter, -1, 1, 4);
-    std::vector<int64_t> strides = {1, c.stride, c.stride, 1};
-    Tensor expected = kernels::conv2d(x, w, strides, c.padding);
+    Tensor expected =
+        kernels::conv2d(x, w, c.strides(), c.padding, c.dilations());
     DeviceTensor dx = upload(x), dw = upload(toOHWI(w));
     DeviceTensor dy(*device, DType::F32, expected.shape());
     auto mx = describe<4>(dx), mw = describe<4>(dw), my = describe<4>(dy);
     _mlir_ciface_dtf_cuda_conv2d_f32(&mx, &mw, &my, c.stride, c.stride, c.pad,
-                                     c.pad);
+                                     c.pad, c.dilation, c.dilation);
     LibraryContext::throwIfFailed();
     expectClose(dy.toHost(), expected, "conv2d " + shapeToString(c.input));
   }
@@ -148,31 +155,33 @@ TEST_F(LibraryTest, ConvolutionGradientsMatchTheCPU) {
   for (const ConvCase &c : kConvCases) {
     Tensor x = uniform(DType::F32, c.input, -1, 1, 5);
     Tensor w = uniform(DType::F32, c.filter, -1, 1, 6);
-    std::vector<int64_t> strides = {1, c.stride, c.stride, 1};
-    Shape outShape = kernels::conv2d(x, w, strides, c.padding).shape();
+    Shape outShape =
+        kernels::conv2d(x, w, c.strides(), c.padding, c.dilations()).shape();
     Tensor dy = uniform(DType::F32, outShape, -1, 1, 7);
 
     DeviceTensor ddy = upload(dy), dw = upload(toOHWI(w)), dx = upload(x);
     DeviceTensor gradInput(*device, DType::F32, c.input);
     auto mw = describe<4>(dw), mdy = describe<4>(ddy),
          mgi = describe<4>(gradInput);
-    _mlir_ciface_dtf_cuda_conv2d_backprop_input_f32(
-        &mw, &mdy, &mgi, c.stride, c.stride, c.pad, c.pad);
+    _mlir_ciface_dtf_cuda_conv2d_backprop_input_f32(&mw, &mdy, &mgi, c.stride,
+                                                    c.stride, c.pad, c.pad,
+                                                    c.dilation, c.dilation);
     LibraryContext::throwIfFailed();
     expectClose(gradInput.toHost(),
-                kernels::conv2d_backprop_input(c.input, w, dy, strides,
-                                               c.padding),
+                kernels::conv2d_backprop_input(c.input, w, dy, c.strides(),
+                                               c.padding, c.dilations()),
                 "conv2d_backprop_input " + shapeToString(c.input));
 
     Shape ohwi = {c.filter[3], c.filter[0], c.filter[1], c.filter[2]};
     DeviceTensor gradFilter(*device, DType::F32, ohwi);
     auto mx = describe<4>(dx), mgf = describe<4>(gradFilter);
-    _mlir_ciface_dtf_cuda_conv2d_backprop_filter_f32(
-        &mx, &mdy, &mgf, c.stride, c.stride, c.pad, c.pad);
+    _mlir_ciface_dtf_cuda_conv2d_backprop_filter_f32(&mx, &mdy, &mgf, c.stride,
+                                                     c.stride, c.pad, c.pad,
+                                                     c.dilation, c.dilation);
     LibraryContext::throwIfFailed();
     expectClose(toHWIO(gradFilter.toHost()),
-                kernels::conv2d_backprop_filter(x, c.filter, dy, strides,
-                                                c.padding),
+                kernels::conv2d_backprop_filter(x, c.filter, dy, c.strides(),
+                                                c.padding, c.dilations()),
                 "conv2d_backprop_filter " + shapeToString(c.input));
   }
 }

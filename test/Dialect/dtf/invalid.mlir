@@ -794,6 +794,55 @@ func.func @conv2d_valid_window_too_big(%x: tensor<1x4x4x1xf32>, %f: tensor<5x5x1
 
 // -----
 
+func.func @conv2d_dilations_count(%x: tensor<1x28x28x1xf32>, %f: tensor<5x5x1x32xf32>) {
+  // expected-error @+1 {{dilations must have 4 elements [1, h, w, 1] (NHWC), got [1, 2, 2]}}
+  %0 = dtf.conv2d %x, %f strides [1, 1, 1, 1] dilations [1, 2, 2] padding SAME : tensor<1x28x28x1xf32>, tensor<5x5x1x32xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_dilations_batch(%x: tensor<1x28x28x1xf32>, %f: tensor<5x5x1x32xf32>) {
+  // expected-error @+1 {{dilations of the batch and channel dimensions must be 1, got [2, 1, 1, 1]}}
+  %0 = dtf.conv2d %x, %f strides [1, 1, 1, 1] dilations [2, 1, 1, 1] padding SAME : tensor<1x28x28x1xf32>, tensor<5x5x1x32xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_dilations_channel(%x: tensor<1x28x28x1xf32>, %f: tensor<5x5x1x32xf32>) {
+  // expected-error @+1 {{dilations of the batch and channel dimensions must be 1, got [1, 2, 2, 2]}}
+  %0 = dtf.conv2d %x, %f strides [1, 1, 1, 1] dilations [1, 2, 2, 2] padding SAME : tensor<1x28x28x1xf32>, tensor<5x5x1x32xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_dilations_zero(%x: tensor<1x28x28x1xf32>, %f: tensor<5x5x1x32xf32>) {
+  // expected-error @+1 {{dilations must be >= 1, got [1, 2, 0, 1]}}
+  %0 = dtf.conv2d %x, %f strides [1, 1, 1, 1] dilations [1, 2, 0, 1] padding SAME : tensor<1x28x28x1xf32>, tensor<5x5x1x32xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_dilations_with_strides(%x: tensor<1x28x28x1xf32>, %f: tensor<5x5x1x32xf32>) {
+  // expected-error @+1 {{strides [1, 1, 2, 1] and dilations [1, 2, 1, 1]: a convolution is strided or dilated, not both (as tf.nn.convolution and Keras require)}}
+  %0 = dtf.conv2d %x, %f strides [1, 1, 2, 1] dilations [1, 2, 1, 1] padding SAME : tensor<1x28x28x1xf32>, tensor<5x5x1x32xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_dilated_window_too_big(%x: tensor<1x8x8x1xf32>, %f: tensor<3x3x1x32xf32>) {
+  // A 3x3 filter dilated by 4 spans 9x9 cells.
+  // expected-error @+1 {{window 9x9 does not fit in 'tensor<1x8x8x1xf32>' with VALID padding}}
+  %0 = dtf.conv2d %x, %f strides [1, 1, 1, 1] dilations [1, 4, 4, 1] padding VALID : tensor<1x8x8x1xf32>, tensor<3x3x1x32xf32>
+  return
+}
+
+// -----
+
 func.func @max_pool_rank(%x: tensor<28x28x1xf32>) {
   // expected-error @+1 {{expects a 4-D NHWC input, got 'tensor<28x28x1xf32>'}}
   %0 = dtf.max_pool %x ksize [1, 2, 2, 1] strides [1, 2, 2, 1] padding SAME : tensor<28x28x1xf32>
@@ -957,6 +1006,30 @@ func.func @conv2d_backprop_filter_dy(%x: tensor<100x28x28x1xf32>, %dy: tensor<10
 func.func @conv2d_backprop_filter_strides(%x: tensor<100x28x28x1xf32>, %dy: tensor<100x28x28x32xf32>) {
   // expected-error @+1 {{strides must be [1, h, w, 1] with h, w >= 1 (NHWC), got [1, 1, 1, 2]}}
   %0 = dtf.conv2d_backprop_filter %x, %dy strides [1, 1, 1, 2] padding SAME : tensor<100x28x28x1xf32>, tensor<100x28x28x32xf32> -> tensor<5x5x1x32xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_backprop_input_dilated_dy(%f: tensor<5x5x1x32xf32>, %dy: tensor<100x24x24x32xf32>) {
+  // expected-error @+1 {{'dtf.conv2d_backprop_input' op conv2d of 'tensor<100x28x28x1xf32>' with filter 'tensor<5x5x1x32xf32>' gives 'tensor<100x20x20x32xf32>', but dy is 'tensor<100x24x24x32xf32>'}}
+  %0 = dtf.conv2d_backprop_input %f, %dy strides [1, 1, 1, 1] dilations [1, 2, 2, 1] padding VALID : tensor<5x5x1x32xf32>, tensor<100x24x24x32xf32> -> tensor<100x28x28x1xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_backprop_input_dilations_with_strides(%f: tensor<5x5x1x32xf32>, %dy: tensor<100x14x14x32xf32>) {
+  // expected-error @+1 {{strides [1, 2, 2, 1] and dilations [1, 2, 2, 1]: a convolution is strided or dilated, not both (as tf.nn.convolution and Keras require)}}
+  %0 = dtf.conv2d_backprop_input %f, %dy strides [1, 2, 2, 1] dilations [1, 2, 2, 1] padding SAME : tensor<5x5x1x32xf32>, tensor<100x14x14x32xf32> -> tensor<100x28x28x1xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_backprop_filter_dilations_zero(%x: tensor<100x28x28x1xf32>, %dy: tensor<100x28x28x32xf32>) {
+  // expected-error @+1 {{dilations must be >= 1, got [1, 0, 1, 1]}}
+  %0 = dtf.conv2d_backprop_filter %x, %dy strides [1, 1, 1, 1] dilations [1, 0, 1, 1] padding SAME : tensor<100x28x28x1xf32>, tensor<100x28x28x32xf32> -> tensor<5x5x1x32xf32>
   return
 }
 

@@ -328,6 +328,38 @@ func.func @conv2d(%x: tensor<100x28x28x1xf32>, %f: tensor<5x5x1x32xf32>, %g: ten
   return
 }
 
+// Dilated: a k-tap filter spans (k - 1) * dilation + 1 cells, here 9x13
+// for VALID; SAME keeps the input's size. Absent dilations are all 1 and
+// not printed (above); explicit ones round-trip. The gradients carry them.
+// CHECK-LABEL: func.func @conv2d_dilated(
+// CHECK-SAME:    %[[X:[a-z0-9]+]]: tensor<100x28x28x1xf32>
+// CHECK-SAME:    %[[F:[a-z0-9]+]]: tensor<5x5x1x32xf32>
+// CHECK-SAME:    %[[G:[a-z0-9]+]]: tensor<?x5x1x32xf32>
+// CHECK-SAME:    %[[DY:[a-z0-9]+]]: tensor<100x20x16x32xf32>
+// GENERIC-LABEL: sym_name = "conv2d_dilated"
+func.func @conv2d_dilated(%x: tensor<100x28x28x1xf32>, %f: tensor<5x5x1x32xf32>, %g: tensor<?x5x1x32xf32>, %dy: tensor<100x20x16x32xf32>) {
+// CHECK: %{{.*}} = dtf.conv2d %[[X]], %[[F]] strides [1, 1, 1, 1] dilations [1, 2, 3, 1] padding VALID : tensor<100x28x28x1xf32>, tensor<5x5x1x32xf32>
+// GENERIC: "dtf.conv2d"(%{{.*}}) <{dilations = array<i64: 1, 2, 3, 1>, padding = #dtf<padding VALID>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<100x28x28x1xf32>, tensor<5x5x1x32xf32>) -> tensor<100x20x16x32xf32>
+  %0 = dtf.conv2d %x, %f strides [1, 1, 1, 1] dilations [1, 2, 3, 1] padding VALID : tensor<100x28x28x1xf32>, tensor<5x5x1x32xf32>
+// CHECK: %{{.*}} = dtf.conv2d %[[X]], %[[F]] strides [1, 1, 1, 1] dilations [1, 2, 2, 1] padding SAME : tensor<100x28x28x1xf32>, tensor<5x5x1x32xf32>
+// GENERIC: "dtf.conv2d"(%{{.*}}) <{dilations = array<i64: 1, 2, 2, 1>, padding = #dtf<padding SAME>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<100x28x28x1xf32>, tensor<5x5x1x32xf32>) -> tensor<100x28x28x32xf32>
+  %1 = dtf.conv2d %x, %f strides [1, 1, 1, 1] dilations [1, 2, 2, 1] padding SAME : tensor<100x28x28x1xf32>, tensor<5x5x1x32xf32>
+// CHECK: %{{.*}} = dtf.conv2d %[[X]], %[[G]] strides [1, 1, 1, 1] dilations [1, 2, 3, 1] padding VALID : tensor<100x28x28x1xf32>, tensor<?x5x1x32xf32>
+// GENERIC: "dtf.conv2d"(%{{.*}}) <{dilations = array<i64: 1, 2, 3, 1>, padding = #dtf<padding VALID>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<100x28x28x1xf32>, tensor<?x5x1x32xf32>) -> tensor<100x?x16x32xf32>
+  %2 = dtf.conv2d %x, %g strides [1, 1, 1, 1] dilations [1, 2, 3, 1] padding VALID : tensor<100x28x28x1xf32>, tensor<?x5x1x32xf32>
+// CHECK: %{{.*}} = dtf.conv2d %[[X]], %[[F]] strides [1, 2, 2, 1] dilations [1, 1, 1, 1] padding SAME : tensor<100x28x28x1xf32>, tensor<5x5x1x32xf32>
+// GENERIC: "dtf.conv2d"(%{{.*}}) <{dilations = array<i64: 1, 1, 1, 1>, padding = #dtf<padding SAME>, strides = array<i64: 1, 2, 2, 1>}> : (tensor<100x28x28x1xf32>, tensor<5x5x1x32xf32>) -> tensor<100x14x14x32xf32>
+  %3 = dtf.conv2d %x, %f strides [1, 2, 2, 1] dilations [1, 1, 1, 1] padding SAME : tensor<100x28x28x1xf32>, tensor<5x5x1x32xf32>
+// CHECK: %{{.*}} = dtf.conv2d_backprop_input %[[F]], %[[DY]] strides [1, 1, 1, 1] dilations [1, 2, 3, 1] padding VALID : tensor<5x5x1x32xf32>, tensor<100x20x16x32xf32> -> tensor<100x28x28x1xf32>
+// GENERIC: "dtf.conv2d_backprop_input"(%{{.*}}) <{dilations = array<i64: 1, 2, 3, 1>, padding = #dtf<padding VALID>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<5x5x1x32xf32>, tensor<100x20x16x32xf32>) -> tensor<100x28x28x1xf32>
+  %4 = dtf.conv2d_backprop_input %f, %dy strides [1, 1, 1, 1] dilations [1, 2, 3, 1] padding VALID : tensor<5x5x1x32xf32>, tensor<100x20x16x32xf32> -> tensor<100x28x28x1xf32>
+// CHECK: %{{.*}} = dtf.conv2d_backprop_filter %[[X]], %[[DY]] strides [1, 1, 1, 1] dilations [1, 2, 3, 1] padding VALID : tensor<100x28x28x1xf32>, tensor<100x20x16x32xf32> -> tensor<5x5x1x32xf32>
+// GENERIC: "dtf.conv2d_backprop_filter"(%{{.*}}) <{dilations = array<i64: 1, 2, 3, 1>, padding = #dtf<padding VALID>, strides = array<i64: 1, 1, 1, 1>}> : (tensor<100x28x28x1xf32>, tensor<100x20x16x32xf32>) -> tensor<5x5x1x32xf32>
+  %5 = dtf.conv2d_backprop_filter %x, %dy strides [1, 1, 1, 1] dilations [1, 2, 3, 1] padding VALID : tensor<100x28x28x1xf32>, tensor<100x20x16x32xf32> -> tensor<5x5x1x32xf32>
+// CHECK: return
+  return
+}
+
 // With SAME padding an empty dimension stays empty.
 // CHECK-LABEL: func.func @max_pool(
 // CHECK-SAME:    %[[X:[a-z0-9]+]]: tensor<100x28x28x32xf32>

@@ -249,6 +249,35 @@ func.func @conv2d_backprop(%x: tensor<2x8x8x3xf32>, %w: tensor<3x3x3x4xf32>,
       tensor<2x8x8x3xf32>, tensor<3x3x3x4xf32>
 }
 
+// Dilated: 3x3 by 2 spans 5x5 (SAME pads 2 on each side, as cuDNN can);
+// 2x3 by 3x2 spans 4x5 (SAME pads 1 before and 2 after in height,
+// explicitly).
+func.func @conv2d_dilated(%x: tensor<2x8x8x3xf32>, %w: tensor<3x3x3x4xf32>,
+                          %dy: tensor<2x8x8x4xf32>, %k: tensor<2x3x3x2xf32>,
+                          %dk: tensor<2x8x8x2xf32>)
+    -> (tensor<2x8x8x4xf32>, tensor<2x8x8x3xf32>, tensor<3x3x3x4xf32>,
+        tensor<2x8x8x2xf32>, tensor<2x8x8x3xf32>, tensor<2x3x3x2xf32>) {
+  %0 = dtf.conv2d %x, %w strides [1, 1, 1, 1] dilations [1, 2, 2, 1]
+      padding SAME : tensor<2x8x8x3xf32>, tensor<3x3x3x4xf32>
+  %1 = dtf.conv2d_backprop_input %w, %dy strides [1, 1, 1, 1]
+      dilations [1, 2, 2, 1] padding SAME
+      : tensor<3x3x3x4xf32>, tensor<2x8x8x4xf32> -> tensor<2x8x8x3xf32>
+  %2 = dtf.conv2d_backprop_filter %x, %dy strides [1, 1, 1, 1]
+      dilations [1, 2, 2, 1] padding SAME
+      : tensor<2x8x8x3xf32>, tensor<2x8x8x4xf32> -> tensor<3x3x3x4xf32>
+  %3 = dtf.conv2d %x, %k strides [1, 1, 1, 1] dilations [1, 3, 2, 1]
+      padding SAME : tensor<2x8x8x3xf32>, tensor<2x3x3x2xf32>
+  %4 = dtf.conv2d_backprop_input %k, %dk strides [1, 1, 1, 1]
+      dilations [1, 3, 2, 1] padding SAME
+      : tensor<2x3x3x2xf32>, tensor<2x8x8x2xf32> -> tensor<2x8x8x3xf32>
+  %5 = dtf.conv2d_backprop_filter %x, %dk strides [1, 1, 1, 1]
+      dilations [1, 3, 2, 1] padding SAME
+      : tensor<2x8x8x3xf32>, tensor<2x8x8x2xf32> -> tensor<2x3x3x2xf32>
+  return %0, %1, %2, %3, %4, %5 : tensor<2x8x8x4xf32>, tensor<2x8x8x3xf32>,
+      tensor<3x3x3x4xf32>, tensor<2x8x8x2xf32>, tensor<2x8x8x3xf32>,
+      tensor<2x3x3x2xf32>
+}
+
 func.func @max_pool(%x: tensor<2x8x8x3xf32>, %dy: tensor<2x4x4x3xf32>)
     -> (tensor<2x4x4x3xf32>, tensor<2x4x4x3xf32>, tensor<2x8x8x3xf32>,
         tensor<2x8x8x3xf32>) {
