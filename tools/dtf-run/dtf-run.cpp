@@ -267,7 +267,9 @@ DEFINE_string(checkpoint_format, "dtf",
               "(one file model.ckpt-<step>.dtf) or 'tf' (TensorFlow's V2 "
               "bundle model.ckpt-<step>.index/.data-K-of-N, one data file "
               "per PS task, and the 'checkpoint' file, as TensorFlow's "
-              "sharded Saver writes them; tf.train.load_checkpoint reads "
+              "sharded Saver writes them: each PS task writes its own data "
+              "file into its --logdir, which must be the chief's directory "
+              "on a shared file system; tf.train.load_checkpoint reads "
               "it). PS tasks restore the newest valid checkpoint of either "
               "format");
 // Warm start, as tf.compat.v1.train.init_from_checkpoint
