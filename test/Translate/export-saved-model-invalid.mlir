@@ -30,6 +30,13 @@
 // RUN: FileCheck %s --check-prefix=RANDOMOP < %t/err
 // RANDOMOP: nologits.mlir:4:13: error: 'dtf.random_uniform' op cannot be exported to a TensorFlow graph for serving
 
+// A dynamic table: its rows are keyed by the ids the job met, and an id
+// never met gets DTF's per-id initial row, which no TensorFlow op here
+// reproduces.
+// RUN: not dtf-translate --export-saved-model %t/dynamic.mlir --outputs=result:0 2> %t/err
+// RUN: FileCheck %s --check-prefix=DYNAMIC < %t/err && count 1 < %t/err
+// DYNAMIC: dynamic.mlir:5:13: error: 'dtf.embedding_lookup' op reads the dynamic table 'wide'; dynamic tables are not exported to a SavedModel
+
 //--- model.mlir
 module {
   func.func @main() -> tensor<f32> {
@@ -68,5 +75,16 @@ module {
     %mask = dtf.random_uniform seed 1 : tensor<4x2xf32>
     %y = dtf.mul %x, %mask : tensor<4x2xf32>, tensor<4x2xf32>
     return %y : tensor<4x2xf32>
+  }
+}
+
+//--- dynamic.mlir
+module {
+  func.func @main() -> tensor<4x1xf32> {
+    %w = dtf.variable "wide" init(#dtf.zeros) {dtf.dynamic_table = #dtf.dynamic_table<min_count = 1>} : !dtf.resource<tensor<?x1xf32>>
+    %ids = dtf.placeholder "ids" : tensor<4x2xi64>
+    %rows = dtf.embedding_lookup %w[%ids] : !dtf.resource<tensor<?x1xf32>>, tensor<4x2xi64>
+    %sum = dtf.embedding_combine sum %rows, %ids : tensor<4x2x1xf32>, tensor<4x2xi64>
+    return %sum : tensor<4x1xf32>
   }
 }

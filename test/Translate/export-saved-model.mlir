@@ -190,6 +190,125 @@
 // STATE-NEXT: input: "MatMul"
 // STATE-NEXT: input: "BroadcastTo"
 
+// Embedding tables, sharded or not, are Consts of the whole table. A lookup
+// (and dtf.gather) gathers at max(id, 0), GatherV2 refusing -1, and selects
+// a zero row for a padding id; a combine selects zeros for the padding
+// slots, sums over them, and divides (mean, sqrtn) by a divisor that is 1
+// for an example without ids. The ids keep their dtype in the signature.
+// RUN: dtf-translate --export-saved-model %t/embedding.mlir --outputs=result:0,result:1,result:2,result:3 | FileCheck %s --check-prefix=EMBED
+// EMBED:      name: "ids"
+// EMBED-NEXT: op: "Placeholder"
+// EMBED-NEXT: attr {
+// EMBED-NEXT:   key: "dtype"
+// EMBED-NEXT:   value {
+// EMBED-NEXT:     type: DT_INT64
+// EMBED:      name: "emb"
+// EMBED-NEXT: op: "Const"
+// EMBED:      name: "embedding_lookup/valid"
+// EMBED-NEXT: op: "GreaterEqual"
+// EMBED-NEXT: input: "ids"
+// EMBED-NEXT: input: "embedding_lookup/zero_id"
+// EMBED:      name: "embedding_lookup/safe_ids"
+// EMBED-NEXT: op: "Maximum"
+// EMBED-NEXT: input: "ids"
+// EMBED-NEXT: input: "embedding_lookup/zero_id"
+// EMBED:      name: "embedding_lookup/GatherV2"
+// EMBED-NEXT: op: "GatherV2"
+// EMBED-NEXT: input: "emb"
+// EMBED-NEXT: input: "embedding_lookup/safe_ids"
+// EMBED-NEXT: input: "embedding_lookup/axis"
+// EMBED:        key: "Tindices"
+// EMBED-NEXT:   value {
+// EMBED-NEXT:     type: DT_INT64
+// EMBED:      name: "embedding_lookup/valid_row"
+// EMBED-NEXT: op: "ExpandDims"
+// EMBED-NEXT: input: "embedding_lookup/valid"
+// EMBED:      name: "embedding_lookup"
+// EMBED-NEXT: op: "SelectV2"
+// EMBED-NEXT: input: "embedding_lookup/valid_row"
+// EMBED-NEXT: input: "embedding_lookup/GatherV2"
+// EMBED-NEXT: input: "embedding_lookup/zero"
+// The sum: the rows of the ids, zeros at the padding slots, summed.
+// EMBED:      name: "embedding_combine/masked"
+// EMBED-NEXT: op: "SelectV2"
+// EMBED-NEXT: input: "embedding_combine/valid_row"
+// EMBED-NEXT: input: "embedding_lookup"
+// EMBED-NEXT: input: "embedding_combine/zero"
+// EMBED:      name: "embedding_combine"
+// EMBED-NEXT: op: "Sum"
+// EMBED-NEXT: input: "embedding_combine/masked"
+// EMBED-NEXT: input: "embedding_combine/reduction_indices"
+// The weighted mean: a padding slot's weight is 0.
+// EMBED:      name: "embedding_combine_1/weights"
+// EMBED-NEXT: op: "SelectV2"
+// EMBED-NEXT: input: "embedding_combine_1/valid"
+// EMBED-NEXT: input: "w"
+// EMBED-NEXT: input: "embedding_combine_1/zero"
+// EMBED:      name: "embedding_combine_1/weighted"
+// EMBED-NEXT: op: "Mul"
+// EMBED-NEXT: input: "embedding_lookup"
+// EMBED-NEXT: input: "embedding_combine_1/weight_row"
+// EMBED:      name: "embedding_combine_1/total"
+// EMBED-NEXT: op: "Sum"
+// EMBED-NEXT: input: "embedding_combine_1/masked"
+// EMBED:      name: "embedding_combine_1/sum_weights"
+// EMBED-NEXT: op: "Sum"
+// EMBED-NEXT: input: "embedding_combine_1/weights"
+// EMBED:      name: "embedding_combine_1/any"
+// EMBED-NEXT: op: "Any"
+// EMBED-NEXT: input: "embedding_combine_1/valid"
+// EMBED:      name: "embedding_combine_1/divisor"
+// EMBED-NEXT: op: "SelectV2"
+// EMBED-NEXT: input: "embedding_combine_1/any"
+// EMBED-NEXT: input: "embedding_combine_1/sum_weights"
+// EMBED-NEXT: input: "embedding_combine_1/one"
+// EMBED:      name: "embedding_combine_1"
+// EMBED-NEXT: op: "RealDiv"
+// EMBED-NEXT: input: "embedding_combine_1/total"
+// EMBED-NEXT: input: "embedding_combine_1/divisor"
+// sqrtn without weights: each id weighs 1.
+// EMBED:      name: "embedding_combine_2/weights"
+// EMBED-NEXT: op: "Cast"
+// EMBED-NEXT: input: "embedding_combine_2/valid"
+// EMBED:      name: "embedding_combine_2/squares"
+// EMBED-NEXT: op: "Mul"
+// EMBED:      name: "embedding_combine_2/sqrt"
+// EMBED-NEXT: op: "Sqrt"
+// EMBED-NEXT: input: "embedding_combine_2/sum_squares"
+// EMBED:      name: "embedding_combine_2"
+// EMBED-NEXT: op: "RealDiv"
+// EMBED-NEXT: input: "embedding_combine_2/total"
+// EMBED-NEXT: input: "embedding_combine_2/divisor"
+// EMBED:      name: "Gather/GatherV2"
+// EMBED-NEXT: op: "GatherV2"
+// EMBED-NEXT: input: "Const"
+// EMBED-NEXT: input: "Gather/safe_ids"
+// EMBED:      name: "Gather"
+// EMBED-NEXT: op: "SelectV2"
+// EMBED-NEXT: input: "Gather/valid_row"
+// EMBED-NEXT: input: "Gather/GatherV2"
+// EMBED-NEXT: input: "Gather/zero"
+// EMBED:      key: "ids"
+// EMBED-NEXT: value {
+// EMBED-NEXT:   name: "ids:0"
+// EMBED-NEXT:   dtype: DT_INT64
+
+//--- embedding.mlir
+module {
+  func.func @main() -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x2x3xf32>) {
+    %t = dtf.variable "emb" init(#dtf.constant<0.5>) {dtf.partitioner = #dtf.partitioner<shards = 2, strategy = mod>} : !dtf.resource<tensor<4x3xf32>>
+    %ids = dtf.placeholder "ids" : tensor<2x2xi64>
+    %w = dtf.placeholder "w" : tensor<2x2xf32>
+    %rows = dtf.embedding_lookup %t[%ids] : !dtf.resource<tensor<4x3xf32>>, tensor<2x2xi64>
+    %sum = dtf.embedding_combine sum %rows, %ids : tensor<2x2x3xf32>, tensor<2x2xi64>
+    %mean = dtf.embedding_combine mean %rows, %ids weights %w : tensor<2x2x3xf32>, tensor<2x2xi64>, tensor<2x2xf32>
+    %sqrtn = dtf.embedding_combine sqrtn %rows, %ids : tensor<2x2x3xf32>, tensor<2x2xi64>
+    %c = dtf.constant dense<1.0> : tensor<4x3xf32>
+    %g = dtf.gather %c[%ids] : tensor<4x3xf32>, tensor<2x2xi64>
+    return %sum, %mean, %sqrtn, %g : tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x2x3xf32>
+  }
+}
+
 //--- state.mlir
 module {
   func.func @main() -> tensor<?x2xf32> {

@@ -1,11 +1,12 @@
 """TensorFlow's side of saved_model.py, run by the bench venv's Python:
 loads a SavedModel DTF exported with tf.saved_model.load, runs its
-serving_default signature over the images of an .npy file (uint8, scaled
-by 1/255 as dtf-run --predict's binding scales them), in batches of the
-signature's batch when it has a static one, and prints the largest
-difference from DTF's predictions of the same output, absolute and
-relative to max(1, |DTF's value|):
+serving_default signature over the inputs of .npy files (uint8 images
+scaled by 1/255 as dtf-run --predict's binding scales them, any other
+array as it is), in batches of the signature's batch when it has a static
+one, and prints the largest difference from DTF's predictions of the same
+output, absolute and relative to max(1, |DTF's value|):
 
+    python saved_model_tf.py SAVED_MODEL PREDICTIONS OUTPUT_KEY INPUT=NPY...
     max_difference <absolute> <relative>
 """
 
@@ -16,15 +17,23 @@ import tensorflow as tf
 
 
 def main():
-    saved_model, images, predictions, input_key, output_key = sys.argv[1:6]
+    saved_model, predictions, output_key = sys.argv[1:4]
     signature = tf.saved_model.load(saved_model).signatures["serving_default"]
-    spec = signature.structured_input_signature[1][input_key]
-    x = np.load(images).astype(np.float32) / 255.0
-    x = x.reshape((len(x),) + tuple(spec.shape[1:]))
-    batch = spec.shape[0] or len(x)
+    specs = signature.structured_input_signature[1]
+    inputs = {}
+    for binding in sys.argv[4:]:
+        key, path = binding.split("=", 1)
+        x = np.load(path)
+        if x.dtype == np.uint8:
+            x = x.astype(np.float32) / 255.0
+        inputs[key] = x.reshape((len(x),) + tuple(specs[key].shape[1:])).astype(
+            specs[key].dtype.as_numpy_dtype)
+    examples = len(next(iter(inputs.values())))
+    batch = next(iter(specs.values())).shape[0] or examples
     theirs = np.concatenate([
-        signature(**{input_key: tf.constant(x[i:i + batch])})[output_key].numpy()
-        for i in range(0, len(x), batch)])
+        signature(**{key: tf.constant(x[i:i + batch]) for key, x in inputs.items()})
+        [output_key].numpy()
+        for i in range(0, examples, batch)])
     ours = np.load(predictions)
     if theirs.shape != ours.shape:
         sys.exit("TensorFlow's %s has shape %s, DTF's %s" % (output_key, theirs.shape, ours.shape))

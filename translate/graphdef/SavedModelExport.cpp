@@ -5,8 +5,9 @@
 // phase is false at inference), so that the training branch and what only
 // it uses (dropout's random masks) are never visited. The marked ops are
 // then written in program order, each as the TensorFlow node of the same
-// computation; the attributes TensorFlow takes as Const inputs (axes,
-// shapes, bounds) become Const nodes beside it.
+// computation (a lookup or a combine of embeddings as a few nodes, which
+// treat the padding id -1 as DTF does); the attributes TensorFlow takes as
+// Const inputs (axes, shapes, bounds) become Const nodes beside it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -232,7 +233,8 @@ neededAtInference(func::FuncOp function, ArrayRef<InferenceOutput> outputs) {
       return function.emitError(
           "an output depends on a function argument; a model's inputs are "
           "dtf.placeholder ops");
-    if (!needed.insert(op).second || isa<ReadOp>(op))
+    // A table a lookup reads is a Const of its value, as a read's variable.
+    if (isa<VariableOp>(op) || !needed.insert(op).second || isa<ReadOp>(op))
       continue;
     for (Value operand : op->getOperands())
       pending.push_back(atInference(operand));
@@ -314,7 +316,29 @@ private:
   }
   void setType(saved_model::NodeDef &node, StringRef attr, Type type);
   LogicalResult exportOp(Operation *op);
+  /// The Const of the value of the variable `resource`, which `user` reads
+  /// (refused for a dynamic table or a random value).
+  FailureOr<std::string> variableConst(Value resource, Operation *user);
   LogicalResult exportRead(ReadOp read);
+
+  /// A node `op` of `inputs`.
+  saved_model::NodeDef &addNode(StringRef op, StringRef name,
+                                ArrayRef<std::string> inputs);
+  /// A scalar Const of `element` (a float or an integer type).
+  std::string addScalar(StringRef base, Type element, double value);
+  /// The bool tensor of where `ids` are not padding (id >= `zeroId`, the
+  /// Const 0 of their dtype).
+  std::string addValid(StringRef base, Value ids, const std::string &zeroId);
+  /// `in` (of `element`s) with `count` dimensions of 1 appended.
+  std::string addExpandDims(StringRef base, const std::string &in, Type element,
+                            int64_t count);
+  /// The node `name`: the rows of `params` at `ids` as dtf.embedding_lookup
+  /// and dtf.gather give them, a padding id a zero row.
+  void addGather(const std::string &name, const std::string &params, Value ids,
+                 RankedTensorType resultType);
+  /// The node `name`: `combine`'s result, of `resultType`.
+  void addCombine(const std::string &name, EmbeddingCombineOp combine,
+                  RankedTensorType resultType);
 
   /// The [1] i64 tensor of the batch size, made on first use from the
   /// shape of `batchSource`: a dynamic dimension of a shape TensorFlow
@@ -417,16 +441,20 @@ FailureOr<std::string> GraphBuilder::batchSize(Operation *user) {
   return batchNode;
 }
 
-LogicalResult GraphBuilder::exportRead(ReadOp read) {
-  auto variable = read.getResource().getDefiningOp<VariableOp>();
+FailureOr<std::string> GraphBuilder::variableConst(Value resource,
+                                                   Operation *user) {
+  auto variable = resource.getDefiningOp<VariableOp>();
   if (!variable)
-    return read.emitOpError("reads a variable that is not a dtf.variable of "
-                            "the function; it cannot be exported");
+    return user->emitOpError("reads a variable that is not a dtf.variable of "
+                             "the function; it cannot be exported");
   auto [it, inserted] = variableConsts.try_emplace(variable, "");
   if (inserted) {
     RankedTensorType type = variable.getValueType();
+    // A dynamic table's rows are keyed by the ids the job met, and an id
+    // never met gets DTF's per-id initial row, which no TensorFlow op here
+    // reproduces.
     if (variable.isDynamicTable() || !type.hasStaticShape())
-      return read.emitOpError("reads the dynamic table '")
+      return user->emitOpError("reads the dynamic table '")
              << variable.getName()
              << "'; dynamic tables are not exported to a SavedModel";
     Attribute init = variable.getInitializer();
@@ -451,15 +479,173 @@ LogicalResult GraphBuilder::exportRead(ReadOp read) {
                               static_cast<int64_t>(
                                   constant.getValue().convertToDouble())));
     else
-      return read.emitOpError("reads variable '")
+      return user->emitOpError("reads variable '")
              << variable.getName() << "', whose value is random (" << init
              << "): export a trained model, whose variables hold a "
                 "checkpoint's values (dtf-run --export_saved_model=DIR "
                 "--logdir=LOGDIR)";
     it->second = addConst(variable.getName(), value);
   }
-  tensorNames[read.getValue()] = it->second;
+  return it->second;
+}
+
+LogicalResult GraphBuilder::exportRead(ReadOp read) {
+  FailureOr<std::string> value = variableConst(read.getResource(), read);
+  if (failed(value))
+    return failure();
+  tensorNames[read.getValue()] = *value;
   return success();
+}
+
+saved_model::NodeDef &GraphBuilder::addNode(StringRef op, StringRef name,
+                                            ArrayRef<std::string> inputs) {
+  saved_model::NodeDef &node = addNode(op, name);
+  for (const std::string &in : inputs)
+    node.add_input(in);
+  return node;
+}
+
+std::string GraphBuilder::addScalar(StringRef base, Type element,
+                                    double value) {
+  auto type = RankedTensorType::get({}, element);
+  if (isa<FloatType>(element))
+    return addConst(
+        base, DenseElementsAttr::get(type, FloatAttr::get(element, value)));
+  return addConst(
+      base, DenseElementsAttr::get(
+                type, IntegerAttr::get(element, static_cast<int64_t>(value))));
+}
+
+std::string GraphBuilder::addValid(StringRef base, Value ids,
+                                   const std::string &zeroId) {
+  std::string valid = uniqueName(base.str() + "/valid");
+  setType(addNode("GreaterEqual", valid, {input(ids), zeroId}), "T",
+          ids.getType());
+  return valid;
+}
+
+std::string GraphBuilder::addExpandDims(StringRef base, const std::string &in,
+                                        Type element, int64_t count) {
+  std::string expanded = in;
+  for (int64_t i = 0; i < count; ++i) {
+    std::string dim = addIndex(base.str() + "/dim", -1);
+    std::string name = uniqueName(base);
+    saved_model::NodeDef &node = addNode("ExpandDims", name, {expanded, dim});
+    setType(node, "T", element);
+    (*node.mutable_attr())["Tdim"].set_type(saved_model::DT_INT64);
+    expanded = name;
+  }
+  return expanded;
+}
+
+void GraphBuilder::addGather(const std::string &name, const std::string &params,
+                             Value ids, RankedTensorType resultType) {
+  // GatherV2 refuses a negative id, which DTF reads as padding: gather at
+  // max(id, 0), then select a zero row where the id is negative.
+  Type idType = getElementTypeOrSelf(ids.getType());
+  std::string zeroId = addScalar(name + "/zero_id", idType, 0);
+  std::string valid = addValid(name, ids, zeroId);
+  std::string safe = uniqueName(name + "/safe_ids");
+  setType(addNode("Maximum", safe, {input(ids), zeroId}), "T", idType);
+  std::string rows = uniqueName(name + "/GatherV2");
+  saved_model::NodeDef &gather =
+      addNode("GatherV2", rows, {params, safe, addIndex(name + "/axis", 0)});
+  setType(gather, "Tparams", resultType);
+  setType(gather, "Tindices", idType);
+  (*gather.mutable_attr())["Taxis"].set_type(saved_model::DT_INT64);
+  (*gather.mutable_attr())["batch_dims"].set_i(0);
+  int64_t idRank = cast<RankedTensorType>(ids.getType()).getRank();
+  std::string mask = addExpandDims(name + "/valid_row", valid,
+                                   IntegerType::get(function.getContext(), 1),
+                                   resultType.getRank() - idRank);
+  std::string zero = addScalar(name + "/zero", resultType.getElementType(), 0);
+  setType(addNode("SelectV2", name, {mask, rows, zero}), "T", resultType);
+}
+
+void GraphBuilder::addCombine(const std::string &name,
+                              EmbeddingCombineOp combine,
+                              RankedTensorType resultType) {
+  Type element = resultType.getElementType();
+  Type boolType = IntegerType::get(function.getContext(), 1);
+  auto attr = [](saved_model::NodeDef &node,
+                 StringRef key) -> saved_model::AttrValue & {
+    return (*node.mutable_attr())[key.str()];
+  };
+  auto binary = [&](StringRef op, StringRef base, const std::string &lhs,
+                    const std::string &rhs, Type type) {
+    std::string result = uniqueName(name + "/" + base.str());
+    setType(addNode(op, result, {lhs, rhs}), "T", type);
+    return result;
+  };
+  auto select = [&](StringRef base, const std::string &condition,
+                    const std::string &onTrue, const std::string &onFalse) {
+    std::string result = uniqueName(name + "/" + base.str());
+    setType(addNode("SelectV2", result, {condition, onTrue, onFalse}), "T",
+            element);
+    return result;
+  };
+  // A reduction over the slots (axis 1) named `result`; `type` is its T,
+  // none for Any.
+  auto reduce = [&](StringRef op, const std::string &result,
+                    const std::string &in, bool keepDims, Type type) {
+    saved_model::NodeDef &node =
+        addNode(op, result, {in, addIndex(result + "/reduction_indices", 1)});
+    if (type)
+      setType(node, "T", type);
+    attr(node, "Tidx").set_type(saved_model::DT_INT64);
+    attr(node, "keep_dims").set_b(keepDims);
+    return result;
+  };
+
+  // The padding slots (id -1) are left out by selecting zeros there, not by
+  // multiplying by 0, so that whatever a padding slot's row or weight holds
+  // never reaches the sum, as DTF skips those slots.
+  Value ids = combine.getIds();
+  std::string valid = addValid(
+      name, ids,
+      addScalar(name + "/zero_id", getElementTypeOrSelf(ids.getType()), 0));
+  std::string validRow = addExpandDims(name + "/valid_row", valid, boolType, 1);
+  std::string zero = addScalar(name + "/zero", element, 0);
+  std::string rows = input(combine.getRows());
+  std::string weights;
+  if (Value given = combine.getWeights()) {
+    weights = select("weights", valid, input(given), zero);
+    rows = binary("Mul", "weighted", rows,
+                  addExpandDims(name + "/weight_row", weights, element, 1),
+                  element);
+  } else if (combine.getCombiner() != Combiner::sum) {
+    weights = uniqueName(name + "/weights");
+    saved_model::NodeDef &cast = addNode("Cast", weights, {valid});
+    setType(cast, "SrcT", boolType);
+    setType(cast, "DstT", element);
+    attr(cast, "Truncate").set_b(false);
+  }
+  std::string masked = select("masked", validRow, rows, zero);
+  if (combine.getCombiner() == Combiner::sum) {
+    reduce("Sum", name, masked, /*keepDims=*/false, element);
+    return;
+  }
+  std::string total = reduce("Sum", uniqueName(name + "/total"), masked,
+                             /*keepDims=*/false, element);
+  std::string divisor;
+  if (combine.getCombiner() == Combiner::mean) {
+    divisor = reduce("Sum", uniqueName(name + "/sum_weights"), weights,
+                     /*keepDims=*/true, element);
+  } else {
+    std::string squares = binary("Mul", "squares", weights, weights, element);
+    std::string sum = reduce("Sum", uniqueName(name + "/sum_squares"), squares,
+                             /*keepDims=*/true, element);
+    divisor = uniqueName(name + "/sqrt");
+    setType(addNode("Sqrt", divisor, {sum}), "T", element);
+  }
+  // An example without ids is a zero row: its total (zero) is divided by 1.
+  // DivNoNan would give that too, but also a zero row where the weights of
+  // the ids sum to 0, which DTF divides by.
+  std::string any = reduce("Any", uniqueName(name + "/any"), valid,
+                           /*keepDims=*/true, Type());
+  divisor =
+      select("divisor", any, divisor, addScalar(name + "/one", element, 1));
+  setType(addNode("RealDiv", name, {total, divisor}), "T", element);
 }
 
 LogicalResult GraphBuilder::exportOp(Operation *op) {
@@ -705,6 +891,24 @@ LogicalResult GraphBuilder::exportOp(Operation *op) {
         setList(node, "strides", pool.getStrides());
         attr(node, "padding").set_s(stringifyPadding(pool.getPadding()).str());
         attr(node, "data_format").set_s("NHWC");
+        return success();
+      })
+      .Case<EmbeddingLookupOp>([&](EmbeddingLookupOp lookup) {
+        FailureOr<std::string> table = variableConst(lookup.getTable(), lookup);
+        if (failed(table))
+          return failure();
+        tensorNames[result] = reserve("embedding_lookup");
+        addGather(nodeName, *table, lookup.getIds(), resultType);
+        return success();
+      })
+      .Case<GatherOp>([&](GatherOp gather) {
+        tensorNames[result] = reserve("Gather");
+        addGather(nodeName, inputs.front(), gather.getIds(), resultType);
+        return success();
+      })
+      .Case<EmbeddingCombineOp>([&](EmbeddingCombineOp combine) {
+        tensorNames[result] = reserve("embedding_combine");
+        addCombine(nodeName, combine, resultType);
         return success();
       })
       .Default([&](Operation *unsupported) {
