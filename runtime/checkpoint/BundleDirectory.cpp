@@ -20,8 +20,9 @@ constexpr std::string_view kIndexSuffix = ".index";
 constexpr std::string_view kDataInfix = ".data-";
 constexpr std::string_view kShardsSuffix = "_temp";
 constexpr std::string_view kTemporaryMarker = ".tempstate";
-/// The name of the save in progress, whose step is not known yet.
-constexpr std::string_view kPending = "pending";
+/// The start of the name of a save in progress, whose step is not known
+/// yet: "pending-<save>".
+constexpr std::string_view kPending = "pending-";
 
 /// The step of a name "model.ckpt-<step><rest>", and <rest>.
 std::optional<std::pair<int64_t, std::string_view>>
@@ -126,8 +127,11 @@ void BundleDirectory::removeLeftovers() const {
       files::removeIfPresent(path);
       continue;
     }
-    if (name == std::string(kPrefix) + std::string(kPending) +
-                    std::string(kShardsSuffix)) {
+    std::string pending = std::string(kPrefix) + std::string(kPending);
+    if (name.compare(0, pending.size(), pending) == 0 &&
+        name.size() > kShardsSuffix.size() &&
+        name.compare(name.size() - kShardsSuffix.size(), kShardsSuffix.size(),
+                     kShardsSuffix) == 0) {
       std::error_code ignored;
       std::filesystem::remove_all(path, ignored);
       continue;
@@ -149,10 +153,10 @@ void writeBundleShard(const std::string &prefix, const BundleShard &shard) {
   writer.finish();
 }
 
-std::string BundleDirectory::pendingShardPrefix(int shard,
+std::string BundleDirectory::pendingShardPrefix(uint64_t save, int shard,
                                                 int numShards) const {
   return shardedSavePrefix(directory_ + "/" + std::string(kPrefix) +
-                               std::string(kPending),
+                               std::string(kPending) + std::to_string(save),
                            shard, numShards);
 }
 
@@ -164,18 +168,22 @@ std::string BundleDirectory::save(int64_t step,
   files::createDirectories(directory_);
   removeLeftovers();
   int numShards = static_cast<int>(shards.size());
+  // One writer, after removeLeftovers: any number names the save.
+  constexpr uint64_t kSave = 0;
   for (int shard = 0; shard < numShards; ++shard)
-    writeBundleShard(pendingShardPrefix(shard, numShards), shards[shard]);
-  return commit(step, numShards, keep);
+    writeBundleShard(pendingShardPrefix(kSave, shard, numShards),
+                     shards[shard]);
+  return commit(step, kSave, numShards, keep);
 }
 
-std::string BundleDirectory::commit(int64_t step, int numShards, int keep) {
+std::string BundleDirectory::commit(int64_t step, uint64_t save, int numShards,
+                                    int keep) {
   std::string prefix = prefixFor(step);
   if (numShards < 1)
     throw CheckpointError("checkpoint " + prefix + ": no shards");
   std::vector<std::string> written;
   for (int shard = 0; shard < numShards; ++shard)
-    written.push_back(pendingShardPrefix(shard, numShards));
+    written.push_back(pendingShardPrefix(save, shard, numShards));
   removeBundle(directory_, prefix);
   mergeBundles(written, prefix);
 

@@ -92,21 +92,24 @@ public:
   std::string save(int64_t step, const std::vector<BundleShard> &shards,
                    int keep);
 
-  /// Where shard `shard` of `numShards` of the save in progress is written
-  /// (writeBundleShard), by whichever task holds its variables:
-  /// "<directory>/model.ckpt-pending_temp/part-0000K-of-0000N". The step is
-  /// not in the name: the shards are written before the step is known (in
-  /// async training only the task holding the global step knows it, as of
-  /// its own shard), and commit() names the bundle.
-  std::string pendingShardPrefix(int shard, int numShards) const;
+  /// Where shard `shard` of `numShards` of the save `save` in progress is
+  /// written (writeBundleShard), by whichever task holds its variables:
+  /// "<directory>/model.ckpt-pending-<save>_temp/part-0000K-of-0000N". The
+  /// step is not in the name: the shards are written before the step is
+  /// known (in async training only the task holding the global step knows
+  /// it, as of its own shard), and commit() names the bundle. Each save has
+  /// its own `save` number, so that a task still writing for an abandoned
+  /// save (its call timed out) cannot put its shard into a later one.
+  std::string pendingShardPrefix(uint64_t save, int shard, int numShards) const;
 
-  /// Makes the `numShards` pending shards the bundle of `step`: merges
+  /// Makes the `numShards` pending shards of `save` the bundle of `step`:
+  /// merges
   /// them (mergeBundles; a bundle of the same step saved before is
   /// replaced, its index first), writes the `checkpoint` file, then
   /// deletes all but the `keep` newest bundles (keep <= 0: keeps all), each
   /// index before its data files. Returns the prefix written. Throws
   /// CheckpointError naming a missing shard.
-  std::string commit(int64_t step, int numShards, int keep);
+  std::string commit(int64_t step, uint64_t save, int numShards, int keep);
 
   /// The newest bundle whose index and every tensor read back (each
   /// tensor's CRC checked); each newer one that does not is reported
@@ -120,9 +123,9 @@ public:
 
   /// Removes what a save killed midway left: temporaries (`*.tempstate*`
   /// of a bundle or of the `checkpoint` file), the pending save's shards
-  /// (pendingShardPrefix), and data files whose prefix has no index. Only the
-  /// one writer (the chief) may call it, between saves: it would delete a save
-  /// in progress.
+  /// (pendingShardPrefix, of every save), and data files whose prefix has no
+  /// index. Only the one writer (the chief) may call it, between saves: it
+  /// would delete a save in progress.
   void removeLeftovers() const;
 
 private:

@@ -112,11 +112,13 @@ TEST_F(BundleDirectoryTest, ASaveIsOneBundleWithADataFilePerTaskAndTheState) {
 TEST_F(BundleDirectoryTest, ShardsWrittenByTheirTasksAreCommittedUnderTheStep) {
   BundleDirectory bundles(directory);
   std::vector<BundleShard> shards = twoShards(300);
-  EXPECT_EQ(bundles.pendingShardPrefix(1, 2),
-            directory + "/model.ckpt-pending_temp/part-00001-of-00002");
-  writeBundleShard(bundles.pendingShardPrefix(0, 2), shards[0]);
+  EXPECT_EQ(bundles.pendingShardPrefix(17, 1, 2),
+            directory + "/model.ckpt-pending-17_temp/part-00001-of-00002");
+  writeBundleShard(bundles.pendingShardPrefix(17, 0, 2), shards[0]);
+  // A task still writing for an abandoned save writes apart.
+  writeBundleShard(bundles.pendingShardPrefix(16, 1, 2), twoShards(200)[1]);
   try {
-    bundles.commit(300, 2, 5);
+    bundles.commit(300, 17, 2, 5);
     FAIL() << "committed without shard 1";
   } catch (const CheckpointError &error) {
     EXPECT_NE(std::string(error.what()).find("part-00001-of-00002"),
@@ -124,8 +126,9 @@ TEST_F(BundleDirectoryTest, ShardsWrittenByTheirTasksAreCommittedUnderTheStep) {
         << error.what();
   }
   EXPECT_TRUE(bundles.list().empty());
-  writeBundleShard(bundles.pendingShardPrefix(1, 2), shards[1]);
-  EXPECT_EQ(bundles.commit(300, 2, 5), directory + "/model.ckpt-300");
+  writeBundleShard(bundles.pendingShardPrefix(17, 1, 2), shards[1]);
+  EXPECT_EQ(bundles.commit(300, 17, 2, 5), directory + "/model.ckpt-300");
+  bundles.removeLeftovers();
   EXPECT_EQ(names(),
             (std::vector<std::string>{
                 "checkpoint", "model.ckpt-300.data-00000-of-00002",
@@ -223,7 +226,7 @@ TEST_F(BundleDirectoryTest, WhatAKilledSaveLeftIsNoCheckpointAndIsRemoved) {
   // A save killed after the tasks' shards, before the merge: the pending
   // `_temp` directory of their bundles ...
   for (int shard = 0; shard < 2; ++shard) {
-    BundleWriter writer(bundles.pendingShardPrefix(shard, 2));
+    BundleWriter writer(bundles.pendingShardPrefix(3, shard, 2));
     writer.add("w", Tensor::scalar<float>(1));
     writer.finish();
   }

@@ -164,9 +164,10 @@ Snapshot InProcessPsConnection::snapshot() {
   return callInProcess(peer_, "Snapshot", [&] { return task.snapshot(); });
 }
 
-Snapshot InProcessPsConnection::saveCheckpointShard(int shard, int numShards) {
+Snapshot InProcessPsConnection::saveCheckpointShard(int shard, int numShards,
+                                                    uint64_t save) {
   return callInProcess(peer_, "SaveCheckpointShard", [&] {
-    return task.saveCheckpointShard(shard, numShards);
+    return task.saveCheckpointShard(shard, numShards, save);
   });
 }
 

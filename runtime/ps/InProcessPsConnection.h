@@ -46,7 +46,8 @@ public:
   int64_t waitForStep(int64_t step, std::chrono::milliseconds timeout,
                       int64_t epoch = 0) override;
   Snapshot snapshot() override;
-  Snapshot saveCheckpointShard(int shard, int numShards) override;
+  Snapshot saveCheckpointShard(int shard, int numShards,
+                               uint64_t save) override;
   int64_t restore(RestoreSource source, int64_t checkpointStep,
                   int64_t epoch) override;
   void stop(const std::string &reason) override;

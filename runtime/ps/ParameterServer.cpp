@@ -507,7 +507,8 @@ Snapshot ParameterServer::snapshot() const {
   return copy;
 }
 
-Snapshot ParameterServer::saveCheckpointShard(int shard, int numShards) const {
+Snapshot ParameterServer::saveCheckpointShard(int shard, int numShards,
+                                              uint64_t save) const {
   if (numShards < 1 || shard < 0 || shard >= numShards)
     throw Error(ErrorCode::InvalidArgument,
                 messagePrefix() + "checkpoint shard " + std::to_string(shard) +
@@ -519,7 +520,7 @@ Snapshot ParameterServer::saveCheckpointShard(int shard, int numShards) const {
   Snapshot values = snapshot();
   Snapshot written{values.step, values.epoch, values.holdsGlobalStep, {}};
   try {
-    options_.writeCheckpointShard(std::move(values), shard, numShards);
+    options_.writeCheckpointShard(std::move(values), shard, numShards, save);
   } catch (const std::exception &error) {
     throw Error(ErrorCode::DataLoss,
                 messagePrefix() +

@@ -205,12 +205,13 @@ struct Options {
   /// (e.g. from the task's --logdir); throws std::exception saying why it
   /// cannot. Without it, such a restore fails.
   std::function<ModelState(int64_t checkpointStep)> loadCheckpoint;
-  /// Writes `snapshot` as shard `shard` of `numShards` of a sharded
-  /// checkpoint (TensorFlow's sharded Saver: each PS task writes its own
-  /// variables, the chief merges the shards), where the task keeps its
-  /// checkpoints (e.g. its --logdir); throws std::exception saying why it
-  /// cannot. Without it, saveCheckpointShard() fails.
-  std::function<void(Snapshot snapshot, int shard, int numShards)>
+  /// Writes `snapshot` as shard `shard` of `numShards` of the save `save`
+  /// of a sharded checkpoint (TensorFlow's sharded Saver: each PS task
+  /// writes its own variables, the chief merges the shards), where the task
+  /// keeps its checkpoints (e.g. its --logdir); throws std::exception saying
+  /// why it cannot. Without it, saveCheckpointShard() fails.
+  std::function<void(Snapshot snapshot, int shard, int numShards,
+                     uint64_t save)>
       writeCheckpointShard;
   /// Async: a push whose staleness exceeds this is dropped, not applied
   /// (UpdateStats::stalePushes, PushOutcome::Stale): bounded staleness,
@@ -424,14 +425,14 @@ public:
   Snapshot snapshot() const;
 
   /// Writes the task's variables, copied from one state between updates,
-  /// as shard `shard` of `numShards` of a checkpoint
+  /// as shard `shard` of `numShards` of the chief's save `save`
   /// (options().writeCheckpointShard); the copy is written outside the
   /// mutex, so that updates go on meanwhile. Returns the step, epoch and
   /// holdsGlobalStep of the values written (no tensors). Throws Error:
   /// InvalidArgument for a shard outside [0, numShards), FailedPrecondition
   /// before the task serves, DataLoss when the task has no writer or the
   /// writer fails (not recoverable: the checkpoint cannot be had).
-  Snapshot saveCheckpointShard(int shard, int numShards) const;
+  Snapshot saveCheckpointShard(int shard, int numShards, uint64_t save) const;
 
   /// Refuses a push early, before its gradients are received: throws the
   /// Error push() would for a task that does not serve or a push of

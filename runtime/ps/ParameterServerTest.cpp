@@ -467,18 +467,19 @@ TEST(PsStateMachine, ACheckpointOfAnotherModelIsRefusedByName) {
 
 TEST(PsStateMachine, WritesItsShardOfACheckpointFromOneStateBetweenUpdates) {
   Options options;
-  /// What each write was given: the shard, the step and the names with
-  /// w's value.
+  /// What each write was given: the shard, the save, the step and the
+  /// names with w's value.
   struct Written {
     int shard, numShards;
+    uint64_t save;
     int64_t step;
     std::vector<std::string> names;
     std::vector<float> w;
   };
   std::vector<Written> written;
-  options.writeCheckpointShard = [&](Snapshot values, int shard,
-                                     int numShards) {
-    Written write{shard, numShards, values.step, {}, {}};
+  options.writeCheckpointShard = [&](Snapshot values, int shard, int numShards,
+                                     uint64_t save) {
+    Written write{shard, numShards, save, values.step, {}, {}};
     for (const NamedTensor &tensor : values.tensors) {
       write.names.push_back(tensor.name);
       if (tensor.name == "w")
@@ -487,41 +488,42 @@ TEST(PsStateMachine, WritesItsShardOfACheckpointFromOneStateBetweenUpdates) {
     written.push_back(write);
   };
   ParameterServer task = syncTask(std::move(options));
-  EXPECT_EQ(expectError([&] { task.saveCheckpointShard(0, 2); }).code(),
+  EXPECT_EQ(expectError([&] { task.saveCheckpointShard(0, 2, 9); }).code(),
             ErrorCode::FailedPrecondition);
   task.initialize();
   task.push(0, 0, gradient(1));
   task.push(0, 0, gradient(1));
-  Snapshot header = task.saveCheckpointShard(1, 2);
+  Snapshot header = task.saveCheckpointShard(1, 2, 9);
   EXPECT_EQ(header.step, 1);
   EXPECT_TRUE(header.holdsGlobalStep);
   EXPECT_TRUE(header.tensors.empty());
   ASSERT_EQ(written.size(), 1u);
   EXPECT_EQ(written[0].shard, 1);
   EXPECT_EQ(written[0].numShards, 2);
+  EXPECT_EQ(written[0].save, 9u);
   EXPECT_EQ(written[0].step, 1);
   EXPECT_EQ(written[0].names, (std::vector<std::string>{"global_step", "w"}));
   EXPECT_EQ(written[0].w, (std::vector<float>{0, 0}));
-  EXPECT_EQ(expectError([&] { task.saveCheckpointShard(2, 2); }).code(),
+  EXPECT_EQ(expectError([&] { task.saveCheckpointShard(2, 2, 9); }).code(),
             ErrorCode::InvalidArgument);
 }
 
 TEST(PsStateMachine, AShardThatCannotBeWrittenIsDataLoss) {
   ParameterServer without = syncTask();
   without.initialize();
-  Error error = expectError([&] { without.saveCheckpointShard(0, 1); });
+  Error error = expectError([&] { without.saveCheckpointShard(0, 1, 9); });
   EXPECT_EQ(error.code(), ErrorCode::DataLoss);
   EXPECT_STREQ(error.what(),
                "PS task /job:ps/task:0: cannot write its shard of a "
                "checkpoint: it has no checkpoint directory (--logdir)");
 
   Options options;
-  options.writeCheckpointShard = [](Snapshot, int, int) {
+  options.writeCheckpointShard = [](Snapshot, int, int, uint64_t) {
     throw std::runtime_error("disk full");
   };
   ParameterServer failing = syncTask(std::move(options));
   failing.initialize();
-  error = expectError([&] { failing.saveCheckpointShard(0, 1); });
+  error = expectError([&] { failing.saveCheckpointShard(0, 1, 9); });
   EXPECT_EQ(error.code(), ErrorCode::DataLoss);
   EXPECT_STREQ(error.what(), "PS task /job:ps/task:0: cannot write its shard "
                              "of a checkpoint: disk full");

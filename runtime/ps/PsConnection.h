@@ -129,10 +129,12 @@ public:
   /// Every variable the task holds, from one state between updates.
   virtual Snapshot snapshot() = 0;
 
-  /// Has the task write its variables as shard `shard` of `numShards` of a
-  /// checkpoint (ParameterServer::saveCheckpointShard); returns the step,
-  /// epoch and holdsGlobalStep of the values written, without tensors.
-  virtual Snapshot saveCheckpointShard(int shard, int numShards) = 0;
+  /// Has the task write its variables as shard `shard` of `numShards` of
+  /// the save `save` of a checkpoint (ParameterServer::saveCheckpointShard);
+  /// returns the step, epoch and holdsGlobalStep of the values written,
+  /// without tensors.
+  virtual Snapshot saveCheckpointShard(int shard, int numShards,
+                                       uint64_t save) = 0;
 
   /// Restores the task (ParameterServer::restore); returns its step then.
   virtual int64_t restore(RestoreSource source, int64_t checkpointStep,

@@ -396,8 +396,8 @@ grpc::Status ParameterServerService::SaveCheckpointShard(
   if (grpc::Status denied = authorize(context); !denied.ok())
     return denied;
   try {
-    ps::Snapshot written =
-        task_.saveCheckpointShard(request->shard(), request->num_shards());
+    ps::Snapshot written = task_.saveCheckpointShard(
+        request->shard(), request->num_shards(), request->save());
     SnapshotHeader *header = response->mutable_header();
     header->set_step(written.step);
     header->set_epoch(written.epoch);

@@ -452,10 +452,12 @@ ps::Snapshot PsClient::snapshot() {
   return snapshot;
 }
 
-ps::Snapshot PsClient::saveCheckpointShard(int shard, int numShards) {
+ps::Snapshot PsClient::saveCheckpointShard(int shard, int numShards,
+                                           uint64_t save) {
   SaveCheckpointShardRequest request;
   request.set_shard(shard);
   request.set_num_shards(numShards);
+  request.set_save(save);
   SaveCheckpointShardResponse response =
       unaryCall(peer_, "SaveCheckpointShard", options_, *stub,
                 &ParameterServer::Stub::SaveCheckpointShard, request);

@@ -95,7 +95,8 @@ public:
 
   /// Every variable the task holds, from one state between updates.
   ps::Snapshot snapshot() override;
-  ps::Snapshot saveCheckpointShard(int shard, int numShards) override;
+  ps::Snapshot saveCheckpointShard(int shard, int numShards,
+                                   uint64_t save) override;
 
   /// Restores the task (see the Restore RPC); returns its step then.
   int64_t restore(ps::RestoreSource source, int64_t checkpointStep,

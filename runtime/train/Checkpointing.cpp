@@ -11,6 +11,7 @@
 #include <future>
 #include <iostream>
 #include <map>
+#include <random>
 #include <set>
 #include <thread>
 #include <unistd.h>
@@ -138,9 +139,9 @@ void configureCheckpointSave(ps::Options &task,
   task.writeCheckpointShard =
       [bundles = checkpoint::BundleDirectory(options.logdir),
        parts = std::move(parts), savedElsewhere = std::move(savedElsewhere)](
-          ps::Snapshot snapshot, int shard, int numShards) {
+          ps::Snapshot snapshot, int shard, int numShards, uint64_t save) {
         checkpoint::writeBundleShard(
-            bundles.pendingShardPrefix(shard, numShards),
+            bundles.pendingShardPrefix(save, shard, numShards),
             bundleShardOf(std::move(snapshot), parts, savedElsewhere));
       };
 }
@@ -248,6 +249,10 @@ CheckpointSaver::CheckpointSaver(const std::vector<ps::PsConnection *> &ps,
                                  const ReliabilityOptions &options,
                                  bool syncMode)
     : ps(ps), options(options), syncMode(syncMode), lastSaveTime(Clock::now()) {
+  // Random, so that the saves of a restarted chief have other numbers than
+  // those its previous life may have left a PS task writing.
+  std::random_device entropy;
+  nextSave = (static_cast<uint64_t>(entropy()) << 32) ^ entropy();
 }
 
 void CheckpointSaver::removeTemporaries() {
@@ -300,13 +305,16 @@ std::string CheckpointSaver::saveFile(int64_t step,
       .save(state, options.keepCheckpoints);
 }
 
-std::vector<ps::Snapshot> CheckpointSaver::writeShards(int numShards) {
+std::vector<ps::Snapshot> CheckpointSaver::writeShards(int numShards,
+                                                       uint64_t save) {
   checkpoint::BundleDirectory(options.logdir).removeLeftovers();
   std::vector<std::future<ps::Snapshot>> writing;
   for (size_t task = 0; task < ps.size(); ++task)
-    writing.push_back(std::async(std::launch::async, [this, task, numShards] {
-      return ps[task]->saveCheckpointShard(static_cast<int>(task), numShards);
-    }));
+    writing.push_back(
+        std::async(std::launch::async, [this, task, numShards, save] {
+          return ps[task]->saveCheckpointShard(static_cast<int>(task),
+                                               numShards, save);
+        }));
   std::vector<ps::Snapshot> written;
   for (std::future<ps::Snapshot> &shard : writing) {
     try {
@@ -322,7 +330,8 @@ std::vector<ps::Snapshot> CheckpointSaver::writeShards(int numShards) {
   return written;
 }
 
-std::string CheckpointSaver::commitBundle(int64_t step, int numShards,
+std::string CheckpointSaver::commitBundle(int64_t step, uint64_t save,
+                                          int numShards,
                                           std::optional<Tensor> inputState) {
   checkpoint::BundleDirectory bundles(options.logdir);
   // The data coordinator's state is the chief's own shard, the last.
@@ -330,9 +339,9 @@ std::string CheckpointSaver::commitBundle(int64_t step, int numShards,
     checkpoint::BundleShard shard;
     shard.tensors.emplace(kInputStateTensor, std::move(*inputState));
     checkpoint::writeBundleShard(
-        bundles.pendingShardPrefix(numShards - 1, numShards), shard);
+        bundles.pendingShardPrefix(save, numShards - 1, numShards), shard);
   }
-  return bundles.commit(step, numShards, options.keepCheckpoints);
+  return bundles.commit(step, save, numShards, options.keepCheckpoints);
 }
 
 std::optional<int64_t> CheckpointSaver::save(bool unlessSaved) {
@@ -350,8 +359,10 @@ std::optional<int64_t> CheckpointSaver::save(bool unlessSaved) {
   constexpr int kAttempts = 20;
   for (int attempt = 0; attempt < kAttempts; ++attempt) {
     std::vector<ps::Snapshot> snapshots;
+    uint64_t pending = 0;
     if (bundle) {
-      snapshots = writeShards(numShards);
+      pending = nextSave++;
+      snapshots = writeShards(numShards, pending);
     } else {
       for (ps::PsConnection *task : ps)
         snapshots.push_back(task->snapshot());
@@ -385,7 +396,7 @@ std::optional<int64_t> CheckpointSaver::save(bool unlessSaved) {
     if (dataCoordinator)
       inputState = inputStateTensor(dataCoordinator->dataState(step));
     std::string path =
-        bundle ? commitBundle(step, numShards, std::move(inputState))
+        bundle ? commitBundle(step, pending, numShards, std::move(inputState))
                : saveFile(step, std::move(snapshots), std::move(inputState));
     std::cout << "Worker 0: saved checkpoint " << path << " (global step "
               << step << ")" << std::endl;

@@ -81,13 +81,13 @@ private:
   /// Writes the DTF file of `step`; returns its path.
   std::string saveFile(int64_t step, std::vector<ps::Snapshot> snapshots,
                        std::optional<Tensor> inputState);
-  /// Has every PS task write its shard of the pending bundle (of
-  /// `numShards`, the chief's data coordinator state the last when it has
-  /// one); returns what each wrote (step, epoch, no tensors).
-  std::vector<ps::Snapshot> writeShards(int numShards);
-  /// Makes the pending shards (with the coordinator's state in the last)
-  /// the bundle of `step`; returns its prefix.
-  std::string commitBundle(int64_t step, int numShards,
+  /// Has every PS task write its shard of the pending bundle of the save
+  /// `save` (of `numShards`, the chief's data coordinator state the last
+  /// when it has one); returns what each wrote (step, epoch, no tensors).
+  std::vector<ps::Snapshot> writeShards(int numShards, uint64_t save);
+  /// Makes the pending shards of `save` (with the coordinator's state in
+  /// the last) the bundle of `step`; returns its prefix.
+  std::string commitBundle(int64_t step, uint64_t save, int numShards,
                            std::optional<Tensor> inputState);
 
   using Clock = std::chrono::steady_clock;
@@ -97,6 +97,8 @@ private:
   int64_t lastSavedStep = -1;
   Clock::time_point lastSaveTime;
   coord::CoordinatorConnection *dataCoordinator = nullptr;
+  /// The number of the next save's pending shards (each attempt its own).
+  uint64_t nextSave = 0;
 };
 
 /// Also the training loop's hook for checkpoints and the test delay.

@@ -78,10 +78,10 @@ protected:
       return checkpointAt(step, 10.0f + step, 20.0f + step);
     };
     options.writeCheckpointShard = [this](ps::Snapshot values, int shard,
-                                          int numShards) {
+                                          int numShards, uint64_t save) {
       if (numShards == 3)
         throw std::runtime_error("cannot write /logdir/part-00001-of-00003");
-      shardsWritten.push_back({shard, numShards, values.tensors.size()});
+      shardsWritten.push_back({shard, numShards, values.tensors.size(), save});
     };
     ps = std::make_unique<RunningPs>(module.function(function), replication,
                                      ServerOptions{"127.0.0.1:0"}, options);
@@ -104,13 +104,15 @@ protected:
   std::unique_ptr<RunningPs> ps;
   std::unique_ptr<PsClient> client;
   int loads = 0;
-  /// Each shard written: its number, the number of shards, its tensors.
+  /// Each shard written: its number, the number of shards, its tensors,
+  /// the save.
   struct ShardWritten {
     int shard, numShards;
     size_t tensors;
+    uint64_t save;
     bool operator==(const ShardWritten &other) const {
       return shard == other.shard && numShards == other.numShards &&
-             tensors == other.tensors;
+             tensors == other.tensors && save == other.save;
     }
   };
   std::vector<ShardWritten> shardsWritten;
@@ -137,20 +139,20 @@ TEST_F(RecoveryTest, SnapshotHoldsEveryVariableWithTheStep) {
 
 TEST_F(RecoveryTest, ATaskWritesItsCheckpointShardAndAnswersItsStep) {
   startPs("ps_1_sync", Replication::sync(2, 2));
-  EXPECT_EQ(expectError([&] { client->saveCheckpointShard(1, 2); }).code(),
+  EXPECT_EQ(expectError([&] { client->saveCheckpointShard(1, 2, 7); }).code(),
             ErrorCode::FailedPrecondition);
   client->restore(ps::RestoreSource::InitialValues, -1, /*epoch=*/3);
   push("v", 0, 1.0f);
   push("v", 0, 3.0f);
-  ps::Snapshot written = client->saveCheckpointShard(1, 2);
+  ps::Snapshot written = client->saveCheckpointShard(1, 2, 1ull << 40);
   EXPECT_EQ(written.step, 1);
   EXPECT_EQ(written.epoch, 3);
   EXPECT_FALSE(written.holdsGlobalStep);
   EXPECT_TRUE(written.tensors.empty()); // the values stayed on the task
-  EXPECT_EQ(shardsWritten, (std::vector<ShardWritten>{{1, 2, 2}}));
-  EXPECT_EQ(expectError([&] { client->saveCheckpointShard(2, 2); }).code(),
+  EXPECT_EQ(shardsWritten, (std::vector<ShardWritten>{{1, 2, 2, 1ull << 40}}));
+  EXPECT_EQ(expectError([&] { client->saveCheckpointShard(2, 2, 7); }).code(),
             ErrorCode::InvalidArgument);
-  Error failed = expectError([&] { client->saveCheckpointShard(1, 3); });
+  Error failed = expectError([&] { client->saveCheckpointShard(1, 3, 7); });
   EXPECT_EQ(failed.code(), ErrorCode::DataLoss);
   EXPECT_NE(std::string(failed.what())
                 .find("cannot write its shard of a checkpoint: cannot write "

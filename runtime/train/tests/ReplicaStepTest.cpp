@@ -206,8 +206,9 @@ public:
     return task.waitForStep(step, timeout, epoch);
   }
   ps::Snapshot snapshot() override { return task.snapshot(); }
-  ps::Snapshot saveCheckpointShard(int shard, int numShards) override {
-    return task.saveCheckpointShard(shard, numShards);
+  ps::Snapshot saveCheckpointShard(int shard, int numShards,
+                                   uint64_t save) override {
+    return task.saveCheckpointShard(shard, numShards, save);
   }
   int64_t restore(ps::RestoreSource source, int64_t checkpointStep,
                   int64_t epoch) override {
