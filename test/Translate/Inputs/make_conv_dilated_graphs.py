@@ -30,8 +30,9 @@ import os
 
 os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
 
-import numpy as np
 import tensorflow.compat.v1 as tf
+
+import conv_fixture_values
 
 tf.disable_v2_behavior()
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -57,32 +58,12 @@ def graph():
     return graph
 
 
-def write_values(graph):
-    out = os.path.join(HERE, "conv_dilated_values")
-    os.makedirs(out, exist_ok=True)
-    rng = np.random.default_rng(7)
-    x = rng.normal(size=(2, 9, 9, 2)).astype(np.float32)
-    y_ = rng.normal(size=(2, 2, 6, 1)).astype(np.float32)
-    with tf.Session(graph=graph) as session:
-        session.run(tf.global_variables_initializer())
-        # The bias away from its initial zeros.
-        for variable in tf.global_variables():
-            if variable.op.name.endswith("/bias"):
-                variable.load(rng.normal(size=variable.shape).astype(np.float32) * 0.1,
-                              session)
-        variables = {v.op.name: session.run(v) for v in tf.global_variables()}
-        loss, output = session.run(["loss:0", "output:0"], {"x:0": x, "y_:0": y_})
-    np.save(os.path.join(out, "x.npy"), x)
-    np.save(os.path.join(out, "y_.npy"), y_)
-    np.savez(os.path.join(out, "variables.npz"), **variables)
-    np.savez(os.path.join(out, "expected.npz"), result_0=np.float32(loss), result_1=output)
-
-
 def main():
     g = graph()
     tf.io.write_graph(g.as_graph_def(), HERE, "conv_dilated.pbtxt", as_text=True)
     print("wrote conv_dilated.pbtxt")
-    write_values(g)
+    conv_fixture_values.write_values(g, os.path.join(HERE, "conv_dilated_values"), 7,
+                                     (2, 9, 9, 2), (2, 2, 6, 1))
     print("wrote conv_dilated_values/")
 
 

@@ -17,8 +17,9 @@ TensorFlow's values for them (conv_transpose_values/).
 
 import os
 
-import numpy as np
 import tensorflow.compat.v1 as tf
+
+import conv_fixture_values
 
 tf.disable_v2_behavior()
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -40,32 +41,13 @@ def graph(batch):
     return graph
 
 
-def write_values(graph):
-    out = os.path.join(HERE, "conv_transpose_values")
-    rng = np.random.default_rng(5)
-    x = rng.normal(size=(4, 5, 5, 3)).astype(np.float32)
-    y_ = rng.normal(size=(4, 12, 12, 1)).astype(np.float32)
-    with tf.Session(graph=graph) as session:
-        session.run(tf.global_variables_initializer())
-        # Biases away from their initial zeros.
-        for variable in tf.global_variables():
-            if variable.op.name.endswith("/bias"):
-                variable.load(rng.normal(size=variable.shape).astype(np.float32) * 0.1,
-                              session)
-        variables = {v.op.name: session.run(v) for v in tf.global_variables()}
-        loss, output = session.run(["loss:0", "output:0"], {"x:0": x, "y_:0": y_})
-    np.save(os.path.join(out, "x.npy"), x)
-    np.save(os.path.join(out, "y_.npy"), y_)
-    np.savez(os.path.join(out, "variables.npz"), **variables)
-    np.savez(os.path.join(out, "expected.npz"), result_0=np.float32(loss), result_1=output)
-
-
 def main():
     static = graph(4)
     for name, g in (("conv_transpose", static), ("conv_transpose_batch", graph(None))):
         tf.io.write_graph(g.as_graph_def(), HERE, name + ".pbtxt", as_text=True)
         print("wrote %s.pbtxt" % name)
-    write_values(static)
+    conv_fixture_values.write_values(static, os.path.join(HERE, "conv_transpose_values"), 5,
+                                     (4, 5, 5, 3), (4, 12, 12, 1))
     print("wrote conv_transpose_values/")
 
 
