@@ -3,6 +3,7 @@
 #include "runtime/train/Supervisor.h"
 
 #include "runtime/ps/ParameterServer.h"
+#include "runtime/train/WarmStart.h"
 
 #include <algorithm>
 #include <condition_variable>
@@ -150,6 +151,11 @@ void Supervisor::establish(bool atStart) {
                    "every PS task starts over from the initial values "
                    "(epoch "
                 << newEpoch << ")" << std::endl;
+  } else if (atStart && maxEpoch == 0 && warmStartApplies(options)) {
+    // The tasks preloaded another job's checkpoint, not one of --logdir.
+    std::cout << "Worker 0: started every PS task from --init_from_checkpoint="
+              << options.initFromCheckpoint << " at global step " << target
+              << " (epoch " << newEpoch << ")" << std::endl;
   } else {
     std::cout << "Worker 0: restored the model from the checkpoint of "
                  "global step "

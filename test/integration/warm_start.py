@@ -56,6 +56,9 @@ def dtf_case(args):
     for task in range(3):
         cluster.check("PS task %d: warm start:" % task in warm.stdout,
                       "PS task %d did not warm-start:\n%s" % (task, warm.stdout[-3000:]))
+    cluster.check("Worker 0: started every PS task from --init_from_checkpoint=%s at "
+                  "global step 0" % first_logdir in warm.stdout,
+                  "the chief did not say where the model started:\n" + warm.stdout[-3000:])
     warm_step, warm_loss, warm_accuracy = cluster.validation_text(warm.stdout)
     print("first job: step %d loss %s accuracy %s; warm-started on 3 PS tasks: "
           "step %d loss %s accuracy %s" % (step, loss, accuracy, warm_step, warm_loss,
