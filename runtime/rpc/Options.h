@@ -49,6 +49,11 @@ inline constexpr const char *kClusterTokenKey = "dtf-cluster-token";
 struct ClientOptions {
   /// Deadline of every ordinary call.
   std::chrono::milliseconds callTimeout{10'000};
+  /// Deadline of the calls that move or write all of a PS task's variables
+  /// (Snapshot, SaveCheckpointShard): they take as long as the task's
+  /// bytes, which may be many GB of embedding tables. A task that dies
+  /// meanwhile still fails the call at once (UNAVAILABLE).
+  std::chrono::milliseconds checkpointTimeout{600'000};
   /// How long waitUntilReachable() waits for the peer to come up; a task
   /// started before its peers is normal.
   std::chrono::milliseconds connectTimeout{60'000};

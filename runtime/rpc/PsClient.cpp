@@ -427,7 +427,7 @@ ps::TaskStatus PsClient::status() {
 
 ps::Snapshot PsClient::snapshot() {
   grpc::ClientContext context;
-  prepareCall(context, options_, options_.callTimeout);
+  prepareCall(context, options_, options_.checkpointTimeout);
   std::unique_ptr<grpc::ClientReader<SnapshotResponse>> reader =
       stub->Snapshot(&context, SnapshotRequest());
   ps::Snapshot snapshot;
@@ -458,9 +458,12 @@ ps::Snapshot PsClient::saveCheckpointShard(int shard, int numShards,
   request.set_shard(shard);
   request.set_num_shards(numShards);
   request.set_save(save);
-  SaveCheckpointShardResponse response =
-      unaryCall(peer_, "SaveCheckpointShard", options_, *stub,
-                &ParameterServer::Stub::SaveCheckpointShard, request);
+  grpc::ClientContext context;
+  prepareCall(context, options_, options_.checkpointTimeout);
+  SaveCheckpointShardResponse response;
+  grpc::Status status = stub->SaveCheckpointShard(&context, request, &response);
+  if (!status.ok())
+    throw callError(peer_, "SaveCheckpointShard", status);
   if (!response.has_header())
     throw callError(peer_, "SaveCheckpointShard",
                     grpc::Status(grpc::StatusCode::DATA_LOSS,

@@ -81,6 +81,8 @@ protected:
                                           int numShards, uint64_t save) {
       if (numShards == 3)
         throw std::runtime_error("cannot write /logdir/part-00001-of-00003");
+      if (numShards == 4) // a shard slower than an ordinary call
+        std::this_thread::sleep_for(milliseconds(300));
       shardsWritten.push_back({shard, numShards, values.tensors.size(), save});
     };
     ps = std::make_unique<RunningPs>(module.function(function), replication,
@@ -101,8 +103,9 @@ protected:
   }
 
   TestModule module;
-  std::unique_ptr<RunningPs> ps;
-  std::unique_ptr<PsClient> client;
+  // Written by the task's handlers, so declared before the task: its
+  // server's shutdown waits for a handler still running (a call whose
+  // client gave up) before these go.
   int loads = 0;
   /// Each shard written: its number, the number of shards, its tensors,
   /// the save.
@@ -116,6 +119,8 @@ protected:
     }
   };
   std::vector<ShardWritten> shardsWritten;
+  std::unique_ptr<RunningPs> ps;
+  std::unique_ptr<PsClient> client;
 };
 
 TEST_F(RecoveryTest, SnapshotHoldsEveryVariableWithTheStep) {
@@ -152,6 +157,20 @@ TEST_F(RecoveryTest, ATaskWritesItsCheckpointShardAndAnswersItsStep) {
   EXPECT_EQ(shardsWritten, (std::vector<ShardWritten>{{1, 2, 2, 1ull << 40}}));
   EXPECT_EQ(expectError([&] { client->saveCheckpointShard(2, 2, 7); }).code(),
             ErrorCode::InvalidArgument);
+  // Writing all of a task's variables may take longer than an ordinary
+  // call's deadline: its deadline is the checkpoints'.
+  ClientOptions impatient = fastClientOptions();
+  impatient.callTimeout = milliseconds(100);
+  EXPECT_EQ(PsClient(ps->task.taskName(), ps->server.address(), impatient)
+                .saveCheckpointShard(3, 4, 8)
+                .step,
+            1);
+  impatient.checkpointTimeout = milliseconds(100);
+  EXPECT_EQ(expectError([&] {
+              PsClient(ps->task.taskName(), ps->server.address(), impatient)
+                  .saveCheckpointShard(3, 4, 8);
+            }).code(),
+            ErrorCode::DeadlineExceeded);
   Error failed = expectError([&] { client->saveCheckpointShard(1, 3, 7); });
   EXPECT_EQ(failed.code(), ErrorCode::DataLoss);
   EXPECT_NE(std::string(failed.what())
