@@ -52,7 +52,8 @@ struct ClientOptions {
   /// Deadline of the calls that move or write all of a PS task's variables
   /// (Snapshot, SaveCheckpointShard): they take as long as the task's
   /// bytes, which may be many GB of embedding tables. A task that dies
-  /// meanwhile still fails the call at once (UNAVAILABLE).
+  /// meanwhile (its connection closed) still fails the call at once
+  /// (UNAVAILABLE); a hung task or a cut link holds it this long.
   std::chrono::milliseconds checkpointTimeout{600'000};
   /// How long waitUntilReachable() waits for the peer to come up; a task
   /// started before its peers is normal.
