@@ -153,6 +153,16 @@ std::optional<saved_model::DataType> dataTypeOf(Type elementType) {
   return std::nullopt;
 }
 
+/// Every element of `type` `value`, as a float or an integer element holds
+/// it.
+DenseElementsAttr splat(ShapedType type, double value) {
+  Type element = type.getElementType();
+  if (isa<FloatType>(element))
+    return DenseElementsAttr::get(type, FloatAttr::get(element, value));
+  return DenseElementsAttr::get(
+      type, IntegerAttr::get(element, static_cast<int64_t>(value)));
+}
+
 /// `type`'s shape, a dynamic dimension -1 as TensorFlow writes an unknown
 /// one.
 saved_model::TensorShapeProto shapeOf(RankedTensorType type) {
@@ -462,22 +472,9 @@ FailureOr<std::string> GraphBuilder::variableConst(Value resource,
     if (auto dense = dyn_cast<DenseInitAttr>(init))
       value = dense.getValue();
     else if (isa<ZerosInitAttr>(init))
-      value = isa<FloatType>(type.getElementType())
-                  ? DenseElementsAttr::get(
-                        type, FloatAttr::get(type.getElementType(), 0.0))
-                  : DenseElementsAttr::get(
-                        type, IntegerAttr::get(type.getElementType(), 0));
+      value = splat(type, 0.0);
     else if (auto constant = dyn_cast<ConstantInitAttr>(init))
-      value =
-          isa<FloatType>(type.getElementType())
-              ? DenseElementsAttr::get(
-                    type, FloatAttr::get(type.getElementType(),
-                                         constant.getValue().convertToDouble()))
-              : DenseElementsAttr::get(
-                    type, IntegerAttr::get(
-                              type.getElementType(),
-                              static_cast<int64_t>(
-                                  constant.getValue().convertToDouble())));
+      value = splat(type, constant.getValue().convertToDouble());
     else
       return user->emitOpError("reads variable '")
              << variable.getName() << "', whose value is random (" << init
@@ -507,13 +504,7 @@ saved_model::NodeDef &GraphBuilder::addNode(StringRef op, StringRef name,
 
 std::string GraphBuilder::addScalar(StringRef base, Type element,
                                     double value) {
-  auto type = RankedTensorType::get({}, element);
-  if (isa<FloatType>(element))
-    return addConst(
-        base, DenseElementsAttr::get(type, FloatAttr::get(element, value)));
-  return addConst(
-      base, DenseElementsAttr::get(
-                type, IntegerAttr::get(element, static_cast<int64_t>(value))));
+  return addConst(base, splat(RankedTensorType::get({}, element), value));
 }
 
 std::string GraphBuilder::addValid(StringRef base, Value ids,
@@ -752,17 +743,10 @@ LogicalResult GraphBuilder::exportOp(Operation *op) {
       })
       .Case<ClipByValueOp>([&](ClipByValueOp clip) {
         Type element = resultType.getElementType();
-        auto scalar = RankedTensorType::get({}, element);
-        inputs.push_back(addConst(
-            base("ClipByValue", "clip_value_min"),
-            DenseElementsAttr::get(
-                scalar,
-                FloatAttr::get(element, clip.getMin().convertToDouble()))));
-        inputs.push_back(addConst(
-            base("ClipByValue", "clip_value_max"),
-            DenseElementsAttr::get(
-                scalar,
-                FloatAttr::get(element, clip.getMax().convertToDouble()))));
+        inputs.push_back(addScalar(base("ClipByValue", "clip_value_min"),
+                                   element, clip.getMin().convertToDouble()));
+        inputs.push_back(addScalar(base("ClipByValue", "clip_value_max"),
+                                   element, clip.getMax().convertToDouble()));
         setType(add("ClipByValue"), "T", resultType);
         return success();
       })
