@@ -82,15 +82,6 @@ ParameterServer::ParameterServer(std::unique_ptr<UpdateProgram> program,
     replication_.replicasToAggregate = 1;
   holdsGlobalStep = signature.variables.count(options_.globalStepName) != 0;
   checkVariablesFitInMemory();
-  // Dividing a step takes a copy of every variable before each update: of
-  // whole embedding tables, for the few rows a sparse push touches.
-  if (options_.divideByStaleness && !signature.sparseGradientNames.empty())
-    throw std::invalid_argument(
-        messagePrefix() +
-        "--divide_lr_by_staleness is not supported for sparse gradients "
-        "(of '" +
-        signature.sparseGradientNames.front() +
-        "'): it would copy the whole table at each update");
   checkSignature();
   checkDynamicTables();
   dynamicTables = emptyDynamicTables();
@@ -816,26 +807,42 @@ PushResult ParameterServer::push(int64_t pushStep, int64_t pushEpoch,
       ++stats_.stalePushes;
       return {PushOutcome::Stale, step};
     }
-    if (options_.divideByStaleness && staleness > 1) {
-      // The learning rate is divided, not the gradient: Adam, Adagrad and
-      // RMSProp normalize a gradient by its own magnitude and would undo a
-      // scaled one. The optimizer's slots take the whole gradient; the
-      // variables move by 1/staleness of the step it computed.
-      std::vector<Tensor> before;
-      for (const std::string &name : names)
-        before.push_back(variables.at(name).clone());
+    if (options_.divideByStaleness && staleness > 0)
+      applyDividedLocked(std::move(gradients), pushStep, staleness);
+    else
       applyLocked(std::move(gradients), {pushStep});
-      for (size_t k = 0; k < names.size() && !failure; ++k)
-        scaleStep(before[k], variables.at(names[k]),
-                  1.0 / static_cast<double>(staleness));
-    } else {
-      applyLocked(std::move(gradients), {pushStep});
-    }
   } else
     outcome = applySyncLocked(pushStep, std::move(gradients));
   if (failure)
     throw Error(ErrorCode::Internal, *failure);
   return {outcome, step};
+}
+
+void ParameterServer::applyDividedLocked(std::vector<Tensor> gradients,
+                                         int64_t pushStep, int64_t staleness) {
+  // The learning rate is divided, not the gradient: Adam, Adagrad and
+  // RMSProp normalize a gradient by its own magnitude and would undo a
+  // scaled one. The optimizer's slots take the whole gradient; the
+  // variables of dense gradients move by 1 / (1 + staleness) of the step it
+  // computed. Rows of embedding tables take their whole step: a row's own
+  // staleness (the updates of that row since the pull) is far below the
+  // task's, and dividing theirs would copy whole tables at each update.
+  const std::vector<std::string> &names = signature.gradientNames;
+  stepBefore_.resize(names.size());
+  for (size_t k = 0; k < names.size(); ++k) {
+    const Tensor &value = variables.at(names[k]);
+    if (stepBefore_[k].dtype() != value.dtype() ||
+        stepBefore_[k].shape() != value.shape())
+      stepBefore_[k] = Tensor(value.dtype(), value.shape());
+    std::memcpy(stepBefore_[k].rawData(), value.rawData(), value.byteSize());
+  }
+  applyLocked(std::move(gradients), {pushStep});
+  if (failure)
+    return;
+  for (size_t k = 0; k < names.size(); ++k)
+    scaleStep(stepBefore_[k], variables.at(names[k]),
+              1.0 / static_cast<double>(1 + staleness));
+  ++stats_.dividedPushes;
 }
 
 void ParameterServer::applyLocked(std::vector<Tensor> arguments,

@@ -217,12 +217,15 @@ struct Options {
   /// (UpdateStats::stalePushes, PushOutcome::Stale): bounded staleness,
   /// enforced where the gradient lands. 0: no bound.
   int64_t maxStaleness = 0;
-  /// Async: a push of staleness s > 1 moves the variables by 1/s of the
-  /// step its update computed, so that a stale gradient moves the model
-  /// less: the staleness-dependent learning rate of Zhang et al.,
-  /// "Staleness-aware Async-SGD for Distributed Deep Learning" (IJCAI 2016).
-  /// The optimizer's slots take the whole gradient; for plain SGD this is
-  /// the gradient divided by s.
+  /// Async: a push of staleness s (the updates applied since the step it
+  /// was computed at) moves the variables of dense gradients by
+  /// 1 / (1 + s) of the step its update computed, so that a stale gradient
+  /// moves the model less: the staleness-dependent learning rate of Zhang
+  /// et al., "Staleness-aware Async-SGD for Distributed Deep Learning"
+  /// (IJCAI 2016), whose staleness counts the push's own update (theirs is
+  /// 1 + s). The optimizer's slots take the whole gradient (for plain SGD
+  /// this is the gradient divided by 1 + s), and so do the rows of embedding
+  /// tables. The task keeps a copy of those variables to take the step back.
   bool divideByStaleness = false;
   /// Bytes the task may still allocate (runtime/core/HostMemory.h); when
   /// set, a task whose variables need more is refused at construction,
@@ -298,6 +301,9 @@ struct UpdateStats {
   int64_t stalePushes = 0;
   /// The staleness of the applied pushes (appliedPushes of them).
   StalenessHistogram staleness;
+  /// Async: applied pushes whose step was divided by 1 + their staleness
+  /// (Options::divideByStaleness; the pushes of staleness above 0).
+  int64_t dividedPushes = 0;
   /// One per dynamic table, in the order of ProgramSignature::dynamicTables.
   std::vector<DynamicTableStats> dynamicTables;
 };
@@ -526,6 +532,10 @@ private:
   /// failed (see `failure`).
   void applyLocked(std::vector<Tensor> arguments,
                    const std::vector<int64_t> &pushSteps);
+  /// applyLocked of one async push, its step divided by 1 + `staleness`
+  /// (Options::divideByStaleness).
+  void applyDividedLocked(std::vector<Tensor> gradients, int64_t pushStep,
+                          int64_t staleness);
   int64_t readGlobalStepLocked() const;
 
   /// The task's own variables out of `state`, checked against their
@@ -549,6 +559,9 @@ private:
   /// Signalled whenever the step advances, the task fails or shuts down.
   std::condition_variable stepChanged;
   VariableStore variables;
+  /// applyDividedLocked's copies of the variables of dense gradients from
+  /// before an update, kept between updates so that none allocates.
+  std::vector<Tensor> stepBefore_;
   /// By table name.
   DynamicTables dynamicTables;
   bool initialized = false;

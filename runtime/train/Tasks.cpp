@@ -321,8 +321,13 @@ int runPsTask(mlir::ModuleOp program, const TaskOptions &options) {
             << " of " << stats.appliedPushes << " pushes, dropped "
             << stats.stalePushes << " stale pushes" << std::endl;
   // On a line of its own, so that parsers of the line above keep working.
-  std::cout << "PS task " << index << " staleness: " << stats.staleness.str()
-            << std::endl;
+  std::cout << "PS task " << index << " staleness: " << stats.staleness.str();
+  if (!options.replication.sync)
+    std::cout << "; steps divided by 1 + staleness: "
+              << (options.replication.divideLrByStaleness
+                      ? std::to_string(stats.dividedPushes) + " pushes"
+                      : "off (--nodivide_lr_by_staleness)");
+  std::cout << std::endl;
   double servedSeconds = std::chrono::duration<double>(
                              std::chrono::steady_clock::now() - servingSince)
                              .count();

@@ -1,8 +1,10 @@
 """Staleness control of async training: --max_staleness drops the pushes
 computed more than K updates before they land, so that no applied push is
 staler than K (the PS task's staleness line) and the dropped ones are
-counted; --divide_lr_by_staleness trains; both are refused with --sync,
-naming the flag.
+counted; by default (--divide_lr_by_staleness) every push of staleness
+above 0 has its step divided, and the model trains; with
+--nodivide_lr_by_staleness none is; --max_staleness and an explicit
+--divide_lr_by_staleness are refused with --sync, naming the flag.
 """
 
 import argparse
@@ -13,7 +15,8 @@ import cluster
 
 STOPPED = re.compile(r"PS task 0 stopped at step (\d+): applied (\d+) updates of "
                      r"(\d+) pushes, dropped (\d+) stale pushes")
-STALENESS = re.compile(r"PS task 0 staleness: .*\(mean ([\d.]+), max (\d+)\)")
+STALENESS = re.compile(r"PS task 0 staleness: (.*) \(mean ([\d.]+), max (\d+)\)"
+                       r"; steps divided by 1 \+ staleness: (\d+ pushes|off)")
 # An untrained model scores 0.10; 3 async workers reach about 0.8.
 ACCURACY = 0.6
 
@@ -29,8 +32,11 @@ def run(dtf_run, workers, flags, steps):
     accuracy = cluster.ACCURACY.search(result.stdout)
     cluster.check(stopped and staleness and accuracy,
                   "no PS stop lines or validation:\n" + result.stdout[-3000:])
-    return ([int(g) for g in stopped.groups()], float(staleness.group(1)),
-            int(staleness.group(2)), float(accuracy.group(2)))
+    histogram = dict(bucket.split(":") for bucket in staleness.group(1).split())
+    divided = staleness.group(4)
+    return ([int(g) for g in stopped.groups()], float(staleness.group(2)),
+            int(staleness.group(3)), float(accuracy.group(2)), int(histogram.get("0", 0)),
+            None if divided == "off" else int(divided.split()[0]))
 
 
 def main():
@@ -47,7 +53,7 @@ def main():
                       "--sync %s: exit %d, %r" % (flag, refused.returncode, refused.stderr))
 
     # Three workers push at staleness 2 on average: a bound of 1 drops some.
-    (step, applied, pushes, dropped), mean, most, accuracy = run(
+    (step, applied, pushes, dropped), mean, most, accuracy, _, _ = run(
         args.dtf_run, 3, ["--max_staleness=1"], args.train_steps)
     print("--max_staleness=1: step %d, applied %d of %d pushes, dropped %d; staleness "
           "mean %.2f, max %d; accuracy %.4f" % (step, applied, pushes, dropped, mean,
@@ -60,13 +66,22 @@ def main():
                   "step %d, %d applied, for %d steps" % (step, applied, args.train_steps))
     cluster.check(accuracy >= ACCURACY, "accuracy %.4f < %.2f" % (accuracy, ACCURACY))
 
-    (step, applied, pushes, dropped), mean, most, accuracy = run(
-        args.dtf_run, 3, ["--divide_lr_by_staleness"], args.train_steps)
-    print("--divide_lr_by_staleness: applied %d of %d pushes, staleness mean %.2f, "
-          "max %d; accuracy %.4f" % (applied, pushes, mean, most, accuracy))
+    # The default divides the step of every push that was stale at all.
+    (step, applied, pushes, dropped), mean, most, accuracy, fresh, divided = run(
+        args.dtf_run, 3, [], args.train_steps)
+    print("defaults: applied %d of %d pushes, %d of staleness 0, %s divided; staleness "
+          "mean %.2f, max %d; accuracy %.4f" % (applied, pushes, fresh, divided, mean, most,
+                                                accuracy))
     cluster.check(dropped == 0 and applied == pushes,
                   "%d of %d pushes applied, %d dropped" % (applied, pushes, dropped))
+    cluster.check(divided == applied - fresh and divided > 0,
+                  "%s pushes divided, where %d of %d were stale" % (divided, applied - fresh,
+                                                                   applied))
     cluster.check(accuracy >= ACCURACY, "accuracy %.4f < %.2f" % (accuracy, ACCURACY))
+
+    _, _, _, _, _, divided = run(args.dtf_run, 3, ["--nodivide_lr_by_staleness"],
+                                 args.train_steps)
+    cluster.check(divided is None, "--nodivide_lr_by_staleness: %s pushes divided" % divided)
 
 
 if __name__ == "__main__":

@@ -79,12 +79,16 @@ DEFINE_int64(max_staleness, 0,
              "were computed more than this many updates before they land: "
              "bounded staleness, as stale-synchronous parallel bounds it, "
              "enforced where the gradient lands (0 = no bound)");
-DEFINE_bool(divide_lr_by_staleness, false,
-            "Async: a PS task moves the variables by 1/staleness of the "
-            "step a push's update computed (for staleness > 1; the "
-            "optimizer's slots take the whole gradient): the "
+DEFINE_bool(divide_lr_by_staleness, true,
+            "Async: a PS task moves the variables by 1/(1 + staleness) of "
+            "the step a push's update computed, staleness being the updates "
+            "applied since the push's step (the optimizer's slots and the "
+            "rows of embedding tables take the whole step): the "
             "staleness-dependent learning rate of Zhang et al., "
-            "Staleness-aware Async-SGD (IJCAI 2016)");
+            "Staleness-aware Async-SGD (IJCAI 2016). On by default: without "
+            "it, async workers end below TensorFlow's accuracy "
+            "(bench/results/staleness.md); --nodivide_lr_by_staleness turns "
+            "it off");
 DEFINE_string(replication, "",
               "How the cluster runs the model: between-graph (each worker "
               "trains its own copy on its shard of the data) or in-graph "
@@ -769,7 +773,10 @@ int main(int argc, char **argv) {
     return 2;
   }
   if (FLAGS_sync &&
-      (FLAGS_max_staleness != 0 || FLAGS_divide_lr_by_staleness)) {
+      (FLAGS_max_staleness != 0 ||
+       (FLAGS_divide_lr_by_staleness &&
+        !gflags::GetCommandLineFlagInfoOrDie("divide_lr_by_staleness")
+             .is_default))) {
     std::cerr << "dtf-run: --"
               << (FLAGS_max_staleness != 0 ? "max_staleness"
                                            : "divide_lr_by_staleness")
