@@ -747,9 +747,12 @@ namespace {
 /// Floating-point tensors only; others (a step counter) keep the update.
 void scaleStep(const Tensor &before, Tensor &updated, double factor) {
   auto scale = [&](auto *after, const auto *old) {
+    // In the element type, so that a float tensor is scaled a vector of
+    // floats at a time.
+    auto elementFactor =
+        static_cast<std::remove_pointer_t<decltype(after)>>(factor);
     for (int64_t i = 0, n = updated.numElements(); i < n; ++i)
-      after[i] = old[i] + static_cast<std::remove_pointer_t<decltype(after)>>(
-                              factor * (after[i] - old[i]));
+      after[i] = old[i] + elementFactor * (after[i] - old[i]);
   };
   if (updated.dtype() == DType::F32)
     scale(updated.data<float>(), before.data<float>());
