@@ -111,7 +111,7 @@ void BM_PsUpdate_Executor(benchmark::State &state) {
   VariableStore variables;
   program.initialize(variables);
   for (auto _ : state)
-    program.apply(variables, mlp().gradients(), /*globalStep=*/0);
+    program.apply(variables, mlp().gradients(), ps::UpdateContext{});
 }
 BENCHMARK(BM_PsUpdate_Executor)->Unit(benchmark::kMicrosecond);
 

@@ -294,6 +294,13 @@ double learningRateOf(ApplyOp apply, const KernelCall &c) {
                                         *c.context().globalStep);
 }
 
+/// The learning rate of dense optimizer update `apply`: learningRateOf,
+/// times the run's KernelContext::denseLearningRateScale.
+template <typename ApplyOp>
+double denseLearningRateOf(ApplyOp apply, const KernelCall &c) {
+  return learningRateOf(apply, c) * c.context().denseLearningRateScale;
+}
+
 /// The gradient rows of a sparse update `op` summed per distinct id, the
 /// ids as rows of the shard the op addresses when it has one.
 template <typename SparseApplyOp>
@@ -608,19 +615,19 @@ KernelTable buildKernelTable() {
   // declared in DTFOps.td.
   add<ir::ApplyGradientDescentOp>(
       t, [](ir::ApplyGradientDescentOp apply, const KernelCall &c) {
-        kernels::apply_gradient_descent(c.variable(0), learningRateOf(apply, c),
-                                        c.in(1));
+        kernels::apply_gradient_descent(c.variable(0),
+                                        denseLearningRateOf(apply, c), c.in(1));
       });
   add<ir::ApplyMomentumOp>(
       t, [](ir::ApplyMomentumOp apply, const KernelCall &c) {
         kernels::apply_momentum(
-            c.variable(0), c.variable(1), learningRateOf(apply, c), c.in(2),
-            toDouble(apply.getMomentumAttr()), apply.getUseNesterov());
+            c.variable(0), c.variable(1), denseLearningRateOf(apply, c),
+            c.in(2), toDouble(apply.getMomentumAttr()), apply.getUseNesterov());
       });
   add<ir::ApplyAdamOp>(t, [](ir::ApplyAdamOp apply, const KernelCall &c) {
     kernels::apply_adam(
         c.variable(0), c.variable(1), c.variable(2), c.in(3).scalarAsDouble(),
-        c.in(4).scalarAsDouble(), learningRateOf(apply, c),
+        c.in(4).scalarAsDouble(), denseLearningRateOf(apply, c),
         toDouble(apply.getBeta1Attr()), toDouble(apply.getBeta2Attr()),
         toDouble(apply.getEpsilonAttr()), c.in(5));
   });
@@ -631,7 +638,7 @@ KernelTable buildKernelTable() {
       });
   add<ir::ApplyAdagradOp>(t, [](ir::ApplyAdagradOp apply, const KernelCall &c) {
     kernels::apply_adagrad(c.variable(0), c.variable(1),
-                           learningRateOf(apply, c), c.in(2));
+                           denseLearningRateOf(apply, c), c.in(2));
   });
   // Sparse updates sum the rows of equal ids and drop padding first, as
   // TensorFlow's Optimizer._apply_sparse_duplicate_indices does; a worker's
@@ -659,7 +666,7 @@ KernelTable buildKernelTable() {
   });
   add<ir::ApplyRMSPropOp>(t, [](ir::ApplyRMSPropOp apply, const KernelCall &c) {
     kernels::apply_rmsprop(c.variable(0), c.variable(1), c.variable(2),
-                           /*mg=*/nullptr, learningRateOf(apply, c),
+                           /*mg=*/nullptr, denseLearningRateOf(apply, c),
                            toDouble(apply.getDecayAttr()),
                            toDouble(apply.getMomentumAttr()),
                            toDouble(apply.getEpsilonAttr()), c.in(3));
@@ -667,7 +674,7 @@ KernelTable buildKernelTable() {
   add<ir::ApplyCenteredRMSPropOp>(
       t, [](ir::ApplyCenteredRMSPropOp apply, const KernelCall &c) {
         kernels::apply_rmsprop(c.variable(0), c.variable(2), c.variable(3),
-                               &c.variable(1), learningRateOf(apply, c),
+                               &c.variable(1), denseLearningRateOf(apply, c),
                                toDouble(apply.getDecayAttr()),
                                toDouble(apply.getMomentumAttr()),
                                toDouble(apply.getEpsilonAttr()), c.in(4));
@@ -675,16 +682,16 @@ KernelTable buildKernelTable() {
   add<ir::ApplyAdadeltaOp>(
       t, [](ir::ApplyAdadeltaOp apply, const KernelCall &c) {
         kernels::apply_adadelta(c.variable(0), c.variable(1), c.variable(2),
-                                learningRateOf(apply, c),
+                                denseLearningRateOf(apply, c),
                                 toDouble(apply.getRhoAttr()),
                                 toDouble(apply.getEpsilonAttr()), c.in(3));
       });
   add<ir::ApplyFtrlOp>(t, [](ir::ApplyFtrlOp apply, const KernelCall &c) {
-    kernels::apply_ftrl(c.variable(0), c.variable(1), c.variable(2), c.in(3),
-                        learningRateOf(apply, c), toDouble(apply.getL1Attr()),
-                        toDouble(apply.getL2Attr()),
-                        toDouble(apply.getL2ShrinkageAttr()),
-                        toDouble(apply.getLearningRatePowerAttr()));
+    kernels::apply_ftrl(
+        c.variable(0), c.variable(1), c.variable(2), c.in(3),
+        denseLearningRateOf(apply, c), toDouble(apply.getL1Attr()),
+        toDouble(apply.getL2Attr()), toDouble(apply.getL2ShrinkageAttr()),
+        toDouble(apply.getLearningRatePowerAttr()));
   });
   add<ir::SparseApplyFtrlOp>(
       t, [](ir::SparseApplyFtrlOp apply, const KernelCall &c) {

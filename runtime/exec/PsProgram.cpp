@@ -145,7 +145,7 @@ Tensor PsProgram::initializeRows(const std::string &name,
 PsProgram::~PsProgram() = default;
 
 void PsProgram::apply(VariableStore &values, std::vector<Tensor> arguments,
-                      int64_t globalStep) {
+                      const ps::UpdateContext &context) {
   // Each step of the Executor looks its variables up in `values` when it
   // starts, so the rows of a dynamic table the task put there for this
   // update are the ones it runs on, whatever the table's size.
@@ -154,7 +154,8 @@ void PsProgram::apply(VariableStore &values, std::vector<Tensor> arguments,
     executorStore = &values;
   }
   RunOptions options;
-  options.globalStep = globalStep;
+  options.globalStep = context.globalStep;
+  options.denseLearningRateScale = context.denseLearningRateScale;
   executor->run(/*feeds=*/{}, std::move(arguments), options);
 }
 

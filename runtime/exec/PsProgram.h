@@ -42,7 +42,7 @@ public:
   const ps::ProgramSignature &signature() const override { return signature_; }
   void initialize(VariableStore &values) override;
   void apply(VariableStore &values, std::vector<Tensor> arguments,
-             int64_t globalStep) override;
+             const ps::UpdateContext &context) override;
   Tensor initializeRows(const std::string &variable,
                         const Tensor &ids) const override;
 

@@ -89,6 +89,13 @@ protected:
   mlir::OwningOpRef<mlir::ModuleOp> module;
 };
 
+/// An update of gradients computed at global step `step`.
+dtf::ps::UpdateContext atStep(int64_t step) {
+  dtf::ps::UpdateContext context;
+  context.globalStep = step;
+  return context;
+}
+
 /// Replica r's gradient: distinct per replica and per element.
 std::vector<float> gradientOf(int replica) {
   std::vector<float> values;
@@ -117,7 +124,7 @@ TEST_F(PsProgramTest, SyncUpdateAppliesTheAverageOfTheReplicasGradients) {
         sum[i] += gradient[i];
       arguments.push_back(Tensor::fromVector<float>({2, 3}, gradient));
     }
-    program.apply(values, std::move(arguments), /*globalStep=*/0);
+    program.apply(values, std::move(arguments), atStep(0));
     std::vector<float> w = values.at("w").toVector<float>();
     for (int i = 0; i < 6; ++i)
       EXPECT_NEAR(w[i], 1.0 - sum[i] / workers, 1e-6) << "element " << i;
@@ -136,7 +143,7 @@ TEST_F(PsProgramTest, AsyncUpdateAppliesOneReplicasGradientUnscaled) {
     std::vector<float> gradient = gradientOf(2);
     std::vector<Tensor> arguments;
     arguments.push_back(Tensor::fromVector<float>({2, 3}, gradient));
-    program.apply(values, std::move(arguments), /*globalStep=*/0);
+    program.apply(values, std::move(arguments), atStep(0));
     std::vector<float> w = values.at("w").toVector<float>();
     for (int i = 0; i < 6; ++i)
       EXPECT_EQ(w[i], 1.0f - gradient[i]) << "element " << i;
@@ -160,7 +167,7 @@ TEST_F(PsProgramTest, ScheduledUpdateTakesTheRateOfItsGlobalStep) {
     SCOPED_TRACE("step " + std::to_string(step));
     std::vector<Tensor> arguments;
     arguments.push_back(Tensor::fromVector<float>({2, 3}, gradient));
-    program.apply(values, std::move(arguments), step);
+    program.apply(values, std::move(arguments), atStep(step));
     std::vector<float> w = values.at("w").toVector<float>();
     for (int i = 0; i < 6; ++i) {
       expected[i] -= rate * gradient[i];

@@ -37,7 +37,7 @@ public:
     values.try_emplace("v", dtf::Tensor::filled(dtf::DType::F32, {3}, 1.0));
   }
   void apply(dtf::VariableStore &values, std::vector<dtf::Tensor> arguments,
-             int64_t) override {
+             const dtf::ps::UpdateContext &) override {
     float *v = values.at("v").data<float>();
     for (int i = 0; i < 3; ++i)
       v[i] += arguments[0].data<float>()[i];

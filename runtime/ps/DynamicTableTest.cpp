@@ -55,7 +55,7 @@ public:
   }
 
   void apply(VariableStore &values, std::vector<Tensor> arguments,
-             int64_t /*globalStep*/) override {
+             const UpdateContext & /*context*/) override {
     Tensor &table = values.at("emb");
     Tensor &slot = values.at("emb/acc");
     for (size_t group = 0; group < arguments.size(); group += 2) {

@@ -12,7 +12,6 @@
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
-#include <type_traits>
 #include <unordered_map>
 
 namespace dtf::ps {
@@ -740,28 +739,6 @@ void ParameterServer::checkGradient(size_t index, const std::string &name,
                                 "' is " + expected.str());
 }
 
-namespace {
-
-/// Takes `updated` back towards `before` so that it moves by `factor` of
-/// the step the update took: before + factor * (updated - before).
-/// Floating-point tensors only; others (a step counter) keep the update.
-void scaleStep(const Tensor &before, Tensor &updated, double factor) {
-  auto scale = [&](auto *after, const auto *old) {
-    // In the element type, so that a float tensor is scaled a vector of
-    // floats at a time.
-    auto elementFactor =
-        static_cast<std::remove_pointer_t<decltype(after)>>(factor);
-    for (int64_t i = 0, n = updated.numElements(); i < n; ++i)
-      after[i] = old[i] + elementFactor * (after[i] - old[i]);
-  };
-  if (updated.dtype() == DType::F32)
-    scale(updated.data<float>(), before.data<float>());
-  else if (updated.dtype() == DType::F64)
-    scale(updated.data<double>(), before.data<double>());
-}
-
-} // namespace
-
 PushResult ParameterServer::push(int64_t pushStep, int64_t pushEpoch,
                                  std::vector<Tensor> gradients) {
   auto rejected = [&](const std::string &why) {
@@ -810,10 +787,14 @@ PushResult ParameterServer::push(int64_t pushStep, int64_t pushEpoch,
       ++stats_.stalePushes;
       return {PushOutcome::Stale, step};
     }
-    if (options_.divideByStaleness && staleness > 0)
-      applyDividedLocked(std::move(gradients), pushStep, staleness);
-    else
+    if (options_.divideByStaleness && staleness > 0) {
+      applyLocked(std::move(gradients), {pushStep},
+                  1.0 / static_cast<double>(1 + staleness));
+      if (!failure)
+        ++stats_.dividedPushes;
+    } else {
       applyLocked(std::move(gradients), {pushStep});
+    }
   } else
     outcome = applySyncLocked(pushStep, std::move(gradients));
   if (failure)
@@ -821,35 +802,9 @@ PushResult ParameterServer::push(int64_t pushStep, int64_t pushEpoch,
   return {outcome, step};
 }
 
-void ParameterServer::applyDividedLocked(std::vector<Tensor> gradients,
-                                         int64_t pushStep, int64_t staleness) {
-  // The learning rate is divided, not the gradient: Adam, Adagrad and
-  // RMSProp normalize a gradient by its own magnitude and would undo a
-  // scaled one. The optimizer's slots take the whole gradient; the
-  // variables of dense gradients move by 1 / (1 + staleness) of the step it
-  // computed. Rows of embedding tables take their whole step: a row's own
-  // staleness (the updates of that row since the pull) is far below the
-  // task's, and dividing theirs would copy whole tables at each update.
-  const std::vector<std::string> &names = signature.gradientNames;
-  stepBefore_.resize(names.size());
-  for (size_t k = 0; k < names.size(); ++k) {
-    const Tensor &value = variables.at(names[k]);
-    if (stepBefore_[k].dtype() != value.dtype() ||
-        stepBefore_[k].shape() != value.shape())
-      stepBefore_[k] = Tensor(value.dtype(), value.shape());
-    std::memcpy(stepBefore_[k].rawData(), value.rawData(), value.byteSize());
-  }
-  applyLocked(std::move(gradients), {pushStep});
-  if (failure)
-    return;
-  for (size_t k = 0; k < names.size(); ++k)
-    scaleStep(stepBefore_[k], variables.at(names[k]),
-              1.0 / static_cast<double>(1 + staleness));
-  ++stats_.dividedPushes;
-}
-
 void ParameterServer::applyLocked(std::vector<Tensor> arguments,
-                                  const std::vector<int64_t> &pushSteps) {
+                                  const std::vector<int64_t> &pushSteps,
+                                  double denseLearningRateScale) {
   int64_t before = step;
   auto begin = std::chrono::steady_clock::now();
   try {
@@ -860,9 +815,11 @@ void ParameterServer::applyLocked(std::vector<Tensor> arguments,
       // learning rate at the same step, as TensorFlow computes the rate and
       // the gradients in one session run. A sync aggregate's pushes share
       // it; of async ones the newest counts.
-      int64_t computedAt =
+      UpdateContext context;
+      context.globalStep =
           *std::max_element(pushSteps.begin(), pushSteps.end());
-      program->apply(variables, std::move(arguments), computedAt);
+      context.denseLearningRateScale = denseLearningRateScale;
+      program->apply(variables, std::move(arguments), context);
     } catch (...) {
       finishDynamicLocked(working);
       throw;

@@ -133,6 +133,17 @@ struct RowRequest {
   Tensor ids;
 };
 
+/// What one update runs with besides its gradients.
+struct UpdateContext {
+  /// The global step the gradients were computed at, where learning-rate
+  /// schedules are evaluated.
+  int64_t globalStep = 0;
+  /// Multiplies the learning rate of the updates of dense gradients (not
+  /// the rows of embedding tables): 1 / (1 + staleness) of an async push
+  /// where Options::divideByStaleness, 1 otherwise.
+  double denseLearningRateScale = 1.0;
+};
+
 /// How a PS task initializes and updates its variables. Called with the
 /// state machine's mutex held, one call at a time.
 class UpdateProgram {
@@ -142,11 +153,10 @@ public:
   /// Gives each variable of the task that `values` lacks its initial value.
   virtual void initialize(VariableStore &values) = 0;
   /// Applies one update: `arguments` as ProgramSignature::argumentTypes
-  /// lays them out, computed by workers at global step `globalStep` (the
-  /// step learning-rate schedules are evaluated at). Throws std::exception
-  /// on failure (the values may then be partly updated).
+  /// lays them out, computed by workers at `context.globalStep`. Throws
+  /// std::exception on failure (the values may then be partly updated).
   virtual void apply(VariableStore &values, std::vector<Tensor> arguments,
-                     int64_t globalStep) = 0;
+                     const UpdateContext &context) = 0;
   /// The initial rows of `ids` (i64 [n], each >= 0) of `variable`, a
   /// dynamic table or one of its slots: [n, ...], row i a function of the
   /// variable's initializer and ids[i] only (runtime/core/Initializers.h's
@@ -217,15 +227,17 @@ struct Options {
   /// (UpdateStats::stalePushes, PushOutcome::Stale): bounded staleness,
   /// enforced where the gradient lands. 0: no bound.
   int64_t maxStaleness = 0;
-  /// Async: a push of staleness s (the updates applied since the step it
-  /// was computed at) moves the variables of dense gradients by
-  /// 1 / (1 + s) of the step its update computed, so that a stale gradient
-  /// moves the model less: the staleness-dependent learning rate of Zhang
-  /// et al., "Staleness-aware Async-SGD for Distributed Deep Learning"
-  /// (IJCAI 2016), whose staleness counts the push's own update (theirs is
-  /// 1 + s). The optimizer's slots take the whole gradient (for plain SGD
-  /// this is the gradient divided by 1 + s), and so do the rows of embedding
-  /// tables. The task keeps a copy of those variables to take the step back.
+  /// Async: the update of a push of staleness s (the updates applied since
+  /// the step it was computed at) runs with the learning rate of its dense
+  /// gradients divided by 1 + s (UpdateContext::denseLearningRateScale), so
+  /// that a stale gradient moves the model less: the staleness-dependent
+  /// learning rate of Zhang et al., "Staleness-aware Async-SGD for
+  /// Distributed Deep Learning" (IJCAI 2016), whose staleness counts the
+  /// push's own update (theirs is 1 + s). For SGD, momentum, Adam and
+  /// Adagrad this divides the step the variable takes while the slots take
+  /// the whole gradient. The rows of embedding tables keep the whole rate:
+  /// a row's own staleness (the updates of that row since the pull) is far
+  /// below the task's.
   bool divideByStaleness = false;
   /// Bytes the task may still allocate (runtime/core/HostMemory.h); when
   /// set, a task whose variables need more is refused at construction,
@@ -528,14 +540,12 @@ private:
   /// when it is complete; returns whether it was applied.
   bool accumulateLocked(int64_t pushStep, GradientGroup gradients);
   /// Runs the program with `arguments`, the gradients of pushes computed
-  /// at `pushSteps`, and advances the step. On an error the task is marked
-  /// failed (see `failure`).
+  /// at `pushSteps`, and advances the step; `denseLearningRateScale` as
+  /// UpdateContext's. On an error the task is marked failed (see
+  /// `failure`).
   void applyLocked(std::vector<Tensor> arguments,
-                   const std::vector<int64_t> &pushSteps);
-  /// applyLocked of one async push, its step divided by 1 + `staleness`
-  /// (Options::divideByStaleness).
-  void applyDividedLocked(std::vector<Tensor> gradients, int64_t pushStep,
-                          int64_t staleness);
+                   const std::vector<int64_t> &pushSteps,
+                   double denseLearningRateScale = 1.0);
   int64_t readGlobalStepLocked() const;
 
   /// The task's own variables out of `state`, checked against their
@@ -559,9 +569,6 @@ private:
   /// Signalled whenever the step advances, the task fails or shuts down.
   std::condition_variable stepChanged;
   VariableStore variables;
-  /// applyDividedLocked's copies of the variables of dense gradients from
-  /// before an update, kept between updates so that none allocates.
-  std::vector<Tensor> stepBefore_;
   /// By table name.
   DynamicTables dynamicTables;
   bool initialized = false;

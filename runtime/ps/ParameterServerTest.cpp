@@ -40,12 +40,13 @@ public:
   }
 
   void apply(VariableStore &values, std::vector<Tensor> arguments,
-             int64_t globalStep) override {
-    computedAt.push_back(globalStep);
+             const UpdateContext &context) override {
+    computedAt.push_back(context.globalStep);
     float *w = values.at("w").data<float>();
+    float rate = static_cast<float>(context.denseLearningRateScale);
     for (const Tensor &gradient : arguments)
       for (int i = 0; i < 2; ++i)
-        w[i] -= gradient.data<float>()[i] / arguments.size();
+        w[i] -= rate * gradient.data<float>()[i] / arguments.size();
     ++*values.at("global_step").data<int64_t>();
   }
 
@@ -184,7 +185,7 @@ public:
     values.try_emplace("table", Tensor(DType::F32, {10, 2}));
   }
   void apply(VariableStore &values, std::vector<Tensor> arguments,
-             int64_t /*globalStep*/) override {
+             const UpdateContext & /*context*/) override {
     const int64_t *ids = arguments[0].data<int64_t>();
     const float *rows = arguments[1].data<float>();
     float *table = values.at("table").data<float>();
@@ -226,64 +227,6 @@ TEST(PsStateMachine, SparseGradientsTakeAnyNumberOfIds) {
   }
 }
 
-/// A dense variable `w` (w -= gradient) and an embedding table (its rows
-/// -= the pushed rows): one push carries both.
-class DenseAndTableProgram final : public UpdateProgram {
-public:
-  DenseAndTableProgram() {
-    signature_.taskName = "/job:ps/task:0";
-    signature_.variables = {{"w", {DType::F32, {2}}},
-                            {"table", {DType::F32, {10, 2}}}};
-    signature_.gradientNames = {"w"};
-    signature_.sparseGradientNames = {"table"};
-    signature_.argumentTypes = {TensorType{DType::F32, {2}},
-                                TensorType{DType::I64, {-1}},
-                                TensorType{DType::F32, {-1, 2}}};
-  }
-  const ProgramSignature &signature() const override { return signature_; }
-  void initialize(VariableStore &values) override {
-    values.try_emplace("w", Tensor(DType::F32, {2}));
-    values.try_emplace("table", Tensor(DType::F32, {10, 2}));
-  }
-  void apply(VariableStore &values, std::vector<Tensor> arguments,
-             int64_t /*globalStep*/) override {
-    float *w = values.at("w").data<float>();
-    for (int k = 0; k < 2; ++k)
-      w[k] -= arguments[0].data<float>()[k];
-    const int64_t *ids = arguments[1].data<int64_t>();
-    const float *rows = arguments[2].data<float>();
-    float *table = values.at("table").data<float>();
-    for (int64_t i = 0; i < arguments[1].numElements(); ++i)
-      for (int k = 0; k < 2; ++k)
-        table[ids[i] * 2 + k] -= rows[i * 2 + k];
-  }
-
-private:
-  ProgramSignature signature_;
-};
-
-TEST(PsStateMachine, DividingByStalenessLeavesTheRowsOfTablesWhole) {
-  Options options;
-  options.divideByStaleness = true;
-  ParameterServer task(std::make_unique<DenseAndTableProgram>(),
-                       Replication::async(2), std::move(options));
-  task.initialize();
-  auto push = [&] {
-    std::vector<Tensor> tensors;
-    tensors.push_back(Tensor::filled(DType::F32, {2}, 1.0f));
-    tensors.push_back(Tensor::fromVector<int64_t>({1}, {4}));
-    tensors.push_back(Tensor::filled(DType::F32, {1, 2}, 1.0f));
-    EXPECT_EQ(task.push(0, 0, std::move(tensors)).outcome,
-              PushOutcome::Applied);
-  };
-  push(); // staleness 0
-  push(); // staleness 1: w moves half a step, the table's row a whole one
-  EXPECT_EQ(valueOf(task, "w"), (std::vector<float>{-1.5, -1.5}));
-  std::vector<float> table = valueOf(task, "table");
-  EXPECT_EQ(table[8], -2);
-  EXPECT_EQ(table[9], -2);
-}
-
 TEST(PsStateMachine, AsyncDividesAStaleGradientByItsStaleness) {
   Options options;
   options.divideByStaleness = true;
@@ -299,56 +242,7 @@ TEST(PsStateMachine, AsyncDividesAStaleGradientByItsStaleness) {
   EXPECT_EQ(valueOf(task, "w"), (std::vector<float>{-1.5, -1.5}));
   task.push(0, 0, gradient(1)); // at step 3
   EXPECT_EQ(valueOf(task, "w"), (std::vector<float>{-1.75, -1.75}));
-}
-
-/// Moves w by -0.5 per element whatever the gradient's size, and counts
-/// the gradients it saw in a slot: an optimizer that normalizes the
-/// gradient, as Adam, Adagrad and RMSProp do.
-class NormalizedStepProgram final : public UpdateProgram {
-public:
-  NormalizedStepProgram() {
-    signature_.taskName = "/job:ps/task:0";
-    signature_.variables = {{"w", {DType::F32, {2}}},
-                            {"w/seen", {DType::F32, {2}}},
-                            {"global_step", {DType::I64, {}}}};
-    signature_.gradientNames = {"w"};
-    signature_.argumentTypes = {TensorType{DType::F32, {2}}};
-  }
-  const ProgramSignature &signature() const override { return signature_; }
-  void initialize(VariableStore &values) override {
-    values.try_emplace("w", Tensor::fromVector<float>({2}, {0.0f, 0.0f}));
-    values.try_emplace("w/seen", Tensor::fromVector<float>({2}, {0.0f, 0.0f}));
-    values.try_emplace("global_step", Tensor::scalar<int64_t>(0));
-  }
-  void apply(VariableStore &values, std::vector<Tensor> arguments,
-             int64_t /*globalStep*/) override {
-    const float *gradient = arguments[0].data<float>();
-    float *w = values.at("w").data<float>();
-    float *seen = values.at("w/seen").data<float>();
-    for (int i = 0; i < 2; ++i) {
-      w[i] -= gradient[i] > 0 ? 0.5f : -0.5f;
-      seen[i] += gradient[i];
-    }
-    ++*values.at("global_step").data<int64_t>();
-  }
-
-private:
-  ProgramSignature signature_;
-};
-
-TEST(PsStateMachine, AsyncDividesTheStepNotTheGradientForNormalizingOptimizers) {
-  Options options;
-  options.divideByStaleness = true;
-  ParameterServer task(std::make_unique<NormalizedStepProgram>(),
-                       Replication::async(3), std::move(options));
-  task.initialize();
-  task.push(0, 0, gradient(1)); // staleness 0: a whole step
-  EXPECT_EQ(valueOf(task, "w"), (std::vector<float>{-0.5, -0.5}));
-  // Staleness 1: half a step, though a gradient divided by 2 would have
-  // made the same whole step; the slot sees the whole gradient.
-  task.push(0, 0, gradient(1));
-  EXPECT_EQ(valueOf(task, "w"), (std::vector<float>{-0.75, -0.75}));
-  EXPECT_EQ(valueOf(task, "w/seen"), (std::vector<float>{2, 2}));
+  EXPECT_EQ(task.stats().dividedPushes, 2);
 }
 
 TEST(PsStateMachine, AsyncCountsEachPushsStalenessInTheHistogram) {

@@ -56,7 +56,7 @@ public:
   }
 
   void apply(VariableStore &values, std::vector<Tensor> arguments,
-             int64_t /*globalStep*/) override {
+             const ps::UpdateContext & /*context*/) override {
     float *w = values.at(variable).data<float>();
     for (const Tensor &gradient : arguments)
       for (int i = 0; i < 2; ++i)

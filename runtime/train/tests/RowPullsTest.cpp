@@ -39,7 +39,8 @@ public:
     }
     values.try_emplace("table", Tensor::fromVector<float>({5, 2}, rows));
   }
-  void apply(VariableStore &, std::vector<Tensor>, int64_t) override {}
+  void apply(VariableStore &, std::vector<Tensor>,
+             const ps::UpdateContext &) override {}
 
 private:
   ps::ProgramSignature signature_;
