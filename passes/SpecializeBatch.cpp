@@ -49,6 +49,9 @@ std::optional<SmallVector<Type>> inferResultTypes(Operation *op,
   if (auto cast = dyn_cast<CastOp>(op))
     return SmallVector<Type>{
         cast.getInput().getType().clone(cast.getType().getElementType())};
+  // A row per id.
+  if (auto rowsOfIds = dyn_cast<RowsOfIdsOp>(op))
+    return SmallVector<Type>{rowsOfIds.getIds().getType()};
   // A dimension that tf.fill or tf.zeros left unknown came from the shape
   // of a batch (Shape, StridedSlice): the only unknown size in a graph.
   // So did one of a random mask's (tf.nn.dropout samples the shape of its

@@ -138,6 +138,59 @@ TEST_F(InterpreterTest, KernelErrorsNameTheOp) {
   }
 }
 
+// dtf.rows_of_ids: each id's position among the sorted keys, their count
+// for an id they lack, -1 for padding; on the Interpreter and the Executor
+// alike (one kernel).
+constexpr const char *kRowsOfIds = R"mlir(
+  func.func @main() -> (tensor<2x4xi64>, tensor<3xi64>) {
+    %ids = dtf.placeholder "ids" : tensor<2x4xi64>
+    %keys = dtf.constant dense<[3, 17, 40, 1000000000000]> : tensor<4xi64>
+    %rows = dtf.rows_of_ids %ids, %keys : tensor<2x4xi64>, tensor<4xi64> -> tensor<2x4xi64>
+    %some = dtf.placeholder "some" : tensor<3xi64>
+    %none = dtf.constant dense<> : tensor<0xi64>
+    %default = dtf.rows_of_ids %some, %none : tensor<3xi64>, tensor<0xi64> -> tensor<3xi64>
+    return %rows, %default : tensor<2x4xi64>, tensor<3xi64>
+  }
+)mlir";
+
+TEST_F(InterpreterTest, RowsOfIdsFindsEachIdAmongTheSortedKeys) {
+  mlir::func::FuncOp function = parse(kRowsOfIds);
+  VariableStore store;
+  Interpreter interpreter(store);
+  FeedMap feeds;
+  feeds.emplace("ids", Tensor::fromVector<int64_t>(
+                           {2, 4}, {17, 0, -1, 3, 1000000000000, 41, 40, 4}));
+  feeds.emplace("some", Tensor::fromVector<int64_t>({3}, {5, -1, 0}));
+  std::vector<Tensor> results = interpreter.run(function, feeds);
+  ASSERT_EQ(results.size(), 2u);
+  // Absent ids (0, 41, 4: below, between and past the keys) read row 4.
+  EXPECT_EQ(results[0].toVector<int64_t>(),
+            (std::vector<int64_t>{1, 4, -1, 0, 3, 4, 2, 4}));
+  // No keys: every id but padding reads the one default row.
+  EXPECT_EQ(results[1].toVector<int64_t>(), (std::vector<int64_t>{0, -1, 0}));
+}
+
+TEST_F(InterpreterTest, RowsOfIdsRefusesANegativeIdOtherThanPadding) {
+  mlir::func::FuncOp function = parse(kRowsOfIds);
+  VariableStore store;
+  Interpreter interpreter(store);
+  FeedMap feeds;
+  feeds.emplace(
+      "ids", Tensor::fromVector<int64_t>({2, 4}, {17, -1, 3, 3, 40, -7, 0, 0}));
+  feeds.emplace("some", Tensor::fromVector<int64_t>({3}, {5, -1, 0}));
+  try {
+    interpreter.run(function, feeds);
+    FAIL() << "expected an EvalError";
+  } catch (const EvalError &error) {
+    std::string message = error.what();
+    EXPECT_NE(message.find("'dtf.rows_of_ids'"), std::string::npos) << message;
+    EXPECT_NE(message.find("id -7 at position 5 is negative; a dynamic "
+                           "table's ids are >= 0 (-1 pads)"),
+              std::string::npos)
+        << message;
+  }
+}
+
 TEST_F(InterpreterTest, BindsFunctionArguments) {
   mlir::func::FuncOp function = parse(R"mlir(
     func.func @apply(%grad: tensor<2xf32>) {

@@ -7,10 +7,13 @@
 #include "runtime/core/Kernels.h"
 #include "runtime/core/LearningRateSchedule.h"
 #include "runtime/core/Sparse.h"
+#include "runtime/ps/DynamicTable.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
 
 using namespace mlir;
 // The dialect lives in dtf::ir, the runtime in ::dtf.
@@ -323,6 +326,29 @@ kernels::Combiner toCombiner(ir::Combiner combiner) {
   llvm_unreachable("a combiner the dialect does not define");
 }
 
+/// dtf.rows_of_ids: the position of each of `ids` in the sorted, distinct
+/// `keys`, their count for an id they lack (the default row of a served
+/// dynamic table), kPaddingId for padding. Another negative id is refused
+/// as a dynamic table's PS task refuses it.
+Tensor rowsOfIds(const Tensor &ids, const Tensor &keys) {
+  Tensor rows(DType::I64, ids.shape());
+  const int64_t *first = keys.data<int64_t>();
+  const int64_t *last = first + keys.numElements();
+  const int64_t *id = ids.data<int64_t>();
+  int64_t *row = rows.data<int64_t>();
+  for (int64_t i = 0; i < ids.numElements(); ++i) {
+    if (id[i] == kernels::kPaddingId) {
+      row[i] = kernels::kPaddingId;
+      continue;
+    }
+    if (id[i] < 0)
+      ps::refuseNegativeId(id[i], i);
+    const int64_t *found = std::lower_bound(first, last, id[i]);
+    row[i] = (found != last && *found == id[i]) ? found - first : last - first;
+  }
+  return rows;
+}
+
 /// A kernel of one tensor operand and one result.
 template <typename OpT> void addUnary(KernelTable &table, Tensor (*fn)(const Tensor &)) {
   add<OpT>(table, [fn](OpT, const KernelCall &c) { c.set(fn(c.in(0))); });
@@ -456,6 +482,9 @@ KernelTable buildKernelTable() {
         c.set(kernels::embedding_combine(c.in(0), c.in(1), weights,
                                          toCombiner(combine.getCombiner())));
       });
+  add<ir::RowsOfIdsOp>(t, [](ir::RowsOfIdsOp, const KernelCall &c) {
+    c.set(rowsOfIds(c.in(0), c.in(1)));
+  });
   add<ir::DivideByIdCountOp>(t, [](ir::DivideByIdCountOp, const KernelCall &c) {
     c.set(kernels::divide_by_id_count(c.in(0), c.in(1)));
   });

@@ -7,6 +7,7 @@
 #include "runtime/data/Inputs.h"
 #include "runtime/exec/Interpreter.h"
 #include "runtime/train/Inputs.h"
+#include "translate/graphdef/DynamicTableServing.h"
 #include "translate/graphdef/SavedModelExport.h"
 
 #include "dialects/dtf/IR/DTFDialect.h"
@@ -60,6 +61,78 @@ checkpoint::TensorType tensorTypeOf(mlir::RankedTensorType type) {
 
 std::string typeString(const checkpoint::TensorType &type) {
   return Tensor(type.dtype, type.shape).typeString();
+}
+
+/// Tensor `name` of `loaded`; throws naming the checkpoint, the tensor and
+/// what it is (`what`) when it lacks it.
+const Tensor &checkpointTensor(const checkpoint::LoadedCheckpoint &loaded,
+                               const std::string &name,
+                               const std::string &what) {
+  auto found = loaded.checkpoint.tensors.find(name);
+  if (found == loaded.checkpoint.tensors.end())
+    throw std::invalid_argument("checkpoint " + loaded.path +
+                                " has no tensor '" + name + "' (" + what + ")");
+  return found->second;
+}
+
+/// The rows dynamic table `table` created and their ids, as `loaded` holds
+/// them: `<name>` and `<name>/ids`, or for a table split over N shards by
+/// id modulo each `<name>/part_K` and `<name>/part_K/ids`, whose local id
+/// `i` is the table's id `N * i + K` (runtime/checkpoint/README.md).
+translate::DynamicTableRows
+dynamicTableRows(const checkpoint::LoadedCheckpoint &loaded,
+                 ir::VariableOp table) {
+  std::string name = table.getName().str();
+  const std::map<std::string, Tensor> &tensors = loaded.checkpoint.tensors;
+  std::vector<std::string> shards;
+  if (tensors.count(name))
+    shards.push_back(name);
+  else
+    while (tensors.count(name + "/part_" + std::to_string(shards.size())))
+      shards.push_back(name + "/part_" + std::to_string(shards.size()));
+  if (shards.empty())
+    throw std::invalid_argument(
+        "checkpoint " + loaded.path + " has no tensor '" + name + "' or '" +
+        name + "/part_0' for the rows of dynamic table '" + name + "'");
+  mlir::RankedTensorType type = table.getValueType();
+  Shape rowShape(type.getShape().begin() + 1, type.getShape().end());
+  DType dtype = exec::toDType(type.getElementType(), {});
+  translate::DynamicTableRows rows;
+  std::string bytes;
+  int64_t numShards = static_cast<int64_t>(shards.size());
+  for (int64_t shard = 0; shard < numShards; ++shard) {
+    const std::string &rowsName = shards[shard];
+    const Tensor &shardRows = checkpointTensor(
+        loaded, rowsName, "the rows of dynamic table '" + name + "'");
+    const Tensor &shardIds =
+        checkpointTensor(loaded, rowsName + "/ids",
+                         "the ids of the rows of dynamic table '" + name + "'");
+    if (shardRows.dtype() != dtype || shardRows.rank() < 1 ||
+        Shape(shardRows.shape().begin() + 1, shardRows.shape().end()) !=
+            rowShape)
+      throw std::invalid_argument(
+          "checkpoint " + loaded.path + " holds '" + rowsName + "' as " +
+          shardRows.typeString() + ", not rows of dynamic table '" + name +
+          "' of " + Tensor(dtype, rowShape).typeString() + " each");
+    if (shardIds.dtype() != DType::I64 || shardIds.rank() != 1 ||
+        shardIds.dim(0) != shardRows.dim(0))
+      throw std::invalid_argument(
+          "checkpoint " + loaded.path + " holds " +
+          std::to_string(shardRows.dim(0)) + " rows in '" + rowsName +
+          "' but '" + rowsName + "/ids' is " + shardIds.typeString() +
+          ", not their i64 ids");
+    for (int64_t local : shardIds.toVector<int64_t>())
+      rows.ids.push_back(numShards * local + shard);
+    bytes.append(static_cast<const char *>(shardRows.rawData()),
+                 shardRows.byteSize());
+  }
+  Shape shape{static_cast<int64_t>(rows.ids.size())};
+  shape.insert(shape.end(), rowShape.begin(), rowShape.end());
+  Tensor whole(dtype, shape);
+  std::memcpy(whole.rawData(), bytes.data(), bytes.size());
+  rows.rows = toElementsAttr(
+      whole, mlir::RankedTensorType::get(shape, type.getElementType()));
+  return rows;
 }
 
 /// `model`'s function; throws naming the model when it has not one.
@@ -159,40 +232,62 @@ loadTrainedModel(mlir::MLIRContext &context, const std::string &modelPath,
   model.checkpoint = newest->path;
   model.globalStep = newest->checkpoint.step;
   std::vector<ir::VariableOp> variables;
+  std::vector<ir::VariableOp> dynamicTables;
   // Tables partitioned by id modulo: their shards hold interleaved rows.
   std::set<std::string> interleaved;
   model.module->walk([&](ir::VariableOp variable) {
-    if (variable.isDynamicTable())
+    if (variable.isDynamicTable()) {
+      dynamicTables.push_back(variable);
       return;
+    }
+    if (!variable.getValueType().hasStaticShape())
+      return; // a dynamic table's slot: not served
     variables.push_back(variable);
     if (auto partitioner = variable->getAttrOfType<ir::PartitionerAttr>(
             ir::DTFDialect::getPartitionerAttrName());
         partitioner && partitioner.getStrategy() == ir::PartitionStrategy::Mod)
       interleaved.insert(variable.getName().str());
   });
-  // Read again by the names of the model that wrote it: the shards of a
-  // variable split over PS tasks are one tensor.
-  checkpoint::WarmStartCheckpoint values =
-      checkpoint::WarmStartCheckpoint::open(newest->path, interleaved, warn);
+  // The shards of a variable split over PS tasks are one tensor: a bundle
+  // holds one split by row ranges whole, and a table split by id modulo as
+  // its shards, as a DTF file holds any.
+  std::map<std::string, Tensor> &tensors = newest->checkpoint.tensors;
   for (ir::VariableOp variable : variables) {
     std::string name = variable.getName().str();
     checkpoint::TensorType type = tensorTypeOf(variable.getValueType());
-    auto stored = values.tensors().find(name);
-    if (stored == values.tensors().end())
+    std::optional<Tensor> value;
+    if (auto stored = tensors.find(name); stored != tensors.end())
+      value = std::move(stored->second);
+    else
+      value = checkpoint::joinShards(tensors, name, interleaved.count(name) > 0,
+                                     model.checkpoint);
+    if (!value)
       throw std::invalid_argument("checkpoint " + model.checkpoint +
                                   " has no tensor '" + name +
                                   "' for the variable of model " + modelPath);
-    if (stored->second.dtype != type.dtype ||
-        stored->second.shape != type.shape)
-      throw std::invalid_argument(
-          "checkpoint " + model.checkpoint + " holds '" + name + "' as " +
-          typeString(stored->second) + "; model " + modelPath +
-          " declares it " + typeString(type));
-    Tensor value = values.read(name, {});
+    if (value->dtype() != type.dtype || value->shape() != type.shape)
+      throw std::invalid_argument("checkpoint " + model.checkpoint +
+                                  " holds '" + name + "' as " +
+                                  value->typeString() + "; model " + modelPath +
+                                  " declares it " + typeString(type));
     variable.setInitializerAttr(ir::DenseInitAttr::get(
-        &context, toElementsAttr(value, variable.getValueType())));
-    model.variables.emplace(name, std::move(value));
+        &context, toElementsAttr(*value, variable.getValueType())));
+    model.variables.emplace(name, std::move(*value));
   }
+  // Each dynamic table becomes a fixed table of its rows and the default
+  // row, looked up through the sorted ids.
+  std::map<std::string, translate::DynamicTableRows> dynamicRows;
+  for (ir::VariableOp table : dynamicTables)
+    dynamicRows.emplace(table.getName().str(),
+                        dynamicTableRows(*newest, table));
+  if (mlir::failed(translate::freezeDynamicTables(*model.module, dynamicRows)))
+    throw std::invalid_argument("model " + modelPath +
+                                ": its dynamic tables cannot be served from "
+                                "checkpoint " +
+                                model.checkpoint + " (see the error above)");
+  for (ir::VariableOp table : dynamicTables)
+    model.variables.emplace(table.getName().str(),
+                            exec::initialValue(table, {}));
   return model;
 }
 

@@ -6,7 +6,8 @@
 //
 // - loadTrainedModel() reads the newest checkpoint of either format and
 //   gives each variable of the model its value there, as the initializer
-//   #dtf.dense_init (so that the module alone is the trained model);
+//   #dtf.dense_init (so that the module alone is the trained model), a
+//   dynamic table's rows made a fixed table (DynamicTableServing.h);
 // - exportSavedModel() writes its inference graph as a TensorFlow
 //   SavedModel (translate/graphdef/SavedModelExport.h);
 // - predict() runs the same inference on the CPU, in this process, with
@@ -50,9 +51,12 @@ struct TrainedModel {
 /// variable sharded over PS tasks whole). `warn` hears of newer
 /// checkpoints that do not read back. Throws std::invalid_argument naming
 /// the model or --logdir (none there, a variable the checkpoint lacks or
-/// holds with another type) and checkpoint::CheckpointError naming a file
-/// that does not read. Diagnostics of the model go to stderr, one line
-/// each. Dynamic tables keep their initializers: they are not exported.
+/// holds with another type, a dynamic table whose rows or ids it lacks or
+/// holds in counts that differ) and checkpoint::CheckpointError naming a
+/// file that does not read. Diagnostics of the model go to stderr, one line
+/// each. Each dynamic table becomes a fixed table of the rows it created,
+/// sorted by id, and a default row for the ids it never created, looked up
+/// through dtf.rows_of_ids (translate/graphdef/DynamicTableServing.h).
 TrainedModel
 loadTrainedModel(mlir::MLIRContext &context, const std::string &modelPath,
                  const std::string &logdir,

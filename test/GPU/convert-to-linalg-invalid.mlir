@@ -37,3 +37,11 @@ func.func @mean_of_integers(%x: tensor<4xi32>) -> tensor<i32> {
   %0 = dtf.reduce_mean %x : tensor<4xi32>
   return %0 : tensor<i32>
 }
+
+// -----
+
+func.func @rows_of_ids(%ids: tensor<4xi64>, %keys: tensor<3xi64>) -> tensor<4xi64> {
+  // expected-error @+1 {{'dtf.rows_of_ids' op has no linalg lowering}}
+  %0 = dtf.rows_of_ids %ids, %keys : tensor<4xi64>, tensor<3xi64> -> tensor<4xi64>
+  return %0 : tensor<4xi64>
+}

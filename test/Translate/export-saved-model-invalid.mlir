@@ -30,12 +30,17 @@
 // RUN: FileCheck %s --check-prefix=RANDOMOP < %t/err
 // RANDOMOP: nologits.mlir:4:13: error: 'dtf.random_uniform' op cannot be exported to a TensorFlow graph for serving
 
-// A dynamic table: its rows are keyed by the ids the job met, and an id
-// never met gets DTF's per-id initial row, which no TensorFlow op here
-// reproduces.
+// A dynamic table of an untrained model: it has rows only once a
+// checkpoint gives them (dtf-run --export_saved_model freezes them,
+// translate/graphdef/DynamicTableServing.h).
 // RUN: not dtf-translate --export-saved-model %t/dynamic.mlir --outputs=result:0 2> %t/err
 // RUN: FileCheck %s --check-prefix=DYNAMIC < %t/err && count 1 < %t/err
-// DYNAMIC: dynamic.mlir:5:13: error: 'dtf.embedding_lookup' op reads the dynamic table 'wide'; dynamic tables are not exported to a SavedModel
+// DYNAMIC: dynamic.mlir:5:13: error: 'dtf.embedding_lookup' op reads the dynamic table 'wide', which has no rows before training: export a trained model, whose dynamic tables a checkpoint gives their rows (dtf-run --export_saved_model=DIR --logdir=LOGDIR)
+
+// Keys of unknown size: the SavedModel needs their count.
+// RUN: not dtf-translate --export-saved-model %t/keys.mlir --outputs=result:0 2> %t/err
+// RUN: FileCheck %s --check-prefix=KEYS < %t/err && count 1 < %t/err
+// KEYS: keys.mlir:5:10: error: 'dtf.rows_of_ids' op has keys of unknown size 'tensor<?xi64>'; the SavedModel needs their count
 
 //--- model.mlir
 module {
@@ -86,5 +91,15 @@ module {
     %rows = dtf.embedding_lookup %w[%ids] : !dtf.resource<tensor<?x1xf32>>, tensor<4x2xi64>
     %sum = dtf.embedding_combine sum %rows, %ids : tensor<4x2x1xf32>, tensor<4x2xi64>
     return %sum : tensor<4x1xf32>
+  }
+}
+
+//--- keys.mlir
+module {
+  func.func @main() -> tensor<4xi64> {
+    %ids = dtf.placeholder "ids" : tensor<4xi64>
+    %keys = dtf.placeholder "keys" : tensor<?xi64>
+    %r = dtf.rows_of_ids %ids, %keys : tensor<4xi64>, tensor<?xi64> -> tensor<4xi64>
+    return %r : tensor<4xi64>
   }
 }

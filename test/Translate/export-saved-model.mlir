@@ -293,6 +293,110 @@
 // EMBED-NEXT:   name: "ids:0"
 // EMBED-NEXT:   dtype: DT_INT64
 
+// A served dynamic table (translate/graphdef/DynamicTableServing.h): a
+// fixed table of its rows sorted by id and the default row, looked up at
+// dtf.rows_of_ids of the ids. LowerBound finds each id's position among
+// the sorted keys (a [1, N] row) in the ids flattened to one row; the key
+// at that position (clamped to the last) tells a held id from an absent
+// one, which reads row N, and a negative id stays -1.
+// RUN: dtf-translate --export-saved-model %t/served.mlir --outputs=result:0,result:1 | FileCheck %s --check-prefix=SERVED
+// SERVED:      name: "wide/ids"
+// SERVED-NEXT: op: "Const"
+// SERVED:      tensor_content: "\003\000\000\000\000\000\000\000\021\000\000\000\000\000\000\000(\000\000\000\000\000\000\000"
+// SERVED:      name: "rows_of_ids/padding"
+// SERVED-NEXT: op: "Less"
+// SERVED-NEXT: input: "ids"
+// SERVED-NEXT: input: "rows_of_ids/zero_id"
+// SERVED:      name: "rows_of_ids/sorted_keys"
+// SERVED-NEXT: op: "Reshape"
+// SERVED-NEXT: input: "wide/ids"
+// SERVED-NEXT: input: "rows_of_ids/sorted_keys/shape"
+// SERVED:      name: "rows_of_ids/flat_ids"
+// SERVED-NEXT: op: "Reshape"
+// SERVED-NEXT: input: "ids"
+// SERVED-NEXT: input: "rows_of_ids/flat_ids/shape"
+// SERVED:      name: "rows_of_ids/LowerBound"
+// SERVED-NEXT: op: "LowerBound"
+// SERVED-NEXT: input: "rows_of_ids/sorted_keys"
+// SERVED-NEXT: input: "rows_of_ids/flat_ids"
+// SERVED:        key: "out_type"
+// SERVED-NEXT:   value {
+// SERVED-NEXT:     type: DT_INT64
+// SERVED:      name: "rows_of_ids/ids_shape"
+// SERVED-NEXT: op: "Shape"
+// SERVED-NEXT: input: "ids"
+// SERVED:      name: "rows_of_ids/positions"
+// SERVED-NEXT: op: "Reshape"
+// SERVED-NEXT: input: "rows_of_ids/LowerBound"
+// SERVED-NEXT: input: "rows_of_ids/ids_shape"
+// SERVED:      name: "rows_of_ids/clamped_positions"
+// SERVED-NEXT: op: "Minimum"
+// SERVED-NEXT: input: "rows_of_ids/positions"
+// SERVED-NEXT: input: "rows_of_ids/last_position"
+// SERVED:      name: "rows_of_ids/key_at"
+// SERVED-NEXT: op: "GatherV2"
+// SERVED-NEXT: input: "wide/ids"
+// SERVED-NEXT: input: "rows_of_ids/clamped_positions"
+// SERVED:      name: "rows_of_ids/held"
+// SERVED-NEXT: op: "Equal"
+// SERVED-NEXT: input: "rows_of_ids/key_at"
+// SERVED-NEXT: input: "ids"
+// SERVED:      name: "rows_of_ids/default_row"
+// SERVED-NEXT: op: "Const"
+// SERVED:      tensor_content: "\003\000\000\000\000\000\000\000"
+// SERVED:      name: "rows_of_ids/found"
+// SERVED-NEXT: op: "SelectV2"
+// SERVED-NEXT: input: "rows_of_ids/held"
+// SERVED-NEXT: input: "rows_of_ids/positions"
+// SERVED-NEXT: input: "rows_of_ids/default_row"
+// SERVED:      name: "rows_of_ids"
+// SERVED-NEXT: op: "SelectV2"
+// SERVED-NEXT: input: "rows_of_ids/padding"
+// SERVED-NEXT: input: "rows_of_ids/padding_row"
+// SERVED-NEXT: input: "rows_of_ids/found"
+// SERVED:      name: "wide"
+// SERVED-NEXT: op: "Const"
+// SERVED:      name: "embedding_lookup/GatherV2"
+// SERVED-NEXT: op: "GatherV2"
+// SERVED-NEXT: input: "wide"
+// SERVED-NEXT: input: "embedding_lookup/safe_ids"
+// The combine's padding slots are the ids' own.
+// SERVED:      name: "embedding_combine/valid"
+// SERVED-NEXT: op: "GreaterEqual"
+// SERVED-NEXT: input: "ids"
+// A table that created no row: no search, every id but padding reads row 0.
+// SERVED:      name: "rows_of_ids_1/padding"
+// SERVED-NEXT: op: "Less"
+// SERVED-NOT:  op: "LowerBound"
+// SERVED:      name: "rows_of_ids_1/default_row"
+// SERVED-NEXT: op: "Const"
+// SERVED:      tensor_content: "\000\000\000\000\000\000\000\000"
+// SERVED:      name: "rows_of_ids_1"
+// SERVED-NEXT: op: "SelectV2"
+// SERVED-NEXT: input: "rows_of_ids_1/padding"
+// SERVED-NEXT: input: "rows_of_ids_1/padding_row"
+// SERVED-NEXT: input: "rows_of_ids_1/default_row"
+// SERVED:      name: "embedding_lookup_1/GatherV2"
+// SERVED-NEXT: op: "GatherV2"
+// SERVED-NEXT: input: "empty"
+//--- served.mlir
+module {
+  func.func @main() -> (tensor<?x1xf32>, tensor<?x1xf32>) {
+    %t = dtf.variable "wide" init(#dtf.dense_init<dense<[[0.5], [-1.0], [2.0], [0.0]]> : tensor<4x1xf32>>) : !dtf.resource<tensor<4x1xf32>>
+    %keys = dtf.constant dense<[3, 17, 40]> : tensor<3xi64> loc("wide/ids")
+    %e = dtf.variable "empty" init(#dtf.dense_init<dense<0.25> : tensor<1x1xf32>>) : !dtf.resource<tensor<1x1xf32>>
+    %none = dtf.constant dense<> : tensor<0xi64> loc("empty/ids")
+    %ids = dtf.placeholder "ids" : tensor<?x2xi64>
+    %r = dtf.rows_of_ids %ids, %keys : tensor<?x2xi64>, tensor<3xi64> -> tensor<?x2xi64>
+    %rows = dtf.embedding_lookup %t[%r] : !dtf.resource<tensor<4x1xf32>>, tensor<?x2xi64>
+    %sum = dtf.embedding_combine sum %rows, %ids : tensor<?x2x1xf32>, tensor<?x2xi64>
+    %d = dtf.rows_of_ids %ids, %none : tensor<?x2xi64>, tensor<0xi64> -> tensor<?x2xi64>
+    %drows = dtf.embedding_lookup %e[%d] : !dtf.resource<tensor<1x1xf32>>, tensor<?x2xi64>
+    %dsum = dtf.embedding_combine sum %drows, %ids : tensor<?x2x1xf32>, tensor<?x2xi64>
+    return %sum, %dsum : tensor<?x1xf32>, tensor<?x1xf32>
+  }
+}
+
 //--- embedding.mlir
 module {
   func.func @main() -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x2x3xf32>) {

@@ -31,6 +31,19 @@ the DTF side still passes or fails.
   feature an .npy of its padded ids, must have an AUC of at least 0.6
   (about 0.68 then; the hidden model's is about 0.8), the AUC the worker's
   final validation of the same examples reported.
+- ctr-dynamic: as ctr, but the wide part's tables are dynamic tables
+  (make_wide_deep.py --dynamic_wide=2: a row for each id met twice) split
+  by id modulo over the 2 PS tasks, on data whose crosses are raw 63-bit
+  hashes (make_ctr_data.py --cross_buckets=0). The export and the
+  prediction make each table a fixed one of its rows sorted by id and a
+  default row for the ids it never created (zeros: what training reads for
+  them); the test counts, from the checkpoint, the test examples' ids the
+  tables lack (some must be, so that the default row is read), and checks
+  the predictions' AUC against the worker's final validation as ctr does.
+  The job is then restarted with --checkpoint_format=tf, which saves the
+  same step as a bundle; with the DTF file gone, the export and the
+  prediction read the bundle, and the predictions must be the same, bit
+  for bit.
 """
 
 import argparse
@@ -45,6 +58,7 @@ import subprocess
 import sys
 import tempfile
 
+import checkpoints
 import cluster
 import events
 
@@ -225,22 +239,27 @@ def compare_with_tensorflow(args, case, saved_model, predictions, inputs):
     cluster.check(relative <= 1e-5, "TensorFlow's logits differ from DTF's by %.3g" % relative)
 
 
-def check_ctr(args):
+def check_ctr(args, dynamic):
+    """The case ctr, or with `dynamic` ctr-dynamic."""
+    case = "ctr-dynamic" if dynamic else "ctr"
     data = os.path.join(args.work, "data")
     ctr = os.path.join(cluster.ROOT, "examples", "ctr")
     run([sys.executable, os.path.join(ctr, "make_ctr_data.py"), "--out", data,
          "--train_shards", "1", "--examples_per_shard", "5000", "--test_examples", str(EXAMPLES),
-         "--total_rows", "2000", "--cross_buckets", "1000", "--jobs", "1"], "the data")
+         "--total_rows", "2000", "--cross_buckets", "0" if dynamic else "1000", "--jobs", "1"],
+        "the data")
     model = os.path.join(args.work, "wide_deep.mlir")
     generated = run([sys.executable, os.path.join(ctr, "make_wide_deep.py"),
                      "--meta", os.path.join(data, "meta.json"), "--batch", "100", "--dim", "8",
-                     "--hidden", "16", "--shards", "2", "--strategy", "mod"], "the model")
+                     "--hidden", "16", "--shards", "2", "--strategy", "mod"]
+                    + (["--dynamic_wide", "2"] if dynamic else []), "the model")
     with open(model, "w") as f:
         f.write(generated.stdout)
     logdir = os.path.join(args.work, "logdir")
-    trained = run([args.dtf_run, "--local", "--ps=2", "--workers=1", "--progress=false",
-                   "--logdir=" + logdir, "--train_steps=200", "--batch_size=100",
-                   "--input_file=" + os.path.join(data, "inputs.txt"), model], "training")
+    training = [args.dtf_run, "--local", "--ps=2", "--workers=1", "--progress=false",
+                "--logdir=" + logdir, "--train_steps=200", "--batch_size=100",
+                "--input_file=" + os.path.join(data, "inputs.txt"), model]
+    trained = run(training, "training")
     validated = cluster.AUC.findall(trained.stdout + trained.stderr)
     cluster.check(validated, "the training reported no validation AUC")
 
@@ -266,14 +285,17 @@ def check_ctr(args):
             write_npy(path, "<i8", (EXAMPLES, len(rows[0])), struct.pack("<%dq" % len(flat), *flat))
         inputs[name] = path
     predictions = os.path.join(args.work, "logits.npy")
-    run([args.dtf_run, "--predict_output=" + predictions, "--logdir=" + logdir]
-        + ["--predict=%s=npy:%s" % item for item in sorted(inputs.items())] + [model],
-        "the prediction")
+    predict = [args.dtf_run, "--predict_output=" + predictions, "--logdir=" + logdir] \
+        + ["--predict=%s=npy:%s" % item for item in sorted(inputs.items())] + [model]
+    run(predict, "the prediction")
+    if dynamic:
+        count_absent_ids(os.path.join(logdir, "model.ckpt-200.dtf"), columns)
     shape, logits = read_npy_f32(predictions)
     cluster.check(shape == (EXAMPLES, 1), "the predictions have shape %s" % (shape,))
     cluster.check(all(math.isfinite(v) for v in logits), "a prediction is not finite")
     area = auc(list(logits), columns["label"])
-    print("ctr: DTF's predictions of %d test examples: AUC %.3f" % (EXAMPLES, area))
+    print("%s: DTF's predictions of %d test examples: AUC %.3f"
+          % (case, EXAMPLES, area))
     cluster.check(area >= 0.6, "AUC %.3f is below 0.6" % area)
     # The worker validated the final step on the same examples with the
     # tables' shards on the PS tasks; the prediction joins them into whole
@@ -281,7 +303,52 @@ def check_ctr(args):
     final = float(validated[-1][0])
     cluster.check(abs(area - final) <= 0.005, "the predictions' AUC %.4f is not the final "
                   "validation's %.4f: are the shards joined right?" % (area, final))
-    compare_with_tensorflow(args, "ctr", saved_model, predictions, inputs)
+    compare_with_tensorflow(args, case, saved_model, predictions, inputs)
+    if not dynamic:
+        return
+
+    # The same step as a TensorFlow bundle: the restarted job has nothing
+    # to train and saves the step it restored.
+    again = run(training + ["--checkpoint_format=tf"], "the restart saving a bundle")
+    cluster.check("saved checkpoint %s/model.ckpt-200 " % logdir in again.stdout,
+                  "no bundle of step 200:\n" + again.stdout[-3000:])
+    os.remove(os.path.join(logdir, "model.ckpt-200.dtf"))
+    with open(predictions, "rb") as f:
+        from_dtf = f.read()
+    export(args, logdir, model)
+    run(predict, "the prediction from the bundle")
+    with open(predictions, "rb") as f:
+        cluster.check(f.read() == from_dtf, "the predictions from the bundle differ from "
+                      "those from the DTF checkpoint of the same step")
+    print("%s: the bundle of step 200 exports, and predicts as the DTF checkpoint" % case)
+
+
+def count_absent_ids(checkpoint, columns):
+    """Counts the test examples' ids (not padding) that the dynamic tables
+    of `checkpoint` never created, by feature, and checks there are some:
+    they read the default row."""
+    _, saved = checkpoints.read(checkpoint)
+    shards = {}  # feature: {K: local ids of shard K}
+    for name, (_, ids) in saved.items():
+        if name.endswith("/ids"):
+            table, _, shard = name[:-len("/ids")].rpartition("/part_")
+            shards.setdefault(table[:-len("/weights")], {})[int(shard)] = ids
+    cluster.check(shards, "%s holds no dynamic table" % checkpoint)
+    counts = {}
+    for feature, parts in sorted(shards.items()):
+        # Shard K of N holds the ids N * local + K.
+        created = set(len(parts) * local + shard
+                      for shard, ids in parts.items() for local in ids)
+        ids = [value for row in columns[feature] for value in row if value != -1]
+        counts[feature] = (sum(1 for value in ids if value not in created), len(ids))
+    absent = sum(absent for absent, _ in counts.values())
+    print("ctr-dynamic: %d of the %d ids of the test examples are not in the dynamic tables "
+          "(%s): they read the default row"
+          % (absent, sum(total for _, total in counts.values()),
+             ", ".join("%s %d of %d" % (feature, absent, total)
+                       for feature, (absent, total) in sorted(counts.items()))))
+    cluster.check(absent > 0, "every id of the test examples is in the dynamic tables: "
+                  "the default row is never read")
 
 
 def main():
@@ -290,12 +357,12 @@ def main():
     parser.add_argument("--dtf-translate", required=True)
     parser.add_argument("--tf-python", default="")
     parser.add_argument("--case", required=True,
-                        choices=["mlp", "mlp-layers", "cnn", "lstm", "ctr"])
+                        choices=["mlp", "mlp-layers", "cnn", "lstm", "ctr", "ctr-dynamic"])
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as work:
         args.work = work
-        if args.case == "ctr":
-            cluster.run_test(lambda: check_ctr(args))
+        if args.case in ("ctr", "ctr-dynamic"):
+            cluster.run_test(lambda: check_ctr(args, args.case == "ctr-dynamic"))
         else:
             cluster.run_test(lambda: check_case(args, args.case))
 

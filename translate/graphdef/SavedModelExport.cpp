@@ -6,8 +6,10 @@
 // it uses (dropout's random masks) are never visited. The marked ops are
 // then written in program order, each as the TensorFlow node of the same
 // computation (a lookup or a combine of embeddings as a few nodes, which
-// treat the padding id -1 as DTF does); the attributes TensorFlow takes as
-// Const inputs (axes, shapes, bounds) become Const nodes beside it.
+// treat the padding id -1 as DTF does, and the row of each id of a served
+// dynamic table as a LowerBound over its sorted ids); the attributes
+// TensorFlow takes as Const inputs (axes, shapes, bounds) become Const
+// nodes beside it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -349,6 +351,9 @@ private:
   /// The node `name`: `combine`'s result, of `resultType`.
   void addCombine(const std::string &name, EmbeddingCombineOp combine,
                   RankedTensorType resultType);
+  /// The node `name`: `rowsOfIds`' result, by a binary search of the keys
+  /// (LowerBound).
+  LogicalResult addRowsOfIds(const std::string &name, RowsOfIdsOp rowsOfIds);
 
   /// The [1] i64 tensor of the batch size, made on first use from the
   /// shape of `batchSource`: a dynamic dimension of a shape TensorFlow
@@ -460,13 +465,14 @@ FailureOr<std::string> GraphBuilder::variableConst(Value resource,
   auto [it, inserted] = variableConsts.try_emplace(variable, "");
   if (inserted) {
     RankedTensorType type = variable.getValueType();
-    // A dynamic table's rows are keyed by the ids the job met, and an id
-    // never met gets DTF's per-id initial row, which no TensorFlow op here
-    // reproduces.
+    // A dynamic table has rows only once a checkpoint gives them, which
+    // makes it a fixed table (DynamicTableServing.h).
     if (variable.isDynamicTable() || !type.hasStaticShape())
       return user->emitOpError("reads the dynamic table '")
              << variable.getName()
-             << "'; dynamic tables are not exported to a SavedModel";
+             << "', which has no rows before training: export a trained "
+                "model, whose dynamic tables a checkpoint gives their rows "
+                "(dtf-run --export_saved_model=DIR --logdir=LOGDIR)";
     Attribute init = variable.getInitializer();
     DenseElementsAttr value;
     if (auto dense = dyn_cast<DenseInitAttr>(init))
@@ -637,6 +643,72 @@ void GraphBuilder::addCombine(const std::string &name,
   divisor =
       select("divisor", any, divisor, addScalar(name + "/one", element, 1));
   setType(addNode("RealDiv", name, {total, divisor}), "T", element);
+}
+
+LogicalResult GraphBuilder::addRowsOfIds(const std::string &name,
+                                         RowsOfIdsOp rowsOfIds) {
+  Type i64 = IntegerType::get(function.getContext(), 64);
+  auto keysType = cast<RankedTensorType>(rowsOfIds.getKeys().getType());
+  if (keysType.isDynamicDim(0))
+    return rowsOfIds.emitOpError("has keys of unknown size ")
+           << keysType << "; the SavedModel needs their count";
+  int64_t count = keysType.getDimSize(0);
+  std::string ids = input(rowsOfIds.getIds());
+  auto node = [&](StringRef op, StringRef base,
+                  ArrayRef<std::string> inputs) -> saved_model::NodeDef & {
+    return addNode(op, uniqueName(name + "/" + base.str()), inputs);
+  };
+  auto typed = [&](saved_model::NodeDef &node) -> std::string {
+    setType(node, "T", i64);
+    return node.name();
+  };
+  std::string padding = typed(
+      node("Less", "padding", {ids, addScalar(name + "/zero_id", i64, 0)}));
+  std::string found;
+  if (count == 0) {
+    // A table that created no row: every id reads the default row, 0.
+    found = addScalar(name + "/default_row", i64, 0);
+  } else {
+    // LowerBound searches each row of a [batch, N] of sorted values: the
+    // keys as one row, the ids flattened into one row of values.
+    std::string keys = input(rowsOfIds.getKeys());
+    saved_model::NodeDef &sortedKeys =
+        node("Reshape", "sorted_keys",
+             {keys, addIndices(name + "/sorted_keys/shape", {1, count})});
+    (*sortedKeys.mutable_attr())["Tshape"].set_type(saved_model::DT_INT64);
+    saved_model::NodeDef &flatIds =
+        node("Reshape", "flat_ids",
+             {ids, addIndices(name + "/flat_ids/shape", {1, -1})});
+    (*flatIds.mutable_attr())["Tshape"].set_type(saved_model::DT_INT64);
+    saved_model::NodeDef &lowerBound =
+        node("LowerBound", "LowerBound", {typed(sortedKeys), typed(flatIds)});
+    (*lowerBound.mutable_attr())["out_type"].set_type(saved_model::DT_INT64);
+    saved_model::NodeDef &idsShape = node("Shape", "ids_shape", {ids});
+    (*idsShape.mutable_attr())["out_type"].set_type(saved_model::DT_INT64);
+    saved_model::NodeDef &positions =
+        node("Reshape", "positions", {typed(lowerBound), typed(idsShape)});
+    (*positions.mutable_attr())["Tshape"].set_type(saved_model::DT_INT64);
+    // An id past the last key has the position N, which GatherV2 refuses;
+    // clamped to N - 1 it meets the last key, which is not the id either.
+    std::string clamped =
+        typed(node("Minimum", "clamped_positions",
+                   {typed(positions),
+                    addScalar(name + "/last_position", i64, count - 1)}));
+    saved_model::NodeDef &keyAt = node(
+        "GatherV2", "key_at", {keys, clamped, addIndex(name + "/axis", 0)});
+    setType(keyAt, "Tparams", i64);
+    setType(keyAt, "Tindices", i64);
+    (*keyAt.mutable_attr())["Taxis"].set_type(saved_model::DT_INT64);
+    (*keyAt.mutable_attr())["batch_dims"].set_i(0);
+    std::string held = typed(node("Equal", "held", {keyAt.name(), ids}));
+    found = typed(node("SelectV2", "found",
+                       {held, positions.name(),
+                        addScalar(name + "/default_row", i64, count)}));
+  }
+  setType(addNode("SelectV2", name,
+                  {padding, addScalar(name + "/padding_row", i64, -1), found}),
+          "T", i64);
+  return success();
 }
 
 LogicalResult GraphBuilder::exportOp(Operation *op) {
@@ -894,6 +966,10 @@ LogicalResult GraphBuilder::exportOp(Operation *op) {
         tensorNames[result] = reserve("embedding_combine");
         addCombine(nodeName, combine, resultType);
         return success();
+      })
+      .Case<RowsOfIdsOp>([&](RowsOfIdsOp rowsOfIds) {
+        tensorNames[result] = reserve("rows_of_ids");
+        return addRowsOfIds(nodeName, rowsOfIds);
       })
       .Default([&](Operation *unsupported) {
         return unsupported->emitOpError(

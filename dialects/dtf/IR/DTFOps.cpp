@@ -1139,6 +1139,28 @@ LogicalResult DivideByIdCountOp::verify() {
   return success();
 }
 
+LogicalResult RowsOfIdsOp::verify() {
+  RankedTensorType ids = getIds().getType();
+  RankedTensorType rows = getRows().getType();
+  if (rows.getShape() != ids.getShape())
+    return emitOpError("result ")
+           << rows << " does not have the shape of ids " << ids;
+  // Rows are found by binary search: keys out of order would miss ids.
+  auto constant = getKeys().getDefiningOp<ConstantOp>();
+  if (!constant)
+    return success();
+  auto keys = dyn_cast<DenseElementsAttr>(constant.getValue());
+  if (!keys)
+    return success();
+  auto values = keys.getValues<int64_t>();
+  for (int64_t i = 1, size = keys.getNumElements(); i < size; ++i)
+    if (values[i] <= values[i - 1])
+      return emitOpError("keys are not sorted ascending and distinct: key ")
+             << values[i] << " at position " << i << " follows "
+             << values[i - 1];
+  return success();
+}
+
 /// Checks that a variable of `valueType` is the shard `shard` says, when
 /// it says one.
 static LogicalResult verifyShardRows(Operation *op, RowShardAttr shard,

@@ -532,6 +532,41 @@ def DTF_DivideByIdCountOp : DTF_Op<"divide_by_id_count",
   let hasVerifier = 1;
 }
 
+def DTF_RowsOfIdsOp : DTF_Op<"rows_of_ids", [Pure]> {
+  let summary = "the row of each id in the sorted ids of a table's rows";
+  let description = [{
+    Elementwise over `ids` of any shape: the position of each id in `keys`
+    (1-D, sorted ascending, distinct), `N` (the size of `keys`) for an id
+    `keys` does not hold, and -1 for the padding id -1. A negative id other
+    than -1 is a run-time error naming the id and its position, as a
+    dynamic table's PS task refuses it.
+
+    This is how a trained dynamic table (`#dtf.dynamic_table`) is served:
+    `dtf-run --export_saved_model` and `--predict` (runtime/train/Inference.h)
+    make the table a fixed variable of its `N` rows sorted by id followed by
+    one default row (what training reads for an id the table never
+    created: its initializer's value, or its mean for a random one), and
+    look it up at `rows_of_ids` of the ids against a constant of the sorted
+    ids (`translate/graphdef/DynamicTableServing.h`).
+
+    ```mlir
+    %keys = dtf.constant dense<[3, 17, 40]> : tensor<3xi64>
+    %rows = dtf.rows_of_ids %ids, %keys : tensor<100x5xi64>, tensor<3xi64>
+        -> tensor<100x5xi64>
+    ```
+
+    When `keys` is a `dtf.constant`, the verifier checks that it is sorted
+    and distinct.
+  }];
+  let arguments = (ins RankedTensorOf<[I64]>:$ids,
+                       TensorRankOf<[I64], [1]>:$keys);
+  let results = (outs RankedTensorOf<[I64]>:$rows);
+  let assemblyFormat = [{
+    $ids `,` $keys attr-dict `:` type($ids) `,` type($keys) `->` type($rows)
+  }];
+  let hasVerifier = 1;
+}
+
 def DTF_SigmoidOp : DTF_UnaryOp<"sigmoid", "elementwise 1 / (1 + exp(-x))">;
 
 def DTF_SigmoidCrossEntropyWithLogitsOp

@@ -195,3 +195,53 @@ func.func @ftrl_negative_l1(%loss: tensor<f32>) {
   dtf.minimize %loss : tensor<f32>, #dtf.ftrl<learning_rate = 0.1, l1 = -1.0>
   return
 }
+
+// -----
+
+func.func @rows_of_ids_of_i32(%ids: tensor<4xi32>, %keys: tensor<3xi64>) {
+  // expected-error @+1 {{operand #0 must be ranked tensor of 64-bit signless integer values, but got 'tensor<4xi32>'}}
+  %r = dtf.rows_of_ids %ids, %keys : tensor<4xi32>, tensor<3xi64> -> tensor<4xi64>
+  return
+}
+
+// -----
+
+func.func @rows_of_ids_keys_not_1d(%ids: tensor<4xi64>, %keys: tensor<3x1xi64>) {
+  // expected-error @+1 {{operand #1 must be 1D tensor of 64-bit signless integer values, but got 'tensor<3x1xi64>'}}
+  %r = dtf.rows_of_ids %ids, %keys : tensor<4xi64>, tensor<3x1xi64> -> tensor<4xi64>
+  return
+}
+
+// -----
+
+func.func @rows_of_ids_result_of_i32(%ids: tensor<4xi64>, %keys: tensor<3xi64>) {
+  // expected-error @+1 {{result #0 must be ranked tensor of 64-bit signless integer values, but got 'tensor<4xi32>'}}
+  %r = dtf.rows_of_ids %ids, %keys : tensor<4xi64>, tensor<3xi64> -> tensor<4xi32>
+  return
+}
+
+// -----
+
+func.func @rows_of_ids_result_shape(%ids: tensor<4x2xi64>, %keys: tensor<3xi64>) {
+  // expected-error @+1 {{result 'tensor<8xi64>' does not have the shape of ids 'tensor<4x2xi64>'}}
+  %r = dtf.rows_of_ids %ids, %keys : tensor<4x2xi64>, tensor<3xi64> -> tensor<8xi64>
+  return
+}
+
+// -----
+
+func.func @rows_of_ids_unsorted_keys(%ids: tensor<4xi64>) {
+  %keys = dtf.constant dense<[3, 17, 9]> : tensor<3xi64>
+  // expected-error @+1 {{keys are not sorted ascending and distinct: key 9 at position 2 follows 17}}
+  %r = dtf.rows_of_ids %ids, %keys : tensor<4xi64>, tensor<3xi64> -> tensor<4xi64>
+  return
+}
+
+// -----
+
+func.func @rows_of_ids_repeated_key(%ids: tensor<4xi64>) {
+  %keys = dtf.constant dense<[3, 3]> : tensor<2xi64>
+  // expected-error @+1 {{keys are not sorted ascending and distinct: key 3 at position 1 follows 3}}
+  %r = dtf.rows_of_ids %ids, %keys : tensor<4xi64>, tensor<2xi64> -> tensor<4xi64>
+  return
+}

@@ -27,6 +27,21 @@ func.func @sync_sparse_mean(%rows: tensor<?x8xf32>, %ids: tensor<?xi64>) -> tens
   return %mean : tensor<?x8xf32>
 }
 
+// CHECK-LABEL: func.func @rows_of_ids
+func.func @rows_of_ids(%ids: tensor<?x5xi64>, %keys: tensor<?xi64>) -> (tensor<?x5xi64>, tensor<?x5xi64>) {
+  // CHECK: %[[KEYS:.*]] = dtf.constant dense<[3, 17, 40]> : tensor<3xi64>
+  %sorted = dtf.constant dense<[3, 17, 40]> : tensor<3xi64>
+  // CHECK: dtf.rows_of_ids %arg0, %[[KEYS]] : tensor<?x5xi64>, tensor<3xi64> -> tensor<?x5xi64>
+  %rows = dtf.rows_of_ids %ids, %sorted : tensor<?x5xi64>, tensor<3xi64> -> tensor<?x5xi64>
+  // Keys of a table that created no row, and keys that are no constant.
+  // CHECK: dtf.rows_of_ids %arg0, %{{.*}} : tensor<?x5xi64>, tensor<0xi64> -> tensor<?x5xi64>
+  %none = dtf.constant dense<> : tensor<0xi64>
+  %default = dtf.rows_of_ids %ids, %none : tensor<?x5xi64>, tensor<0xi64> -> tensor<?x5xi64>
+  // CHECK: dtf.rows_of_ids %arg0, %arg1 : tensor<?x5xi64>, tensor<?xi64> -> tensor<?x5xi64>
+  %fed = dtf.rows_of_ids %ids, %keys : tensor<?x5xi64>, tensor<?xi64> -> tensor<?x5xi64>
+  return %rows, %fed : tensor<?x5xi64>, tensor<?x5xi64>
+}
+
 // CHECK-LABEL: func.func @logistic
 func.func @logistic(%logits: tensor<4x1xf32>, %labels: tensor<4x1xf32>) -> (tensor<4x1xf32>, tensor<4x1xf32>) {
   // CHECK: dtf.sigmoid %arg0 : tensor<4x1xf32>
