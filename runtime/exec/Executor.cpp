@@ -265,17 +265,16 @@ public:
         pending(new std::atomic<int32_t>[graph.nodes.size()]),
         uses(new std::atomic<int32_t>[graph.numSlots]),
         states(new std::atomic<uint8_t>[graph.nodes.size()]),
-        outstanding(plan.nodes.size()), context{
-                                            options.eval,
-                                            feeds,
-                                            [this,
-                                             &store](Value handle) -> Tensor & {
-                                              return variable(store, handle);
-                                            },
-                                            runOptions.training,
-                                            runOptions.globalStep,
-                                            runOptions.randomStream,
-                                            runOptions.denseLearningRateScale} {
+        outstanding(plan.nodes.size()),
+        context{options.eval,
+                feeds,
+                [this, &store](Value handle) -> Tensor & {
+                  return variable(store, handle);
+                },
+                runOptions.training,
+                runOptions.globalStep,
+                runOptions.randomStream,
+                runOptions.stalenessLearningRateScale} {
     for (size_t id = 0; id < graph.nodes.size(); ++id) {
       pending[id].store(plan.numPredecessors[id], std::memory_order_relaxed);
       states[id].store(NotStarted, std::memory_order_relaxed);

@@ -145,8 +145,8 @@ struct RunOptions {
   std::optional<int64_t> globalStep = std::nullopt;
   /// The samples of the stateful random ops (KernelContext::randomStream).
   uint64_t randomStream = 0;
-  /// KernelContext::denseLearningRateScale.
-  double denseLearningRateScale = 1.0;
+  /// KernelContext::stalenessLearningRateScale.
+  double stalenessLearningRateScale = 1.0;
 };
 
 class Executor {

@@ -284,19 +284,21 @@ TEST_F(ExecutorTest, VariableAccessesKeepProgramOrder) {
   }
 }
 
-TEST_F(ExecutorTest, DenseLearningRateScaleScalesDenseUpdatesOnly) {
-  // A PS task's staleness-dependent learning rate: the dense update moves
-  // its variable by the scaled rate while its slot takes the whole
-  // gradient; the rows of a table keep the whole rate.
+TEST_F(ExecutorTest, StalenessLearningRateScaleScalesMomentumUpdatesOnly) {
+  // A PS task's staleness-dependent learning rate: an update with momentum
+  // moves its variable by the scaled rate while its slot takes the whole
+  // gradient; plain SGD and the rows of a table keep the whole rate.
   mlir::func::FuncOp function = parse(R"mlir(
     func.func @update() {
       %w = dtf.variable "w" init(#dtf.constant<1.0>) : !dtf.resource<tensor<2xf32>>
       %w_m = dtf.variable "w/Momentum" init(#dtf.zeros) : !dtf.resource<tensor<2xf32>>
+      %v = dtf.variable "v" init(#dtf.constant<1.0>) : !dtf.resource<tensor<2xf32>>
       %table = dtf.variable "table" init(#dtf.constant<1.0>) : !dtf.resource<tensor<3x2xf32>>
       %one = dtf.constant dense<1.0> : tensor<2xf32>
       %ids = dtf.constant dense<[1]> : tensor<1xi64>
       %rows = dtf.constant dense<1.0> : tensor<1x2xf32>
       dtf.apply_momentum %w, %w_m, %one learning_rate 2.0 momentum 0.9 : !dtf.resource<tensor<2xf32>>
+      dtf.apply_gradient_descent %v, %one learning_rate 2.0 : !dtf.resource<tensor<2xf32>>
       dtf.sparse_apply_gradient_descent %table[%ids], %rows learning_rate 2.0 : !dtf.resource<tensor<3x2xf32>>, tensor<1xi64>, tensor<1x2xf32>
       return
     }
@@ -305,11 +307,12 @@ TEST_F(ExecutorTest, DenseLearningRateScaleScalesDenseUpdatesOnly) {
   dtf::exec::initializeVariables(function, store, {});
   Executor executor(function, store, withThreads(2));
   RunOptions options;
-  options.denseLearningRateScale = 0.25;
+  options.stalenessLearningRateScale = 0.25;
   executor.run({}, {}, options);
   EXPECT_EQ(store.at("w").toVector<float>(), std::vector<float>(2, 0.5f));
   EXPECT_EQ(store.at("w/Momentum").toVector<float>(),
             std::vector<float>(2, 1.0f));
+  EXPECT_EQ(store.at("v").toVector<float>(), std::vector<float>(2, -1.0f));
   EXPECT_EQ(store.at("table").toVector<float>(),
             (std::vector<float>{1, 1, -1, -1, 1, 1}));
 }

@@ -297,11 +297,18 @@ double learningRateOf(ApplyOp apply, const KernelCall &c) {
                                         *c.context().globalStep);
 }
 
-/// The learning rate of dense optimizer update `apply`: learningRateOf,
-/// times the run's KernelContext::denseLearningRateScale.
+/// The learning rate of dense update `apply` of an optimizer with
+/// momentum `momentum` (Adam's beta1): learningRateOf, times the run's
+/// KernelContext::stalenessLearningRateScale where `momentum` > 0. A stale
+/// gradient acts as momentum of its own (Mitliagkas et al., "Asynchrony
+/// begets momentum", 2016), which on top of the optimizer's overshoots; an
+/// optimizer without momentum (SGD, Adagrad, Adadelta, FTRL) keeps its
+/// rate, which bench/findings.md found the better choice for Adagrad.
 template <typename ApplyOp>
-double denseLearningRateOf(ApplyOp apply, const KernelCall &c) {
-  return learningRateOf(apply, c) * c.context().denseLearningRateScale;
+double momentumLearningRateOf(ApplyOp apply, const KernelCall &c,
+                              double momentum) {
+  double rate = learningRateOf(apply, c);
+  return momentum > 0 ? rate * c.context().stalenessLearningRateScale : rate;
 }
 
 /// The gradient rows of a sparse update `op` summed per distinct id, the
@@ -644,19 +651,21 @@ KernelTable buildKernelTable() {
   // declared in DTFOps.td.
   add<ir::ApplyGradientDescentOp>(
       t, [](ir::ApplyGradientDescentOp apply, const KernelCall &c) {
-        kernels::apply_gradient_descent(c.variable(0),
-                                        denseLearningRateOf(apply, c), c.in(1));
+        kernels::apply_gradient_descent(c.variable(0), learningRateOf(apply, c),
+                                        c.in(1));
       });
   add<ir::ApplyMomentumOp>(
       t, [](ir::ApplyMomentumOp apply, const KernelCall &c) {
         kernels::apply_momentum(
-            c.variable(0), c.variable(1), denseLearningRateOf(apply, c),
+            c.variable(0), c.variable(1),
+            momentumLearningRateOf(apply, c, toDouble(apply.getMomentumAttr())),
             c.in(2), toDouble(apply.getMomentumAttr()), apply.getUseNesterov());
       });
   add<ir::ApplyAdamOp>(t, [](ir::ApplyAdamOp apply, const KernelCall &c) {
     kernels::apply_adam(
         c.variable(0), c.variable(1), c.variable(2), c.in(3).scalarAsDouble(),
-        c.in(4).scalarAsDouble(), denseLearningRateOf(apply, c),
+        c.in(4).scalarAsDouble(),
+        momentumLearningRateOf(apply, c, toDouble(apply.getBeta1Attr())),
         toDouble(apply.getBeta1Attr()), toDouble(apply.getBeta2Attr()),
         toDouble(apply.getEpsilonAttr()), c.in(5));
   });
@@ -667,7 +676,7 @@ KernelTable buildKernelTable() {
       });
   add<ir::ApplyAdagradOp>(t, [](ir::ApplyAdagradOp apply, const KernelCall &c) {
     kernels::apply_adagrad(c.variable(0), c.variable(1),
-                           denseLearningRateOf(apply, c), c.in(2));
+                           learningRateOf(apply, c), c.in(2));
   });
   // Sparse updates sum the rows of equal ids and drop padding first, as
   // TensorFlow's Optimizer._apply_sparse_duplicate_indices does; a worker's
@@ -694,33 +703,34 @@ KernelTable buildKernelTable() {
         toDouble(apply.getEpsilonAttr()), g.ids, g.rows);
   });
   add<ir::ApplyRMSPropOp>(t, [](ir::ApplyRMSPropOp apply, const KernelCall &c) {
-    kernels::apply_rmsprop(c.variable(0), c.variable(1), c.variable(2),
-                           /*mg=*/nullptr, denseLearningRateOf(apply, c),
-                           toDouble(apply.getDecayAttr()),
-                           toDouble(apply.getMomentumAttr()),
-                           toDouble(apply.getEpsilonAttr()), c.in(3));
+    kernels::apply_rmsprop(
+        c.variable(0), c.variable(1), c.variable(2),
+        /*mg=*/nullptr,
+        momentumLearningRateOf(apply, c, toDouble(apply.getMomentumAttr())),
+        toDouble(apply.getDecayAttr()), toDouble(apply.getMomentumAttr()),
+        toDouble(apply.getEpsilonAttr()), c.in(3));
   });
   add<ir::ApplyCenteredRMSPropOp>(
       t, [](ir::ApplyCenteredRMSPropOp apply, const KernelCall &c) {
-        kernels::apply_rmsprop(c.variable(0), c.variable(2), c.variable(3),
-                               &c.variable(1), denseLearningRateOf(apply, c),
-                               toDouble(apply.getDecayAttr()),
-                               toDouble(apply.getMomentumAttr()),
-                               toDouble(apply.getEpsilonAttr()), c.in(4));
+        kernels::apply_rmsprop(
+            c.variable(0), c.variable(2), c.variable(3), &c.variable(1),
+            momentumLearningRateOf(apply, c, toDouble(apply.getMomentumAttr())),
+            toDouble(apply.getDecayAttr()), toDouble(apply.getMomentumAttr()),
+            toDouble(apply.getEpsilonAttr()), c.in(4));
       });
   add<ir::ApplyAdadeltaOp>(
       t, [](ir::ApplyAdadeltaOp apply, const KernelCall &c) {
         kernels::apply_adadelta(c.variable(0), c.variable(1), c.variable(2),
-                                denseLearningRateOf(apply, c),
+                                learningRateOf(apply, c),
                                 toDouble(apply.getRhoAttr()),
                                 toDouble(apply.getEpsilonAttr()), c.in(3));
       });
   add<ir::ApplyFtrlOp>(t, [](ir::ApplyFtrlOp apply, const KernelCall &c) {
-    kernels::apply_ftrl(
-        c.variable(0), c.variable(1), c.variable(2), c.in(3),
-        denseLearningRateOf(apply, c), toDouble(apply.getL1Attr()),
-        toDouble(apply.getL2Attr()), toDouble(apply.getL2ShrinkageAttr()),
-        toDouble(apply.getLearningRatePowerAttr()));
+    kernels::apply_ftrl(c.variable(0), c.variable(1), c.variable(2), c.in(3),
+                        learningRateOf(apply, c), toDouble(apply.getL1Attr()),
+                        toDouble(apply.getL2Attr()),
+                        toDouble(apply.getL2ShrinkageAttr()),
+                        toDouble(apply.getLearningRatePowerAttr()));
   });
   add<ir::SparseApplyFtrlOp>(
       t, [](ir::SparseApplyFtrlOp apply, const KernelCall &c) {

@@ -123,11 +123,12 @@ struct KernelContext {
   /// Which samples the stateful random ops (dtf.random_uniform) draw in
   /// this run: runs with different streams draw independent samples.
   uint64_t randomStream = 0;
-  /// Multiplies the learning rate of the dense optimizer updates
-  /// (dtf.apply_*), not of the sparse ones (dtf.sparse_apply_*, rows of
-  /// embedding tables): a PS task's staleness-dependent learning rate
+  /// Multiplies the learning rate of the dense optimizer updates with
+  /// momentum (dtf.apply_momentum, dtf.apply_adam, RMSProp with momentum;
+  /// not SGD, Adagrad, Adadelta, FTRL, nor the sparse updates of embedding
+  /// rows): a PS task's staleness-dependent learning rate
   /// (ps::UpdateContext).
-  double denseLearningRateScale = 1.0;
+  double stalenessLearningRateScale = 1.0;
 };
 
 /// One call of a kernel.

@@ -155,7 +155,7 @@ void PsProgram::apply(VariableStore &values, std::vector<Tensor> arguments,
   }
   RunOptions options;
   options.globalStep = context.globalStep;
-  options.denseLearningRateScale = context.denseLearningRateScale;
+  options.stalenessLearningRateScale = context.stalenessLearningRateScale;
   executor->run(/*feeds=*/{}, std::move(arguments), options);
 }
 

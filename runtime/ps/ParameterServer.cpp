@@ -804,7 +804,7 @@ PushResult ParameterServer::push(int64_t pushStep, int64_t pushEpoch,
 
 void ParameterServer::applyLocked(std::vector<Tensor> arguments,
                                   const std::vector<int64_t> &pushSteps,
-                                  double denseLearningRateScale) {
+                                  double stalenessLearningRateScale) {
   int64_t before = step;
   auto begin = std::chrono::steady_clock::now();
   try {
@@ -818,7 +818,7 @@ void ParameterServer::applyLocked(std::vector<Tensor> arguments,
       UpdateContext context;
       context.globalStep =
           *std::max_element(pushSteps.begin(), pushSteps.end());
-      context.denseLearningRateScale = denseLearningRateScale;
+      context.stalenessLearningRateScale = stalenessLearningRateScale;
       program->apply(variables, std::move(arguments), context);
     } catch (...) {
       finishDynamicLocked(working);

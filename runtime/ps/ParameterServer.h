@@ -138,10 +138,10 @@ struct UpdateContext {
   /// The global step the gradients were computed at, where learning-rate
   /// schedules are evaluated.
   int64_t globalStep = 0;
-  /// Multiplies the learning rate of the updates of dense gradients (not
-  /// the rows of embedding tables): 1 / (1 + staleness) of an async push
-  /// where Options::divideByStaleness, 1 otherwise.
-  double denseLearningRateScale = 1.0;
+  /// Multiplies the learning rate of the dense updates of optimizers with
+  /// momentum (exec::KernelContext says which): 1 / (1 + staleness) of an
+  /// async push where Options::divideByStaleness, 1 otherwise.
+  double stalenessLearningRateScale = 1.0;
 };
 
 /// How a PS task initializes and updates its variables. Called with the
@@ -228,16 +228,16 @@ struct Options {
   /// enforced where the gradient lands. 0: no bound.
   int64_t maxStaleness = 0;
   /// Async: the update of a push of staleness s (the updates applied since
-  /// the step it was computed at) runs with the learning rate of its dense
-  /// gradients divided by 1 + s (UpdateContext::denseLearningRateScale), so
-  /// that a stale gradient moves the model less: the staleness-dependent
-  /// learning rate of Zhang et al., "Staleness-aware Async-SGD for
-  /// Distributed Deep Learning" (IJCAI 2016), whose staleness counts the
-  /// push's own update (theirs is 1 + s). For SGD, momentum, Adam and
-  /// Adagrad this divides the step the variable takes while the slots take
-  /// the whole gradient. The rows of embedding tables keep the whole rate:
-  /// a row's own staleness (the updates of that row since the pull) is far
-  /// below the task's.
+  /// the step it was computed at) runs with 1 / (1 + s) of the learning
+  /// rate of its optimizers with momentum (momentum, Adam, RMSProp with
+  /// momentum; UpdateContext::stalenessLearningRateScale), so that a stale
+  /// gradient moves the model less: the staleness-dependent learning rate
+  /// of Zhang et al., "Staleness-aware Async-SGD for Distributed Deep
+  /// Learning" (IJCAI 2016), whose staleness counts the push's own update
+  /// (theirs is 1 + s). For momentum and Adam this divides the step the
+  /// variable takes while the slots take the whole gradient. SGD, Adagrad,
+  /// Adadelta, FTRL and the rows of embedding tables keep the whole rate
+  /// (bench/findings.md: Adagrad trains worse divided).
   bool divideByStaleness = false;
   /// Bytes the task may still allocate (runtime/core/HostMemory.h); when
   /// set, a task whose variables need more is refused at construction,
@@ -540,12 +540,12 @@ private:
   /// when it is complete; returns whether it was applied.
   bool accumulateLocked(int64_t pushStep, GradientGroup gradients);
   /// Runs the program with `arguments`, the gradients of pushes computed
-  /// at `pushSteps`, and advances the step; `denseLearningRateScale` as
+  /// at `pushSteps`, and advances the step; `stalenessLearningRateScale` as
   /// UpdateContext's. On an error the task is marked failed (see
   /// `failure`).
   void applyLocked(std::vector<Tensor> arguments,
                    const std::vector<int64_t> &pushSteps,
-                   double denseLearningRateScale = 1.0);
+                   double stalenessLearningRateScale = 1.0);
   int64_t readGlobalStepLocked() const;
 
   /// The task's own variables out of `state`, checked against their

@@ -43,7 +43,7 @@ public:
              const UpdateContext &context) override {
     computedAt.push_back(context.globalStep);
     float *w = values.at("w").data<float>();
-    float rate = static_cast<float>(context.denseLearningRateScale);
+    float rate = static_cast<float>(context.stalenessLearningRateScale);
     for (const Tensor &gradient : arguments)
       for (int i = 0; i < 2; ++i)
         w[i] -= rate * gradient.data<float>()[i] / arguments.size();

@@ -24,9 +24,9 @@ struct ReplicationOptions {
   /// Async: pushes staler than this are dropped (0: no bound;
   /// ps::Options::maxStaleness).
   int64_t maxStaleness = 0;
-  /// Async: a push's step divided by 1 + its staleness
-  /// (ps::Options::divideByStaleness); dtf-run's default.
-  bool divideLrByStaleness = true;
+  /// Async: the learning rate of a push's optimizers with momentum divided
+  /// by 1 + its staleness (ps::Options::divideByStaleness).
+  bool divideLrByStaleness = false;
 };
 
 /// Where variables go: tf.train.replica_device_setter's ps_strategy and

@@ -326,7 +326,7 @@ int runPsTask(mlir::ModuleOp program, const TaskOptions &options) {
     std::cout << "; steps divided by 1 + staleness: "
               << (options.replication.divideLrByStaleness
                       ? std::to_string(stats.dividedPushes) + " pushes"
-                      : "off (--nodivide_lr_by_staleness)");
+                      : "off (--divide_lr_by_staleness turns it on)");
   std::cout << std::endl;
   double servedSeconds = std::chrono::duration<double>(
                              std::chrono::steady_clock::now() - servingSince)

@@ -1,10 +1,9 @@
 """Staleness control of async training: --max_staleness drops the pushes
 computed more than K updates before they land, so that no applied push is
 staler than K (the PS task's staleness line) and the dropped ones are
-counted; by default (--divide_lr_by_staleness) every push of staleness
-above 0 has its step divided, and the model trains; with
---nodivide_lr_by_staleness none is; --max_staleness and an explicit
---divide_lr_by_staleness are refused with --sync, naming the flag.
+counted; with --divide_lr_by_staleness every push of staleness above 0
+has its learning rate divided, and the model trains; by default none is;
+both flags are refused with --sync, naming the flag.
 """
 
 import argparse
@@ -66,10 +65,10 @@ def main():
                   "step %d, %d applied, for %d steps" % (step, applied, args.train_steps))
     cluster.check(accuracy >= ACCURACY, "accuracy %.4f < %.2f" % (accuracy, ACCURACY))
 
-    # The default divides the step of every push that was stale at all.
+    # The flag divides the rate of every push that was stale at all.
     (step, applied, pushes, dropped), mean, most, accuracy, fresh, divided = run(
-        args.dtf_run, 3, [], args.train_steps)
-    print("defaults: applied %d of %d pushes, %d of staleness 0, %s divided; staleness "
+        args.dtf_run, 3, ["--divide_lr_by_staleness"], args.train_steps)
+    print("--divide_lr_by_staleness: applied %d of %d pushes, %d of staleness 0, %s divided; staleness "
           "mean %.2f, max %d; accuracy %.4f" % (applied, pushes, fresh, divided, mean, most,
                                                 accuracy))
     cluster.check(dropped == 0 and applied == pushes,
@@ -79,9 +78,8 @@ def main():
                                                                    applied))
     cluster.check(accuracy >= ACCURACY, "accuracy %.4f < %.2f" % (accuracy, ACCURACY))
 
-    _, _, _, _, _, divided = run(args.dtf_run, 3, ["--nodivide_lr_by_staleness"],
-                                 args.train_steps)
-    cluster.check(divided is None, "--nodivide_lr_by_staleness: %s pushes divided" % divided)
+    _, _, _, _, _, divided = run(args.dtf_run, 3, [], args.train_steps)
+    cluster.check(divided is None, "the defaults: %s pushes divided" % divided)
 
 
 if __name__ == "__main__":

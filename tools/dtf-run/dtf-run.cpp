@@ -79,16 +79,18 @@ DEFINE_int64(max_staleness, 0,
              "were computed more than this many updates before they land: "
              "bounded staleness, as stale-synchronous parallel bounds it, "
              "enforced where the gradient lands (0 = no bound)");
-DEFINE_bool(divide_lr_by_staleness, true,
-            "Async: a PS task moves the variables by 1/(1 + staleness) of "
-            "the step a push's update computed, staleness being the updates "
-            "applied since the push's step (the optimizer's slots and the "
-            "rows of embedding tables take the whole step): the "
-            "staleness-dependent learning rate of Zhang et al., "
-            "Staleness-aware Async-SGD (IJCAI 2016). On by default: without "
-            "it, async workers end below TensorFlow's accuracy "
-            "(bench/results/staleness.md); --nodivide_lr_by_staleness turns "
-            "it off");
+DEFINE_bool(divide_lr_by_staleness, false,
+            "Async: a PS task applies a push with 1/(1 + staleness) of the "
+            "learning rate of its optimizers with momentum (momentum, Adam, "
+            "RMSProp with momentum), staleness being the updates applied "
+            "since the push's step; the optimizer's slots take the whole "
+            "gradient, and SGD, Adagrad, Adadelta, FTRL and the rows of "
+            "embedding tables the whole rate: the staleness-dependent "
+            "learning rate of Zhang et al., Staleness-aware Async-SGD "
+            "(IJCAI 2016). Off by default, as TensorFlow: it brings fast "
+            "async workers at high learning rates to TensorFlow's accuracy "
+            "and costs accuracy at low ones (bench/results/staleness.md, "
+            "bench/findings.md)");
 DEFINE_string(replication, "",
               "How the cluster runs the model: between-graph (each worker "
               "trains its own copy on its shard of the data) or in-graph "
@@ -773,10 +775,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   if (FLAGS_sync &&
-      (FLAGS_max_staleness != 0 ||
-       (FLAGS_divide_lr_by_staleness &&
-        !gflags::GetCommandLineFlagInfoOrDie("divide_lr_by_staleness")
-             .is_default))) {
+      (FLAGS_max_staleness != 0 || FLAGS_divide_lr_by_staleness)) {
     std::cerr << "dtf-run: --"
               << (FLAGS_max_staleness != 0 ? "max_staleness"
                                            : "divide_lr_by_staleness")
