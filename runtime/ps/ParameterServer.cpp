@@ -787,14 +787,11 @@ PushResult ParameterServer::push(int64_t pushStep, int64_t pushEpoch,
       ++stats_.stalePushes;
       return {PushOutcome::Stale, step};
     }
-    if (options_.divideByStaleness && staleness > 0) {
-      applyLocked(std::move(gradients), {pushStep},
-                  1.0 / static_cast<double>(1 + staleness));
-      if (!failure)
-        ++stats_.dividedPushes;
-    } else {
-      applyLocked(std::move(gradients), {pushStep});
-    }
+    bool divided = options_.divideByStaleness && staleness > 0;
+    applyLocked(std::move(gradients), {pushStep},
+                divided ? 1.0 / static_cast<double>(1 + staleness) : 1.0);
+    if (divided && !failure)
+      ++stats_.dividedPushes;
   } else
     outcome = applySyncLocked(pushStep, std::move(gradients));
   if (failure)

@@ -79,19 +79,22 @@ readTensorStream(Reader &reader, grpc::ClientContext &context,
 }
 
 /// One unary call, as every client makes it: `(stub.*method)(request)` with
-/// the deadline (now + options.callTimeout) and cluster token of `options`;
-/// returns the response, or throws the dtf::Error naming `peer` and `rpc`.
+/// the deadline (now + `timeout`, by default options.callTimeout) and
+/// cluster token of `options`; returns the response, or throws the
+/// dtf::Error naming `peer` and `rpc`.
 ///
 ///   auto reply = unaryCall(peer, "GetStep", options, *stub,
 ///                          &ParameterServer::Stub::GetStep, GetStepRequest());
 template <typename Stub, typename Request, typename Response>
-Response unaryCall(const std::string &peer, const char *rpc,
-                   const ClientOptions &options, Stub &stub,
-                   grpc::Status (Stub::*method)(grpc::ClientContext *,
-                                                const Request &, Response *),
-                   const Request &request) {
+Response
+unaryCall(const std::string &peer, const char *rpc,
+          const ClientOptions &options, Stub &stub,
+          grpc::Status (Stub::*method)(grpc::ClientContext *, const Request &,
+                                       Response *),
+          const Request &request,
+          std::optional<std::chrono::milliseconds> timeout = std::nullopt) {
   grpc::ClientContext context;
-  prepareCall(context, options, options.callTimeout);
+  prepareCall(context, options, timeout.value_or(options.callTimeout));
   Response response;
   grpc::Status status = (stub.*method)(&context, request, &response);
   if (!status.ok())

@@ -458,12 +458,10 @@ ps::Snapshot PsClient::saveCheckpointShard(int shard, int numShards,
   request.set_shard(shard);
   request.set_num_shards(numShards);
   request.set_save(save);
-  grpc::ClientContext context;
-  prepareCall(context, options_, options_.checkpointTimeout);
-  SaveCheckpointShardResponse response;
-  grpc::Status status = stub->SaveCheckpointShard(&context, request, &response);
-  if (!status.ok())
-    throw callError(peer_, "SaveCheckpointShard", status);
+  SaveCheckpointShardResponse response =
+      unaryCall(peer_, "SaveCheckpointShard", options_, *stub,
+                &ParameterServer::Stub::SaveCheckpointShard, request,
+                options_.checkpointTimeout);
   if (!response.has_header())
     throw callError(peer_, "SaveCheckpointShard",
                     grpc::Status(grpc::StatusCode::DATA_LOSS,

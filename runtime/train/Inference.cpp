@@ -88,8 +88,9 @@ dynamicTableRows(const checkpoint::LoadedCheckpoint &loaded,
   if (tensors.count(name))
     shards.push_back(name);
   else
-    while (tensors.count(name + "/part_" + std::to_string(shards.size())))
-      shards.push_back(name + "/part_" + std::to_string(shards.size()));
+    for (int64_t shard = 0, count = checkpoint::shardCountOf(tensors, name);
+         shard < count; ++shard)
+      shards.push_back(name + "/part_" + std::to_string(shard));
   if (shards.empty())
     throw std::invalid_argument(
         "checkpoint " + loaded.path + " has no tensor '" + name + "' or '" +
