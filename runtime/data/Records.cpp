@@ -433,8 +433,15 @@ size_t RecordReader::read(void *buffer, size_t size) {
 }
 
 std::optional<std::string> RecordReader::next() {
-  if (end_ && offset_ >= *end_)
+  std::string data;
+  if (!next(data))
     return std::nullopt;
+  return data;
+}
+
+bool RecordReader::next(std::string &data) {
+  if (end_ && offset_ >= *end_)
+    return false;
   canContinue_ = false;
   unsigned char header[12];
   size_t got = read(header, sizeof(header));
@@ -442,7 +449,7 @@ std::optional<std::string> RecordReader::next() {
     if (stream->truncated)
       throw failure("truncated: the compressed stream ends before its end");
     canContinue_ = true;
-    return std::nullopt;
+    return false;
   }
   if (got != sizeof(header))
     throw failure("truncated header (" + std::to_string(got) + " of 12 bytes)");
@@ -451,17 +458,19 @@ std::optional<std::string> RecordReader::next() {
     throw failure("length CRC mismatch");
   // The data is read in pieces, so that a corrupt length cannot make us
   // allocate much more than the file holds (its size is not known before
-  // decompression).
-  std::string data;
+  // decompression). Bytes `data` holds already are overwritten, not
+  // cleared first.
   constexpr uint64_t kPiece = 16 << 20;
-  while (data.size() < length) {
-    size_t before = data.size();
-    size_t piece = static_cast<size_t>(std::min(kPiece, length - before));
-    data.resize(before + piece);
-    if (read(data.data() + before, piece) != piece)
+  for (uint64_t filled = 0; filled < length;) {
+    size_t piece = static_cast<size_t>(std::min(kPiece, length - filled));
+    if (data.size() < filled + piece)
+      data.resize(filled + piece);
+    if (read(data.data() + filled, piece) != piece)
       throw failure("truncated: length " + std::to_string(length) +
                     " but the file ends first");
+    filled += piece;
   }
+  data.resize(length);
   unsigned char footer[4];
   if (read(footer, 4) != 4)
     throw failure("truncated: the data's CRC is missing");
@@ -477,7 +486,7 @@ std::optional<std::string> RecordReader::next() {
   offset_ += 12 + length + 4;
   ++index_;
   canContinue_ = true;
-  return data;
+  return true;
 }
 
 } // namespace dtf::data

@@ -102,6 +102,10 @@ public:
   /// naming the file (and the range, for one that starts past 0), the
   /// record's index and its offset (in the uncompressed stream).
   std::optional<std::string> next();
+  /// As next(), into `data` (its memory reused: a reader of many small
+  /// records allocates none per record); false at the end. `data` holds
+  /// nothing of use after a throw.
+  bool next(std::string &data);
   /// Offset of the next record in the uncompressed stream (in the file,
   /// for a plain one): what next() returned spans the offsets between
   /// offset() before and after the call, framing included.

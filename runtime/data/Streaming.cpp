@@ -25,6 +25,9 @@ namespace {
 
 /// A chunk also ends past these bytes of records.
 constexpr size_t kChunkBytes = 4 << 20;
+/// A reader keeps the buffers of the records of a chunk for the next one
+/// (no allocation a record), but not those of records larger than this.
+constexpr size_t kReusedRecordBytes = 64 << 10;
 /// Warnings of single bad records printed before they are only counted.
 constexpr int kWarnings = 20;
 
@@ -121,7 +124,10 @@ struct StreamingInput::Reader {
   const bool skip;
   ExampleParser parser;
   std::vector<Open> cycle;
+  /// The records read for the next chunk: [0, pendingCount); those after
+  /// are buffers kept for reuse.
   std::vector<Pending> pending;
+  size_t pendingCount = 0;
   size_t pendingBytes = 0;
   /// Units read to their end, reported once their records are queued.
   std::vector<std::pair<WorkUnit, int64_t>> done;
@@ -175,8 +181,7 @@ struct StreamingInput::Reader {
         flush();
       } else {
         ++turn;
-        if (static_cast<int64_t>(pending.size()) >=
-                input.options.chunkRecords ||
+        if (static_cast<int64_t>(pendingCount) >= input.options.chunkRecords ||
             pendingBytes >= kChunkBytes)
           flush();
       }
@@ -224,12 +229,15 @@ struct StreamingInput::Reader {
   /// when the unit ended instead.
   bool readOne(Open &open) {
     RecordReader &reader = *open.reader;
+    if (pendingCount == pending.size())
+      pending.emplace_back();
+    Pending &record = pending[pendingCount];
     while (true) {
       const int64_t index = reader.index();
       const uint64_t before = reader.offset();
-      std::optional<std::string> record;
+      bool read;
       try {
-        record = reader.next();
+        read = reader.next(record.data);
       } catch (const RecordError &error) {
         input.bytes += static_cast<int64_t>(reader.offset() - before);
         if (!skip)
@@ -250,16 +258,16 @@ struct StreamingInput::Reader {
         return true;
       }
       input.bytes += static_cast<int64_t>(reader.offset() - before);
-      if (!record) {
+      if (!read) {
         open.records = reader.index();
         return true;
       }
       if (trained(open, index))
         continue;
-      pendingBytes += record->size();
-      pending.push_back({std::move(*record),
-                         {open.unit.epoch, open.unit.id, index},
-                         open.label});
+      pendingBytes += record.data.size();
+      record.origin = {open.unit.epoch, open.unit.id, index};
+      record.label = open.label;
+      ++pendingCount;
       return false;
     }
   }
@@ -339,9 +347,10 @@ struct StreamingInput::Reader {
   /// reports the units that ended.
   void flush() {
     Chunk chunk;
-    if (!pending.empty()) {
+    if (pendingCount > 0) {
       std::vector<const Pending *> kept;
-      for (const Pending &record : pending) {
+      for (size_t r = 0; r < pendingCount; ++r) {
+        const Pending &record = pending[r];
         try {
           parser.add(record.data, *record.label, record.origin.record);
         } catch (const std::runtime_error &error) {
@@ -368,7 +377,12 @@ struct StreamingInput::Reader {
           for (const Pending *record : kept)
             chunk.origins.push_back(record->origin);
       }
-      pending.clear();
+      for (size_t r = 0; r < pendingCount; ++r) {
+        pending[r].label.reset();
+        if (pending[r].data.capacity() > kReusedRecordBytes)
+          std::string().swap(pending[r].data);
+      }
+      pendingCount = 0;
       pendingBytes = 0;
     }
     if (chunk.rows > 0 && !input.push(std::move(chunk)))

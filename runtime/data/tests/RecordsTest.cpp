@@ -135,6 +135,36 @@ TEST(RecordsTest, DetectsCompressionFromTheFirstBytes) {
   EXPECT_EQ(reader.next(), "third");
 }
 
+// next(std::string &) reuses its buffer: a record shorter or longer than
+// the one before it, or empty, comes out whole and nothing more, for every
+// compression, and after a CRC error the buffer serves the next record.
+TEST(RecordsTest, ReadsIntoAReusedBuffer) {
+  std::string dir = tempDir();
+  std::vector<std::string> records = assortedRecords(40);
+  for (Compression compression :
+       {Compression::None, Compression::Gzip, Compression::Zlib}) {
+    std::string path = dir + "/reused." + compressionName(compression);
+    writeCompressed(path, framed(records), compression);
+    RecordReader reader(path, compression);
+    std::string buffer = "left over from before";
+    std::vector<std::string> read;
+    while (reader.next(buffer))
+      read.push_back(buffer);
+    EXPECT_EQ(read, records) << path;
+    EXPECT_FALSE(reader.next(buffer));
+  }
+  std::string bytes = framed({"a longer first record", "second", "3"});
+  bytes[37 + 12] ^= 1; // the second record's data (the first ends at 37)
+  writeFile(dir + "/bad", bytes);
+  RecordReader reader(dir + "/bad", Compression::None);
+  std::string buffer;
+  ASSERT_TRUE(reader.next(buffer));
+  EXPECT_EQ(buffer, "a longer first record");
+  EXPECT_THROW(reader.next(buffer), RecordError);
+  ASSERT_TRUE(reader.next(buffer));
+  EXPECT_EQ(buffer, "3");
+}
+
 /// Every record of `path` read once over the ranges of `unitBytes`, in
 /// order.
 void expectRangesReadEveryRecordOnce(const std::string &path,
