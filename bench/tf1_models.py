@@ -20,8 +20,9 @@ live):
   DTF         build/bin/dtf-run --local --ps=2 --workers=2 on Fashion-MNIST's
               IDX files, the script's steps (global steps) and batch size,
               async and --sync, --dtf_runs runs each; the metric is worker 0's
-              final `validation accuracy` (the fetched output: the accuracy, or
-              the autoencoder's MSE), over the test set's whole batches.
+              final validation of the fetched output (`validation accuracy`,
+              or the autoencoder's `validation mse`), over the test set's
+              whole batches.
 
 A sync global step averages both workers' batches, so sync DTF trains on
 twice the examples of TensorFlow's single worker in the same global steps
@@ -65,8 +66,10 @@ SETTINGS = ("train_steps", "batch_size", "metric", "labeled")
 HIGHER_IS_BETTER = {"accuracy": True, "mse": False}
 
 TEST_METRIC = re.compile(r"^test_metric (\S+) (\S+)$", re.M)
-VALIDATION = re.compile(r"^\[worker0\] After (\d+) training step\(s\), validation cross "
-                        r"entropy = (\S+), validation accuracy = (\S+)$", re.M)
+# The imported models name their results (dtf.result_names): the loss, then
+# the fetched output ("accuracy" or "mse").
+VALIDATION = re.compile(r"^\[worker0\] After (\d+) training step\(s\), validation loss = "
+                        r"(\S+), validation (?:accuracy|mse) = (\S+)$", re.M)
 
 
 def literal_keywords(arguments):

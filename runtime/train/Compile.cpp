@@ -164,8 +164,15 @@ CompiledModel compileModel(mlir::MLIRContext &context, const std::string &path,
   if (!replication)
     return compiled;
   compiled.replication = *replication;
-  for (auto function : module->getOps<mlir::func::FuncOp>())
+  for (auto function : module->getOps<mlir::func::FuncOp>()) {
     compiled.function = function.getName().str();
+    compiled.resultNames.clear();
+    if (auto names = function->getAttrOfType<mlir::ArrayAttr>(
+            dtf::ir::DTFDialect::getResultNamesAttrName()))
+      for (mlir::Attribute name : names)
+        compiled.resultNames.push_back(
+            llvm::cast<mlir::StringAttr>(name).str());
+  }
   // The flags' cluster replaces whatever the model file declared.
   (*module)->setAttr(dtf::ir::DTFDialect::getClusterAttrName(),
                      clusterAttr(context, cluster));

@@ -79,6 +79,9 @@ struct CompiledModel {
   /// The model's function, whose partitions are @<function>_<device> and,
   /// for validation, @<function>_eval_<device> (in-graph).
   std::string function;
+  /// The model function's dtf.result_names, read before compilation (the
+  /// in-graph partitions replace the function): empty without.
+  std::vector<std::string> resultNames;
 };
 
 /// Parses `path`, gives it `cluster`, decides its replication and compiles

@@ -320,11 +320,13 @@ int runInGraphMaster(mlir::ModuleOp program, const std::string &function,
 
     // Validation with the forward-only partitions.
     if (inputs.validation)
-      validate(*inputs.validation, batch, trained.globalStep, telemetry, {},
-               [&](FeedMap &feeds) {
-                 return master.runStep(eval, trainer.nextStepId(),
-                                       std::exchange(feeds, {}), nullptr);
-               });
+      validate(
+          *inputs.validation, batch, trained.globalStep, telemetry, {},
+          [&](FeedMap &feeds) {
+            return master.runStep(eval, trainer.nextStepId(),
+                                  std::exchange(feeds, {}), nullptr);
+          },
+          options.resultNames);
     else
       std::cout << "Worker 0: no evaluation input, no validation"
                 << std::endl;

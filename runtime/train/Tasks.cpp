@@ -114,47 +114,74 @@ rpc::ClientOptions clientOptionsFor(const TaskOptions &options) {
 void validate(data::InputSource &validation, int64_t batch, int64_t globalStep,
               WorkerTelemetry &telemetry, FeedMap feeds,
               const std::function<std::vector<Tensor>(FeedMap &)> &evaluate,
+              const std::vector<std::string> &resultNames,
               std::optional<std::pair<size_t, size_t>> auc) {
   // Whole batches only: the model's batch is static.
   int64_t batches = validation.size() / batch;
-  double lossSum = 0, accuracySum = 0;
-  size_t numResults = 0;
+  // Per result, the sum over the batches of a scalar one's value.
+  std::vector<double> sums;
+  std::vector<bool> scalar;
   metrics::StreamingAuc streamingAuc;
   metrics::StreamingLogLoss logLoss;
   for (int64_t b = 0; b < batches; ++b) {
     validation.nextBatch(batch, feeds);
     std::vector<Tensor> results = evaluate(feeds);
-    numResults = results.size();
-    lossSum += results.at(0).scalarAsDouble();
+    if (sums.empty()) {
+      sums.assign(results.size(), 0.0);
+      for (const Tensor &result : results)
+        scalar.push_back(result.numElements() == 1);
+    }
+    for (size_t i = 0; i < results.size(); ++i)
+      if (scalar[i])
+        sums[i] += results[i].scalarAsDouble();
     if (auc) {
       const Tensor &predictions = results.at(auc->first);
       const Tensor &labels = results.at(auc->second);
       auto count = static_cast<size_t>(predictions.numElements());
       streamingAuc.add(predictions.data<float>(), labels.data<float>(), count);
       logLoss.add(predictions.data<float>(), labels.data<float>(), count);
-    } else if (results.size() > 1) {
-      accuracySum += results[1].scalarAsDouble();
     }
   }
+  auto mean = [&](size_t i) {
+    return i < sums.size() && batches > 0 ? sums[i] / batches : 0.0;
+  };
+  auto format = [](double value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", value);
+    return std::string(text);
+  };
+  std::string line =
+      "After " + std::to_string(globalStep) + " training step(s)";
+  std::vector<std::pair<std::string, double>> summaries;
   if (auc) {
-    std::printf("After %lld training step(s), validation loss = %g, "
-                "validation AUC = %.6f, validation log loss = %.6f\n",
-                static_cast<long long>(globalStep), lossSum / batches,
-                streamingAuc.auc(), logLoss.value());
-    std::fflush(stdout);
-    telemetry.validation(globalStep, lossSum / batches, std::nullopt,
-                         std::make_pair(streamingAuc.auc(), logLoss.value()));
-    return;
+    summaries = {{"loss", mean(0)},
+                 {"auc", streamingAuc.auc()},
+                 {"log_loss", logLoss.value()}};
+    char text[128];
+    std::snprintf(text, sizeof text,
+                  ", validation loss = %g, validation AUC = %.6f, validation "
+                  "log loss = %.6f",
+                  mean(0), streamingAuc.auc(), logLoss.value());
+    line += text;
+  } else if (!resultNames.empty()) {
+    // The model's dtf.result_names: every scalar result by its name.
+    for (size_t i = 0; i < resultNames.size() && i < sums.size(); ++i)
+      if (scalar[i]) {
+        line += ", validation " + resultNames[i] + " = " + format(mean(i));
+        summaries.emplace_back(resultNames[i], mean(i));
+      }
+  } else {
+    // Unnamed results are a hand-written model's cross entropy and
+    // accuracy, in the line scripts read.
+    line += ", validation cross entropy = " + format(mean(0)) +
+            ", validation accuracy = " + format(mean(1));
+    summaries.emplace_back("loss", mean(0));
+    if (sums.size() > 1)
+      summaries.emplace_back("accuracy", mean(1));
   }
-  std::printf("After %lld training step(s), validation cross entropy = %g, "
-              "validation accuracy = %g\n",
-              static_cast<long long>(globalStep), lossSum / batches,
-              accuracySum / batches);
+  std::printf("%s\n", line.c_str());
   std::fflush(stdout);
-  telemetry.validation(globalStep, lossSum / batches,
-                       numResults > 1
-                           ? std::optional<double>(accuracySum / batches)
-                           : std::nullopt);
+  telemetry.validation(globalStep, summaries);
 }
 
 void keepStepMemoryOnTheHeap() {
@@ -527,7 +554,8 @@ int runWorkerTask(mlir::ModuleOp program, const TaskOptions &options,
         [&] { finalStep = ps[0]->step(); }); // [reliability]
     validate(
         *inputs.validation, batch, finalStep, telemetry, std::move(pulled),
-        [&](FeedMap &feeds) { return compute->evaluate(feeds); }, worker.auc);
+        [&](FeedMap &feeds) { return compute->evaluate(feeds); },
+        options.resultNames, worker.auc);
   } else {
     std::cout << "Worker " << index
               << ": no evaluation input, no validation" << std::endl;

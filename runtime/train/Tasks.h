@@ -27,6 +27,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace dtf::train {
 
@@ -39,6 +40,9 @@ struct TaskOptions {
   int batchSize = 0;
   /// Where a worker computes its steps (--device); PS tasks use the CPU.
   ComputeDevice device;
+  /// The model's dtf.result_names (CompiledModel::resultNames), which
+  /// validation reports its results by; empty: the model has none.
+  std::vector<std::string> resultNames;
   /// Threads of the executor that runs a worker's steps, as TensorFlow's
   /// inter_op_parallelism_threads: 0 one per hardware thread, 1 or a
   /// negative number the calling thread alone (executorOptionsFor).
@@ -126,17 +130,21 @@ int64_t checkInputs(mlir::Operation *scope, const WorkerInputs &inputs,
 
 /// Runs `evaluate` on each whole batch of `validation` (`feeds`, the
 /// values every batch shares, with the batch's columns filled in by the
-/// input) and reports the mean of its first two results,
-/// the loss and the accuracy, at `globalStep`: the line "After N training
-/// step(s), validation cross entropy = L, validation accuracy = A" that
-/// scripts read, and the validation summaries of `telemetry`.
+/// input) and reports the means of its scalar results at `globalStep`, in
+/// a line that scripts read and as the validation summaries of
+/// `telemetry`: with `resultNames` (the model's dtf.result_names), "After N
+/// training step(s), validation <name> = V, ..." for each scalar result;
+/// without, the first two results as a hand-written model's loss and
+/// accuracy, "..., validation cross entropy = L, validation accuracy = A".
 ///
 /// With `auc` (the results holding predictions and labels, dtf.auc), it
-/// also reports their streaming AUC and log loss over the whole input, as
-/// tf.metrics.auc: "validation AUC = U, validation log loss = G".
+/// reports the loss and their streaming AUC and log loss over the whole
+/// input instead, as tf.metrics.auc: "validation loss = L, validation AUC =
+/// U, validation log loss = G".
 void validate(data::InputSource &validation, int64_t batch, int64_t globalStep,
               WorkerTelemetry &telemetry, FeedMap feeds,
               const std::function<std::vector<Tensor>(FeedMap &)> &evaluate,
+              const std::vector<std::string> &resultNames,
               std::optional<std::pair<size_t, size_t>> auc = std::nullopt);
 
 /// Trains on `inputs.train` until the global step reaches the target, then

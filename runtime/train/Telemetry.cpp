@@ -270,19 +270,14 @@ void WorkerTelemetry::endStep(int64_t localSteps, int64_t globalStep,
 }
 
 void WorkerTelemetry::validation(
-    int64_t globalStep, double loss, std::optional<double> accuracy,
-    std::optional<std::pair<double, double>> aucAndLogLoss) {
+    int64_t globalStep,
+    const std::vector<std::pair<std::string, double>> &values) {
   if (!writer)
     return;
-  std::vector<std::pair<std::string, double>> values = {
-      {"validation/loss", loss}};
-  if (accuracy)
-    values.push_back({"validation/accuracy", *accuracy});
-  if (aucAndLogLoss) {
-    values.push_back({"validation/auc", aucAndLogLoss->first});
-    values.push_back({"validation/log_loss", aucAndLogLoss->second});
-  }
-  writer->addScalars(globalStep, values);
+  std::vector<std::pair<std::string, double>> tagged;
+  for (const auto &[name, value] : values)
+    tagged.emplace_back("validation/" + name, value);
+  writer->addScalars(globalStep, tagged);
   writer->flush();
 }
 

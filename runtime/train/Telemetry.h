@@ -149,11 +149,10 @@ public:
   }
   /// After the training loop, which may end within a step: stops tracing.
   void endTraining() { trace.setRecording(false); }
-  /// After training: the validation results, with the AUC and log loss
-  /// of a model with dtf.auc.
-  void validation(
-      int64_t globalStep, double loss, std::optional<double> accuracy,
-      std::optional<std::pair<double, double>> aucAndLogLoss = std::nullopt);
+  /// After training: the validation results by name, as the scalars
+  /// `validation/<name>`.
+  void validation(int64_t globalStep,
+                  const std::vector<std::pair<std::string, double>> &values);
   /// Writes what is pending (a trace of fewer steps than asked for).
   void finish();
 

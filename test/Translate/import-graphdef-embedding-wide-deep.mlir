@@ -19,7 +19,7 @@
 // RUN:   | dtf-opt --dtf-training-pipeline=batch-size=4 | FileCheck %s --check-prefix=PIPELINE
 
 // CHECK:      module attributes {dtf.cluster = #dtf.cluster<ps = ["localhost:2222", "localhost:2223"], worker = ["localhost:2224"]>}
-// CHECK:      func.func @main() -> (tensor<f32>, tensor<?x1xf32>, tensor<?x1xf32>) attributes {dtf.auc = array<i64: 1, 2>}
+// CHECK:      func.func @main() -> (tensor<f32>, tensor<?x1xf32>, tensor<?x1xf32>) attributes {dtf.auc = array<i64: 1, 2>, dtf.result_names = ["loss", "probabilities", "label"]}
 // CHECK-NEXT: %[[STEP:.*]] = dtf.variable "global_step" init(#dtf.zeros) {dtf.device = #dtf.device<"/job:ps/task:0">, trainable = false} : !dtf.resource<tensor<i64>>
 // CHECK-NEXT: %[[EMB0:.*]] = dtf.variable "dnn/c0/embedding" init(#dtf.truncated_normal<stddev = 0.25, seed = 1>) {dtf.partitioner = #dtf.partitioner<shards = 2, strategy = mod>} : !dtf.resource<tensor<13334x8xf32>>
 // CHECK-NEXT: %[[EMB1:.*]] = dtf.variable "dnn/c1/embedding" {{.*}} {dtf.partitioner = #dtf.partitioner<shards = 2, strategy = mod>} : !dtf.resource<tensor<6666x8xf32>>

@@ -14,7 +14,10 @@
 // RUN:   --outputs=accuracy | dtf-opt | FileCheck %s
 
 // CHECK: module attributes {dtf.cluster = #dtf.cluster<ps = ["localhost:2222"], worker = ["localhost:2223"]>}
+// The results are named as validation reports them: the loss, then each
+// output by its node.
 // CHECK-LABEL: func.func @main() -> (tensor<f32>, tensor<f32>)
+// CHECK-SAME: attributes {dtf.result_names = ["loss", "accuracy"]}
 // CHECK-NEXT: %[[STEP:.*]] = dtf.variable "global_step" init(#dtf.zeros) {dtf.device = #dtf.device<"/job:ps/task:0">, trainable = false} : !dtf.resource<tensor<i64>>
 // CHECK-NEXT: %[[HID_W:.*]] = dtf.variable "hid_w" init(#dtf.truncated_normal<stddev = 0.035714287, seed = 1>) {dtf.device = #dtf.device<"/job:ps/task:0">} : !dtf.resource<tensor<784x100xf32>>
 // CHECK-NEXT: %[[HID_B:.*]] = dtf.variable "hid_b" init(#dtf.zeros) {dtf.device = #dtf.device<"/job:ps/task:0">} : !dtf.resource<tensor<100xf32>>

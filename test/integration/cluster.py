@@ -15,8 +15,11 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 MLP = os.path.join(ROOT, "examples", "mnist_mlp.mlir")
 DATA = "/usr/share/datasets/fashion-mnist"
 
-ACCURACY = re.compile(r"validation cross entropy = ([0-9.e+-]+|nan|inf), "
-                      r"validation accuracy = ([0-9.e+-]+)")
+# The loss and the second result: "cross entropy" and "accuracy" of a
+# hand-written model, an imported one's names (dtf.result_names: "loss",
+# then its outputs' nodes, e.g. "mse"); not the AUC line below.
+ACCURACY = re.compile(r"validation (?:cross entropy|loss) = ([0-9.e+-]+|nan|inf), "
+                      r"validation (?!AUC )[\w./>-]+ = ([0-9.e+-]+)")
 AFTER_STEPS = re.compile(r"After (\d+) training step")
 # What a model with dtf.auc reports instead of an accuracy.
 AUC = re.compile(r"validation AUC = ([0-9.]+), validation log loss = ([0-9.e+-]+|nan|inf)")

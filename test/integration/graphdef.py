@@ -122,9 +122,11 @@ def autoencoder(args):
             args, ["--batch_size=128", "--train_steps=%d" % steps,
                    "--input=x=" + pixels % "train", "--eval_input=x=" + pixels % "t10k"], model)
         # The model's results are its loss and the fetched mse, which dtf-run
-        # reports as the validation "cross entropy" and "accuracy".
+        # reports by their names (the import's dtf.result_names).
         errors = [float(match.group(2)) for match in cluster.ACCURACY.finditer(output)]
         cluster.check(errors, "no validation result:\n" + output[-3000:])
+        cluster.check(", validation loss = " in output and ", validation mse = " in output,
+                      "the validation does not name the loss and mse:\n" + output[-3000:])
         return max(errors)
 
     first = reconstruction_error(1)

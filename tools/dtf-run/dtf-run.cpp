@@ -870,6 +870,7 @@ int main(int argc, char **argv) {
     options.trainSteps = FLAGS_train_steps;
     options.batchSize = FLAGS_batch_size;
     options.device = device;
+    options.resultNames = compiled.resultNames;
     options.interOpThreads = FLAGS_inter_op_parallelism_threads;
     options.logEvery = FLAGS_log_every;
     options.pushPull = FLAGS_push_pull && !options.replication.sync;

@@ -269,6 +269,25 @@ OwningOpRef<ModuleOp> importGraph(ImportContext &import,
       return nullptr;
   }
   builder.create<func::ReturnOp>(fileLoc, returned);
+  // The results' names, as validation reports them: "loss", then each
+  // output's node ("node:K" as "node_K"), a name taken twice suffixed.
+  SmallVector<Attribute> names;
+  std::set<std::string> taken;
+  auto name = [&](const std::string &wanted) {
+    std::string unique = wanted;
+    for (int k = 1; !taken.insert(unique).second; ++k)
+      unique = wanted + "_" + std::to_string(k);
+    names.push_back(builder.getStringAttr(unique));
+  };
+  if (training->lossNode)
+    name("loss");
+  for (const std::string &output : outputs) {
+    InputRef ref = parseInput(output);
+    name(ref.output == 0 ? ref.node
+                         : ref.node + "_" + std::to_string(ref.output));
+  }
+  function->setAttr(DTFDialect::getResultNamesAttrName(),
+                    builder.getArrayAttr(names));
   if (!options.auc.empty())
     function->setAttr(DTFDialect::getAucAttrName(),
                       builder.getDenseI64ArrayAttr(

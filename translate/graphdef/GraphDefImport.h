@@ -38,7 +38,9 @@ namespace dtf::translate {
 
 struct GraphDefImportOptions {
   /// Nodes (`name` or `name:K`) whose values the function returns after the
-  /// loss, e.g. the batch accuracy; the loss alone when empty.
+  /// loss, e.g. the batch accuracy; the loss alone when empty. The
+  /// function's dtf.result_names names them after their nodes (`name_K`),
+  /// the loss "loss".
   std::vector<std::string> outputs;
   /// Empty, or the nodes of the predictions and the 0/1 labels whose AUC
   /// validation reports: returned after `outputs`, named by the function's

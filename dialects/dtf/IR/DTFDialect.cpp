@@ -7,6 +7,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -291,6 +292,48 @@ LogicalResult DTFDialect::verifyOperationAttribute(Operation *op,
       return op->emitError("'")
              << getAucAttrName() << "' needs predictions and labels of one f32 "
              << "tensor type, got " << predictions << " and " << labels;
+    return success();
+  }
+  if (attr.getName() == getResultNamesAttrName()) {
+    auto function = dyn_cast<FunctionOpInterface>(op);
+    auto names = dyn_cast<ArrayAttr>(attr.getValue());
+    if (!function || !names || !llvm::all_of(names, [](Attribute name) {
+          return isa<StringAttr>(name);
+        }))
+      return op->emitError("'") << getResultNamesAttrName()
+                                << "' must be an array of strings on a "
+                                   "function";
+    size_t results = function.getResultTypes().size();
+    if (names.size() != results)
+      return op->emitError("'")
+             << getResultNamesAttrName() << "' holds " << names.size()
+             << " names, but the function has " << results << " results";
+    // TensorFlow's op names (its regex [A-Za-z0-9.][A-Za-z0-9_.\-/>]*):
+    // the names become TensorBoard tags, and an imported graph's are its
+    // nodes'.
+    auto valid = [](StringRef name) {
+      auto inName = [](char c) {
+        return llvm::isAlnum(c) || c == '_' || c == '.' || c == '/' ||
+               c == '-' || c == '>';
+      };
+      return !name.empty() && (llvm::isAlnum(name.front()) || name[0] == '.') &&
+             llvm::all_of(name, inName);
+    };
+    llvm::StringSet<> seen;
+    for (auto [index, attribute] : llvm::enumerate(names)) {
+      StringRef name = cast<StringAttr>(attribute).getValue();
+      if (!valid(name))
+        return op->emitError("'")
+               << getResultNamesAttrName() << "' names result #" << index
+               << " '" << name
+               << "': a name is letters, digits and '_', '.', '/', '-', '>', "
+                  "and starts with a letter, a digit or '.', as TensorFlow's "
+                  "op names";
+      if (!seen.insert(name).second)
+        return op->emitError("'")
+               << getResultNamesAttrName() << "' gives two results the name '"
+               << name << "'";
+    }
     return success();
   }
   // Checked with dtf.gradients, which a PS function always has.

@@ -68,6 +68,12 @@ def DTF_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getAucAttrName() {
       return ::llvm::StringLiteral("dtf.auc");
     }
+    /// Name of the function attribute naming each of its results, as
+    /// validation reports them (`validation <name> = ...`, TensorBoard's
+    /// `validation/<name>`): an imported graph's loss and --outputs.
+    static constexpr ::llvm::StringLiteral getResultNamesAttrName() {
+      return ::llvm::StringLiteral("dtf.result_names");
+    }
 
     // The boundary of a device function (--dtf-lift-graph-inputs).
     /// Argument attribute: the placeholder the argument is fed as.
