@@ -14,10 +14,15 @@
 // alone (no network). Counter bytes_per_second is the tensor payload moved
 // per wall-clock second (one way; a push-pull moves it both ways). The
 // MLP's step moves hid_w (313,600 bytes) and three small tensors each way.
+// Beside them, BM_DataReport: what PS task 0 spends on a streaming
+// worker's data report of a step, without the transport.
 //
 //===----------------------------------------------------------------------===//
 
+#include "runtime/coord/Coordinator.h"
 #include "runtime/exec/PsProgram.h"
+#include "runtime/rpc/CoordinationService.h"
+#include "runtime/rpc/CoordinationWire.h"
 #include "runtime/rpc/ParameterServerService.h"
 #include "runtime/rpc/PsClient.h"
 #include "runtime/rpc/Server.h"
@@ -40,8 +45,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <map>
 #include <memory>
+#include <random>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -252,6 +259,80 @@ void BM_WireEncodeDecode(benchmark::State &state) {
   state.SetBytesProcessed(state.iterations() * state.range(0));
 }
 
+// A streaming worker's data report of each step, as PS task 0 takes it:
+// parsed, decoded and applied by the coordinator (CoordinationService's
+// local ReportData without the socket). Each report names the batch about
+// to be pushed (pushing) and the one before it (trained at the report's
+// global step), 100 records each, drawn as a shuffle buffer mixes the
+// records of 8 open units. The reports are made before the timing: the
+// worker's encoding is not in it.
+void BM_DataReport(benchmark::State &state) {
+  constexpr int kUnits = 8;
+  constexpr int kBatch = 100;
+  const int64_t reports = state.max_iterations;
+  coord::CoordinatorOptions options;
+  options.numWorkers = 1;
+  coord::Coordinator coordinator(options);
+  coordinator.registerTask("worker", 0);
+  CoordinationService service(coordinator);
+  coord::DataSetDefinition definition;
+  for (int i = 0; i < kUnits; ++i) {
+    WorkUnit unit;
+    unit.id = i;
+    unit.path = "/data/part-" + std::to_string(i) + ".tfrecord";
+    unit.end = int64_t(1) << 40;
+    definition.units.push_back(unit);
+  }
+  coordinator.defineData(0, definition);
+  std::vector<WorkUnit> open;
+  for (int i = 0; i < kUnits; ++i)
+    open.push_back(*coordinator.acquireUnit(0, std::chrono::milliseconds(0)));
+  // Each unit's records are drawn in order, the units at random: a shuffled
+  // batch's records are scattered over the units, a few runs each.
+  std::vector<int64_t> next(kUnits, 0);
+  std::mt19937_64 random(1);
+  auto batchOf = [&] {
+    std::vector<ExampleOrigin> batch;
+    for (int k = 0; k < kBatch; ++k) {
+      int u = static_cast<int>(random() % kUnits);
+      batch.push_back({open[u].epoch, open[u].id, next[u]});
+      next[u] += 1 + static_cast<int64_t>(random() % 3);
+    }
+    return batch;
+  };
+  std::vector<grpc::ByteBuffer> requests;
+  std::vector<ExampleOrigin> trained = batchOf();
+  for (int64_t step = 0; step < reports; ++step) {
+    std::vector<ExampleOrigin> pushing = batchOf();
+    coord::DataReport report;
+    report.pushing = coord::groupExamples(pushing);
+    if (step > 0) {
+      report.trained = coord::groupExamples(trained);
+      report.globalStep = step;
+    }
+    ReportDataRequest message;
+    message.set_worker(0);
+    encodeReport(report, &message);
+    grpc::ByteBuffer bytes;
+    bool own = false;
+    if (!grpc::SerializationTraits<ReportDataRequest>::Serialize(message,
+                                                                 &bytes, &own)
+             .ok())
+      throw std::runtime_error("a report does not serialize");
+    requests.push_back(std::move(bytes));
+    trained = std::move(pushing);
+  }
+  size_t at = 0;
+  for (auto _ : state) {
+    grpc::ByteBuffer response;
+    grpc::Status status =
+        service.serveLocal(LocalMethod::ReportData, requests[at++], response);
+    if (!status.ok())
+      state.SkipWithError(status.error_message().c_str());
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
 // 4 KB .. 16 MB, and the MLP's hid_w (784 x 100 floats).
 void sizes(benchmark::internal::Benchmark *b) {
   for (int64_t bytes : {int64_t(4) << 10, int64_t(64) << 10, int64_t(313600),
@@ -271,6 +352,8 @@ BENCHMARK_TEMPLATE(BM_Push, Grpc)->Apply(sizes);
 BENCHMARK_TEMPLATE(BM_PushPull, Local)->Apply(sizes);
 BENCHMARK_TEMPLATE(BM_PushPull, Grpc)->Apply(sizes);
 BENCHMARK(BM_WireEncodeDecode)->Apply(sizes);
+// As many reports as a run of 20,000 steps of one worker makes.
+BENCHMARK(BM_DataReport)->Iterations(20000)->Unit(benchmark::kMicrosecond);
 
 } // namespace
 
