@@ -164,10 +164,12 @@ CompiledModel compileModel(mlir::MLIRContext &context, const std::string &path,
   if (!replication)
     return compiled;
   compiled.replication = *replication;
-  for (auto function : module->getOps<mlir::func::FuncOp>()) {
-    compiled.function = function.getName().str();
-    compiled.resultNames.clear();
-    if (auto names = function->getAttrOfType<mlir::ArrayAttr>(
+  mlir::func::FuncOp model;
+  for (auto function : module->getOps<mlir::func::FuncOp>())
+    model = function;
+  if (model) {
+    compiled.function = model.getName().str();
+    if (auto names = model->getAttrOfType<mlir::ArrayAttr>(
             dtf::ir::DTFDialect::getResultNamesAttrName()))
       for (mlir::Attribute name : names)
         compiled.resultNames.push_back(
