@@ -45,6 +45,12 @@ public:
   virtual ~PendingReport() = default;
   /// Waits for the coordinator's answer; throws what reportData() throws.
   virtual void finish() = 0;
+  /// Whether the report rides the worker's next push to PS task 0, which
+  /// applies it before the push (runtime/rpc/DataReportRider.h): the push
+  /// need not wait for finish(), which waits for the push's answer.
+  virtual bool ridesPush() const { return false; }
+  /// Whether finish() would return without waiting.
+  virtual bool answered() const { return false; }
 };
 
 class CoordinatorConnection {

@@ -172,6 +172,15 @@ private:
 
 void CoordinationClient::reportData(int worker,
                                     const coord::DataReport &report) {
+  if (rider) {
+    // Alone, after a report held for a push: one waiting for a push's
+    // answer could wait for a step that waits for it.
+    ReportDataRequest request;
+    request.set_worker(worker);
+    encodeReport(report, &request);
+    rider->send(request.SerializeAsString());
+    return;
+  }
   if (std::unique_ptr<coord::PendingReport> pending =
           startReportData(worker, report)) {
     pending->finish();
@@ -187,12 +196,14 @@ void CoordinationClient::reportData(int worker,
 std::unique_ptr<coord::PendingReport>
 CoordinationClient::startReportData(int worker,
                                     const coord::DataReport &report) {
-  std::shared_ptr<LocalChannel> channel = localChannel();
-  if (!channel)
+  std::shared_ptr<LocalChannel> channel;
+  if (!rider && !(channel = localChannel()))
     return nullptr;
   ReportDataRequest request;
   request.set_worker(worker);
   encodeReport(report, &request);
+  if (rider)
+    return rider->hold(request.SerializeAsString());
   grpc::ByteBuffer bytes;
   bool own = false;
   if (grpc::Status serialized =
@@ -205,6 +216,32 @@ CoordinationClient::startReportData(int worker,
       channel->start(LocalMethod::ReportData, bytes, deadline);
   return std::make_unique<LocalPendingReport>(local, std::move(channel),
                                               std::move(call), peer_, deadline);
+}
+
+void CoordinationClient::sendReport(const std::string &request) {
+  if (std::shared_ptr<LocalChannel> channel = localChannel()) {
+    grpc::Slice slice(request.data(), request.size());
+    grpc::ByteBuffer bytes(&slice, 1);
+    auto deadline = std::chrono::steady_clock::now() + options.callTimeout;
+    LocalPendingReport(local, channel,
+                       channel->start(LocalMethod::ReportData, bytes, deadline),
+                       peer_, deadline)
+        .finish();
+    return;
+  }
+  ReportDataRequest message;
+  if (!message.ParseFromString(request))
+    throw callFailed(peer_, "ReportData", ErrorCode::Internal,
+                     "a data report that does not parse");
+  unaryCall(peer_, "ReportData", options, *stub,
+            &Coordination::Stub::ReportData, message);
+}
+
+std::shared_ptr<DataReportRider> CoordinationClient::rideReportsOnPushes() {
+  if (!rider)
+    rider = std::make_shared<DataReportRider>(
+        [this](const std::string &request) { sendReport(request); });
+  return rider;
 }
 
 std::string CoordinationClient::dataState(int64_t globalStep) {

@@ -13,6 +13,7 @@
 #pragma once
 
 #include "runtime/coord/CoordinatorConnection.h"
+#include "runtime/rpc/DataReportRider.h"
 #include "runtime/rpc/LocalTransport.h"
 #include "runtime/rpc/Options.h"
 
@@ -54,10 +55,17 @@ public:
   std::optional<WorkUnit>
   acquireUnit(int worker, std::chrono::milliseconds timeout) override;
   void reportData(int worker, const coord::DataReport &report) override;
-  /// Over the local socket only (null on gRPC): the frame is written on the
-  /// caller's thread, and finish() reads the answer.
+  /// Once reports ride pushes (rideReportsOnPushes): held for the next
+  /// push to PS task 0. Else over the local socket only (null on gRPC): the
+  /// frame is written on the caller's thread, and finish() reads the
+  /// answer.
   std::unique_ptr<coord::PendingReport>
   startReportData(int worker, const coord::DataReport &report) override;
+  /// From now on, reports ride the pushes of the PS client of task 0 that
+  /// is given the rider returned (PsClient::carryDataReports): for a
+  /// worker whose step pushes to PS task 0 alone (DataReportRider.h).
+  /// Called before the first report.
+  std::shared_ptr<DataReportRider> rideReportsOnPushes();
   std::string dataState(int64_t globalStep) override;
   void restoreDataState(const std::string &state) override;
   coord::DataStats dataStats() override;
@@ -70,12 +78,15 @@ private:
   /// The coordinator's local socket, asked for once it answers; null when
   /// it has none or this client is not on its host (or uses TLS).
   std::shared_ptr<LocalChannel> localChannel();
+  /// ReportData with a serialized request, on the local socket or gRPC.
+  void sendReport(const std::string &request);
 
   std::string peer_;
   ClientOptions options;
   std::shared_ptr<grpc::Channel> channel;
   std::unique_ptr<Coordination::Stub> stub;
   LocalEndpoint local;
+  std::shared_ptr<DataReportRider> rider;
 };
 
 } // namespace dtf::rpc

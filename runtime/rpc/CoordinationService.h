@@ -18,6 +18,7 @@
 
 #include <functional>
 #include <string>
+#include <string_view>
 
 namespace dtf::rpc {
 
@@ -46,6 +47,9 @@ public:
   /// token: the same call as the RPC's.
   grpc::Status serveLocal(LocalMethod method, const grpc::ByteBuffer &request,
                           grpc::ByteBuffer &response);
+  /// A serialized ReportDataRequest: applied as ReportData applies it. For
+  /// the reports that ride PS task 0's pushes (PushRequest.data_report).
+  grpc::Status applyReport(std::string_view request);
 
   grpc::Status RegisterTask(grpc::ServerContext *context,
                             const RegisterTaskRequest *request,

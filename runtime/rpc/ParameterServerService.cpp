@@ -7,6 +7,7 @@
 #include "runtime/rpc/TensorCodec.h"
 #include "runtime/rpc/TensorWire.h"
 
+#include <optional>
 #include <stdexcept>
 
 namespace dtf::rpc {
@@ -162,8 +163,15 @@ grpc::Status ParameterServerService::pull(const grpc::ByteBuffer &request,
 static_assert(int(PushRequest::kHeaderFieldNumber) ==
                       int(PushPullRequest::kHeaderFieldNumber) &&
                   int(PushRequest::kChunksFieldNumber) ==
-                      int(PushPullRequest::kChunksFieldNumber),
+                      int(PushPullRequest::kChunksFieldNumber) &&
+                  int(PushRequest::kDataReportFieldNumber) ==
+                      int(PushPullRequest::kDataReportFieldNumber),
               "Push and PushPull requests share their first fields");
+static_assert(int(PushResponse::kDataReportCodeFieldNumber) ==
+                      int(PushPullResponse::kDataReportCodeFieldNumber) &&
+                  int(PushResponse::kDataReportErrorFieldNumber) ==
+                      int(PushPullResponse::kDataReportErrorFieldNumber),
+              "Push and PushPull responses say alike how a report failed");
 
 grpc::Status ParameterServerService::pushPull(const grpc::ByteBuffer &request,
                                               grpc::ByteBuffer &response,
@@ -178,6 +186,7 @@ grpc::Status ParameterServerService::pushPull(const grpc::ByteBuffer &request,
   int64_t pushStep = 0, pushEpoch = 0;
   std::vector<Tensor> gradients;
   std::vector<std::string> pullNames;
+  std::optional<std::string> dataReport;
   try {
     WireReader reader(request);
     auto checkGradient = [this](size_t index, const std::string &name,
@@ -214,6 +223,9 @@ grpc::Status ParameterServerService::pushPull(const grpc::ByteBuffer &request,
       } else if (alsoPull && field == PushPullRequest::kPullNamesFieldNumber &&
                  type == WireReader::LengthDelimited) {
         pullNames.push_back(reader.readString());
+      } else if (field == PushRequest::kDataReportFieldNumber &&
+                 type == WireReader::LengthDelimited) {
+        dataReport = reader.readString();
       } else {
         reader.skip(type);
       }
@@ -225,10 +237,37 @@ grpc::Status ParameterServerService::pushPull(const grpc::ByteBuffer &request,
   } catch (const std::invalid_argument &error) {
     return rejected(error.what());
   }
+  // A data report that rode the push goes first: the coordinator knows the
+  // batch is in flight before its gradients are in the model.
+  grpc::Status reported = grpc::Status::OK;
+  if (dataReport)
+    reported = dataReports
+                   ? dataReports(*dataReport)
+                   : grpc::Status(grpc::StatusCode::UNIMPLEMENTED,
+                                  task_.messagePrefix() +
+                                      "a push carried a data report, but "
+                                      "this task hosts no data coordinator");
+  auto addReportFailure = [&](WireMessageBuilder &message) {
+    if (reported.ok())
+      return;
+    message.addVarint(PushResponse::kDataReportCodeFieldNumber,
+                      static_cast<uint64_t>(reported.error_code()));
+    message.addString(PushResponse::kDataReportErrorFieldNumber,
+                      reported.error_message());
+  };
+  if (!reported.ok() && isRecoverable(fromStatusCode(reported.error_code()))) {
+    // Applied without its report, the push could reach the model before
+    // the coordinator knows of its examples: neither is applied.
+    WireMessageBuilder message;
+    addReportFailure(message);
+    response = message.finish();
+    return grpc::Status::OK;
+  }
   try {
     ps::PushResult result =
         task_.push(pushStep, pushEpoch, std::move(gradients));
     WireMessageBuilder message;
+    addReportFailure(message);
     if (alsoPull) {
       message.addVarint(PushPullResponse::kOutcomeFieldNumber, toProto(result.outcome));
       message.addVarint(PushPullResponse::kStepFieldNumber,

@@ -28,6 +28,7 @@
 
 #include <functional>
 #include <string>
+#include <string_view>
 
 namespace dtf::rpc {
 
@@ -65,6 +66,16 @@ public:
   /// carried the token.
   grpc::Status serveLocal(LocalMethod method, const grpc::ByteBuffer &request,
                           grpc::ByteBuffer &response);
+
+  /// Applies the data report that rode a push (PushRequest.data_report, a
+  /// serialized ReportDataRequest) to the data coordinator of this task.
+  using DataReportHandler = std::function<grpc::Status(std::string_view)>;
+  /// Set on the task that hosts the coordinator before it serves
+  /// (Server::start); without one, a push's data report fails with
+  /// UNIMPLEMENTED (the push is applied: the report is refused).
+  void acceptDataReports(DataReportHandler handler) {
+    dataReports = std::move(handler);
+  }
 
   grpc::Status Initialize(grpc::ServerContext *context,
                           const InitializeRequest *request,
@@ -121,6 +132,7 @@ private:
   size_t chunkBytes_;
   std::string clusterToken;
   std::string localEndpoint;
+  DataReportHandler dataReports;
 };
 
 } // namespace dtf::rpc

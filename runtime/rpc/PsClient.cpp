@@ -5,6 +5,7 @@
 #include "runtime/rpc/Channel.h"
 #include "runtime/rpc/Errors.h"
 #include "runtime/rpc/LocalTransport.h"
+#include "runtime/rpc/StatusConversion.h"
 #include "runtime/rpc/TensorWire.h"
 
 #include <stdexcept>
@@ -283,11 +284,13 @@ pullDecoder(std::vector<std::string> names) {
   };
 }
 
-/// A PushPull request over `gradients`, which it keeps until gRPC is done.
+/// A PushPull request over `gradients`, which it keeps until gRPC is done,
+/// carrying `ride`'s data report if there is one.
 grpc::ByteBuffer pushPullRequest(int64_t step,
                                  std::vector<NamedTensor> gradients,
                                  int64_t epoch,
-                                 const std::vector<std::string> &pullNames) {
+                                 const std::vector<std::string> &pullNames,
+                                 const DataReportRide *ride) {
   auto owned = std::make_shared<std::vector<NamedTensor>>(std::move(gradients));
   std::vector<TensorRef> refs;
   for (const NamedTensor &gradient : *owned)
@@ -296,8 +299,49 @@ grpc::ByteBuffer pushPullRequest(int64_t step,
   addPush(message, step, epoch, refs, owned);
   for (const std::string &name : pullNames)
     message.addString(PushPullRequest::kPullNamesFieldNumber, name);
+  if (ride)
+    message.addString(PushPullRequest::kDataReportFieldNumber, ride->request());
   return message.finish();
 }
+
+/// How the data report a push carried failed (code 0: it did not).
+struct ReportFailure {
+  int code = 0;
+  std::string message;
+};
+
+ReportFailure readReportFailure(const grpc::ByteBuffer &response) {
+  ReportFailure failure;
+  WireReader reader(response);
+  while (!reader.atEnd()) {
+    int field;
+    WireReader::WireType type;
+    reader.readTag(field, type);
+    if (field == PushResponse::kDataReportCodeFieldNumber &&
+        type == WireReader::Varint)
+      failure.code = static_cast<int>(reader.readVarint());
+    else if (field == PushResponse::kDataReportErrorFieldNumber &&
+             type == WireReader::LengthDelimited)
+      failure.message = reader.readString();
+    else
+      reader.skip(type);
+  }
+  return failure;
+}
+
+/// Lands a ride whose push was dropped with its answer unread.
+struct DroppedRide {
+  explicit DroppedRide(std::shared_ptr<DataReportRide> ride)
+      : ride(std::move(ride)) {}
+  DroppedRide(const DroppedRide &) = delete;
+  DroppedRide &operator=(const DroppedRide &) = delete;
+  std::shared_ptr<DataReportRide> ride;
+  ~DroppedRide() {
+    ride->land(std::make_exception_ptr(
+        Error(ErrorCode::Cancelled, "the push that carried the data report "
+                                    "was dropped, its answer unread")));
+  }
+};
 
 std::function<ps::PushPullResult(const grpc::ByteBuffer &)>
 pushPullDecoder(std::vector<std::string> pullNames) {
@@ -312,6 +356,47 @@ pushPullDecoder(std::vector<std::string> pullNames) {
 }
 
 } // namespace
+
+template <typename Result>
+std::future<Result>
+PsClient::startPush(const char *method, grpc::ByteBuffer request,
+                    std::shared_ptr<DataReportRide> ride,
+                    std::function<Result(const grpc::ByteBuffer &)> decode) {
+  if (!ride)
+    return startRawCall<Result>(method, std::move(request), std::move(decode));
+  auto reportThenDecode = [this, method, ride, decode = std::move(decode)](
+                              const grpc::ByteBuffer &response) {
+    ReportFailure failure = readReportFailure(response);
+    if (failure.code == 0) {
+      ride->land(nullptr);
+      return decode(response);
+    }
+    grpc::Status status(static_cast<grpc::StatusCode>(failure.code),
+                        failure.message);
+    ride->land(std::make_exception_ptr(callError(peer_, "ReportData", status)));
+    if (isRecoverable(fromStatusCode(status.error_code())))
+      // The task applied neither.
+      throw callError(peer_, method,
+                      grpc::Status(status.error_code(),
+                                   "not applied: the data report it carried "
+                                   "failed: " +
+                                       failure.message));
+    return decode(response);
+  };
+  std::future<Result> call =
+      startRawCall<Result>(method, std::move(request), reportThenDecode);
+  return std::async(std::launch::deferred,
+                    [call = std::move(call),
+                     dropped = std::make_shared<DroppedRide>(ride)]() mutable {
+                      try {
+                        return call.get();
+                      } catch (...) {
+                        // Whether the task applied the report is not known.
+                        dropped->ride->land(std::current_exception());
+                        throw;
+                      }
+                    });
+}
 
 std::vector<Tensor> PsClient::pull(const std::vector<std::string> &names,
                                    int64_t *epoch) {
@@ -363,19 +448,26 @@ ps::PushResult PsClient::push(int64_t step,
   {
     std::shared_ptr<const void> owner(
         nullptr, [&released](const void *) { released.set_value(); });
+    std::shared_ptr<DataReportRide> ride = rider ? rider->board() : nullptr;
     WireMessageBuilder message;
     addPush(message, step, epoch, gradients, owner);
+    if (ride)
+      message.addString(PushRequest::kDataReportFieldNumber, ride->request());
     owner.reset();
+    std::function<ps::PushPullResult(const grpc::ByteBuffer &)> decode =
+        [](const grpc::ByteBuffer &response) {
+          ResponseFields fields;
+          fields.outcome = PushResponse::kOutcomeFieldNumber;
+          fields.step = PushResponse::kStepFieldNumber;
+          return decodeResponse(response, fields, {});
+        };
     try {
-      result = rawCall<ps::PushPullResult>(
-                   "Push", message.finish(),
-                   [](const grpc::ByteBuffer &response) {
-                     ResponseFields fields;
-                     fields.outcome = PushResponse::kOutcomeFieldNumber;
-                     fields.step = PushResponse::kStepFieldNumber;
-                     return decodeResponse(response, fields, {});
-                   })
-                   .push;
+      result =
+          (ride ? startPush<ps::PushPullResult>("Push", message.finish(), ride,
+                                                decode)
+                      .get()
+                : rawCall<ps::PushPullResult>("Push", message.finish(), decode))
+              .push;
     } catch (...) {
       // A failed call releases the gradients too.
       failure = std::current_exception();
@@ -390,18 +482,27 @@ ps::PushResult PsClient::push(int64_t step,
 ps::PushPullResult
 PsClient::pushPull(int64_t step, std::vector<NamedTensor> gradients,
                    int64_t epoch, const std::vector<std::string> &pullNames) {
-  return rawCall<ps::PushPullResult>(
-      "PushPull", pushPullRequest(step, std::move(gradients), epoch, pullNames),
-      pushPullDecoder(pullNames));
+  std::shared_ptr<DataReportRide> ride = rider ? rider->board() : nullptr;
+  grpc::ByteBuffer request =
+      pushPullRequest(step, std::move(gradients), epoch, pullNames, ride.get());
+  if (ride)
+    return startPush<ps::PushPullResult>("PushPull", std::move(request), ride,
+                                         pushPullDecoder(pullNames))
+        .get();
+  return rawCall<ps::PushPullResult>("PushPull", request,
+                                     pushPullDecoder(pullNames));
 }
 
 std::future<ps::PushPullResult>
 PsClient::startPushPull(int64_t step, std::vector<NamedTensor> gradients,
                         int64_t epoch,
                         const std::vector<std::string> &pullNames) {
-  return startRawCall<ps::PushPullResult>(
-      "PushPull", pushPullRequest(step, std::move(gradients), epoch, pullNames),
-      pushPullDecoder(pullNames));
+  std::shared_ptr<DataReportRide> ride = rider ? rider->board() : nullptr;
+  grpc::ByteBuffer request =
+      pushPullRequest(step, std::move(gradients), epoch, pullNames, ride.get());
+  return startPush<ps::PushPullResult>("PushPull", std::move(request),
+                                       std::move(ride),
+                                       pushPullDecoder(pullNames));
 }
 
 int64_t PsClient::step() {

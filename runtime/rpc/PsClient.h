@@ -10,6 +10,7 @@
 #pragma once
 
 #include "runtime/ps/PsConnection.h"
+#include "runtime/rpc/DataReportRider.h"
 #include "runtime/rpc/LocalTransport.h"
 #include "runtime/rpc/Options.h"
 #include "runtime/rpc/TensorCodec.h"
@@ -112,6 +113,13 @@ public:
   /// the task the first time).
   bool usesLocalTransport();
 
+  /// From now on, each push carries the data report `rider` holds, if any
+  /// (DataReportRider.h): for the client of PS task 0, where a worker's
+  /// step pushes to it alone. Called before the first push.
+  void carryDataReports(std::shared_ptr<DataReportRider> rider) {
+    this->rider = std::move(rider);
+  }
+
 private:
   /// A call of the step's method `method` ("Pull") with `request` (a raw
   /// message), run to completion on the calling thread; `decode` turns the
@@ -143,6 +151,14 @@ private:
   /// The task's local socket when the client can use it (asked once, and
   /// again after it failed), else null.
   std::shared_ptr<LocalChannel> localChannel();
+  /// Push or PushPull (`method`) of `request`, which ends with its data
+  /// report field when `ride` is not null; `decode` decodes the push's
+  /// response once the report's part of it is read. Lands the ride.
+  template <typename Result>
+  std::future<Result>
+  startPush(const char *method, grpc::ByteBuffer request,
+            std::shared_ptr<DataReportRide> ride,
+            std::function<Result(const grpc::ByteBuffer &)> decode);
 
   std::string peer_;
   ClientOptions options_;
@@ -152,6 +168,7 @@ private:
   std::unique_ptr<grpc::GenericStub> rawStub;
   ps::TransferCounters counters;
   LocalEndpoint local;
+  std::shared_ptr<DataReportRider> rider;
 };
 
 } // namespace dtf::rpc

@@ -100,6 +100,7 @@ void Server::addService(ParameterServerService &service) {
   checkChunkSize(service.chunkBytes(), options.maxMessageBytes);
   service.requireClusterToken(options.clusterToken);
   addService(service, [&service] { service.task().beginShutdown(); });
+  psServices.push_back(&service);
   if (options.localTransport && !options.tls.enabled())
     localServers.emplace_back(
         std::make_unique<LocalServer>(
@@ -131,6 +132,12 @@ void Server::addService(CoordinationService &service) {
 }
 
 void Server::start() {
+  if (coordination)
+    for (ParameterServerService *service : psServices)
+      service->acceptDataReports(
+          [coordination = coordination](std::string_view request) {
+            return coordination->applyReport(request);
+          });
   for (auto &[local, service] : localServers) {
     local->start();
     service->offerLocalEndpoint(local->name());

@@ -108,11 +108,14 @@ private:
   ServerOptions options;
   std::vector<grpc::Service *> services;
   std::vector<std::function<void()>> shutdownHooks;
+  /// The PS services, which take the data reports riding pushes when this
+  /// server hosts the coordinator too.
+  std::vector<ParameterServerService *> psServices;
   /// The local sockets of PS services, with the service each serves.
   std::vector<std::pair<std::unique_ptr<LocalServer>, ParameterServerService *>>
       localServers;
-  /// Takes the ReportData calls of the local sockets, when this server
-  /// hosts the coordinator.
+  /// Takes the ReportData calls of the local sockets and the data reports
+  /// riding pushes, when this server hosts the coordinator.
   CoordinationService *coordination = nullptr;
   std::unique_ptr<grpc::Server> server;
   int port_ = 0;

@@ -198,7 +198,8 @@ void CoordinatedWorkSource::pushing(
   coord::DataReport &report = openReportLocked(false);
   report.pushing.insert(report.pushing.end(), grouped.begin(), grouped.end());
   queued.back().urgent = true;
-  if (reportInFlight || queued.size() > 1 || cancelled) {
+  if (reportInFlight || queued.size() > 1 || cancelled ||
+      frameOnItsWayLocked()) {
     // Behind another report: the reporter thread sends it in turn.
     toSend.notify_all();
     return;
@@ -216,12 +217,11 @@ void CoordinatedWorkSource::pushing(
     // reporter thread sends it, and says why if it cannot.
   }
   lock.lock();
-  if (call) {
-    direct = DirectReport{std::move(call), std::move(sending)};
-  } else {
-    reportInFlight = false;
+  reportInFlight = false;
+  if (call)
+    direct.push_back(DirectReport{std::move(call), std::move(sending)});
+  else
     requeueLocked(std::move(sending));
-  }
   // The reporter thread has nothing to do unless a report came meanwhile
   // (woken for nothing, it cost the step a context switch).
   if (!queued.empty())
@@ -254,7 +254,7 @@ void CoordinatedWorkSource::finishDirect(DirectReport sent) {
   }
   {
     std::lock_guard<std::mutex> lock(mutex);
-    reportInFlight = false;
+    finishing = false;
     if (retry)
       requeueLocked(std::move(sent.report));
     else
@@ -263,6 +263,31 @@ void CoordinatedWorkSource::finishDirect(DirectReport sent) {
       toSend.notify_all();
   }
   sentChanged.notify_all();
+}
+
+void CoordinatedWorkSource::finishDirectLocked(
+    std::unique_lock<std::mutex> &lock) {
+  while (
+      !finishing && !direct.empty() &&
+      (!direct.front().call->ridesPush() || direct.front().call->answered())) {
+    finishing = true;
+    DirectReport sent = std::move(direct.front());
+    direct.pop_front();
+    lock.unlock();
+    finishDirect(std::move(sent));
+    lock.lock();
+  }
+}
+
+bool CoordinatedWorkSource::frameOnItsWayLocked() const {
+  return finishing || (!direct.empty() && !direct.front().call->ridesPush());
+}
+
+uint64_t CoordinatedWorkSource::ridingLocked() const {
+  return static_cast<uint64_t>(
+      std::count_if(direct.begin(), direct.end(), [](const DirectReport &sent) {
+        return sent.call->ridesPush();
+      }));
 }
 
 void CoordinatedWorkSource::notTrained(
@@ -296,16 +321,13 @@ void CoordinatedWorkSource::flush() {
   std::unique_lock<std::mutex> lock(mutex);
   uint64_t target = queuedCount;
   flushTarget = std::max(flushTarget, target);
-  if (direct) {
-    DirectReport sent = std::move(*direct);
-    direct.reset();
-    lock.unlock();
-    finishDirect(std::move(sent));
-    lock.lock();
-  }
-  if (sentCount < target)
+  finishDirectLocked(lock);
+  // A report riding the step's push reaches the coordinator before the
+  // push: waiting for its answer here would wait for the push.
+  if (sentCount + ridingLocked() < target)
     toSend.notify_all();
-  sentChanged.wait(lock, [&] { return sentCount >= target || cancelled; });
+  sentChanged.wait(
+      lock, [&] { return sentCount + ridingLocked() >= target || cancelled; });
 }
 
 void CoordinatedWorkSource::cancel() {
@@ -328,23 +350,23 @@ void CoordinatedWorkSource::sendReports() {
       toSend.wait(lock, [&] {
         return cancelled || (!queued.empty() &&
                              (queued.front().urgent || queued.size() > 1 ||
-                              flushTarget > sentCount) &&
-                             (!reportInFlight || direct));
+                              flushTarget > sentCount + ridingLocked()) &&
+                             !reportInFlight && !finishing);
       });
       if (queued.empty() ||
           (cancelled && !queued.front().urgent && flushTarget <= sentCount))
         return;
       // Cancelled with a report on its way: training stops, and what the
       // report says is not waited for (as a retry is not).
-      if (cancelled && reportInFlight)
+      if (cancelled && (reportInFlight || frameOnItsWayLocked()))
         return;
-      if (direct) {
-        DirectReport sent = std::move(*direct);
-        direct.reset();
-        lock.unlock();
-        finishDirect(std::move(sent));
+      // The answers that are in, and the one on the socket ahead of this
+      // report. Reports riding pushes are not waited for: what follows them
+      // (trained or withdrawn records of their batch) comes only once their
+      // push was answered, and the rider sends a report it holds first.
+      finishDirectLocked(lock);
+      if (frameOnItsWayLocked() || queued.empty())
         continue;
-      }
       report = std::move(queued.front().report);
       queued.pop_front();
       reportInFlight = true;

@@ -63,11 +63,13 @@ private:
 /// what was queued, so that a step's push goes only once the coordinator
 /// knows its examples are in flight. A reporter thread sends them; but
 /// where the connection can send a report and read its answer later
-/// (startReportData, PS task 0's local socket) and nothing is ahead of it,
-/// pushing() sends the step's report on the step's thread and flush()
-/// reads the answer: no thread is woken a step (perf: the hand-offs cost
-/// the worker four context switches a step). A call that fails for a
-/// reason a retry can fix (PS task 0 restarting) is retried, by the
+/// (startReportData) and nothing is ahead of it, pushing() sends the
+/// step's report on the step's thread: no thread is woken a step (perf:
+/// the hand-offs cost the worker four context switches a step). On PS task
+/// 0's local socket flush() reads the answer; a report that rides the
+/// step's push (rpc/DataReportRider.h) is as good as applied for flush(),
+/// and its answer is read once its push was answered. A call that fails
+/// for a reason a retry can fix (PS task 0 restarting) is retried, by the
 /// reporter thread, until it goes through or the source is cancelled.
 class CoordinatedWorkSource final : public WorkSource {
 public:
@@ -112,6 +114,15 @@ private:
   /// Reads `sent`'s answer (without the mutex); a failure a retry may fix
   /// puts its report back at the head of the queue for the reporter.
   void finishDirect(DirectReport sent);
+  /// Finishes the reports at the head of `direct` whose answers can be
+  /// read: one on the socket (waiting for it), one that rode a push
+  /// answered. Requires the mutex, which it releases meanwhile.
+  void finishDirectLocked(std::unique_lock<std::mutex> &lock);
+  /// Whether a report sent on the socket waits for its answer to be read
+  /// (the next one waits for it). Requires the mutex.
+  bool frameOnItsWayLocked() const;
+  /// Reports riding pushes, their answers not read. Requires the mutex.
+  uint64_t ridingLocked() const;
   /// Puts a report that did not go through back at the head of the queue.
   /// Requires the mutex.
   void requeueLocked(coord::DataReport report);
@@ -141,12 +152,15 @@ private:
   };
   /// Reports not sent yet, oldest first.
   std::deque<QueuedReport> queued;
-  /// A report is on its way (sent, its answer not read): the next one
-  /// waits for it.
+  /// The reporter thread's call, or pushing()'s, is on its way: the next
+  /// report waits for it.
   bool reportInFlight = false;
-  /// The report on its way when pushing() sent it: flush() reads its
-  /// answer, or the reporter thread when a report is to follow.
-  std::optional<DirectReport> direct;
+  /// The reports pushing() sent, oldest first, their answers not read:
+  /// flush() reads them, or the reporter thread when a report is to follow
+  /// one on the socket. Riders all, or none (the connection's choice).
+  std::deque<DirectReport> direct;
+  /// A thread reads answers of `direct` (in order, one thread at a time).
+  bool finishing = false;
   /// Reports queued and sent, counted since the start; flush() wants those
   /// up to flushTarget sent.
   uint64_t queuedCount = 0;

@@ -444,6 +444,11 @@ int runWorkerTask(mlir::ModuleOp program, const TaskOptions &options,
     // Async workers wait at the end of the data for units a lost worker
     // gives back; sync ones cannot (their steps need every replica).
     definition.waitForReleasedUnits = !options.replication.sync;
+    // Where the step pushes to PS task 0 alone, the step's data report
+    // rides that push: one call a step, not two (rpc/DataReportRider.h).
+    const ReplicaLayout &layout = worker.layout();
+    if (layout.pushes.size() == 1 && layout.pushes[0].psTask == 0)
+      psClients[0]->carryDataReports(coordinator.rideReportsOnPushes());
     dataWork = std::make_shared<CoordinatedWorkSource>(coordinator, index,
                                                        std::move(definition));
     inputs.streamed->work->bind(dataWork);

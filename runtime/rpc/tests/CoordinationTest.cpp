@@ -480,6 +480,179 @@ TEST(CoordinationTest, AWorkerOnTheHostReportsDataOverTheLocalSocket) {
       << error.what();
 }
 
+/// A worker of PS task 0 whose data reports ride its pushes
+/// (DataReportRider.h), over the local socket or over gRPC.
+class DataReportRidingTest : public ::testing::TestWithParam<bool> {
+protected:
+  ClientOptions options() const {
+    ClientOptions options = fastClientOptions();
+    options.localTransport = GetParam();
+    return options;
+  }
+  /// A report of records [first, last) of `unit` trained at `step`.
+  static coord::DataReport trained(int64_t unit, int64_t first, int64_t last,
+                                   int64_t step) {
+    std::vector<ExampleOrigin> examples;
+    for (int64_t record = first; record < last; ++record)
+      examples.push_back({0, unit, record});
+    coord::DataReport report;
+    report.trained = coord::groupExamples(examples);
+    report.globalStep = step;
+    return report;
+  }
+  static std::vector<NamedTensor> gradient(float value) {
+    std::vector<NamedTensor> gradients;
+    gradients.push_back({"w", Tensor::filled(DType::F32, {2}, value)});
+    return gradients;
+  }
+};
+
+TEST_P(DataReportRidingTest, AReportRidesTheNextPushAndIsAppliedBeforeIt) {
+  TestModule module(kOneVariableModule);
+  RunningPsTaskZero ps(module.function("ps_0"));
+  CoordinationClient coordinator(ps.server.address(), options());
+  PsClient task("/job:ps/task:0", ps.server.address(), options());
+  EXPECT_EQ(task.usesLocalTransport(), GetParam());
+  task.carryDataReports(coordinator.rideReportsOnPushes());
+  coordinator.registerTask("worker", 0);
+  coordinator.defineData(0, dataSet(2, 1));
+  std::optional<WorkUnit> unit =
+      coordinator.acquireUnit(0, milliseconds(1'000));
+  ASSERT_TRUE(unit);
+  task.initialize();
+
+  // Held until a push takes it: the coordinator has nothing yet.
+  std::unique_ptr<coord::PendingReport> pending =
+      coordinator.startReportData(0, trained(unit->id, 0, 3, 1));
+  ASSERT_TRUE(pending);
+  EXPECT_TRUE(pending->ridesPush());
+  EXPECT_FALSE(pending->answered());
+  EXPECT_EQ(coordinator.dataStats().recordsTrained, 0);
+
+  std::future<ps::PushPullResult> call =
+      task.startPushPull(0, gradient(0.5f), 0, {"w"});
+  ps::PushPullResult result = call.get();
+  EXPECT_EQ(result.push.step, 1);
+  EXPECT_EQ(result.pulled.values[0].toVector<float>(),
+            (std::vector<float>{0.5f, 0.5f}));
+  // Answered with the push: finish() does not wait.
+  EXPECT_TRUE(pending->answered());
+  pending->finish();
+  EXPECT_EQ(coordinator.dataStats().recordsTrained, 3);
+
+  // A push with no report held carries none.
+  Tensor quarter = Tensor::filled(DType::F32, {2}, 0.25f);
+  EXPECT_EQ(task.push(1, {{"w", &quarter}}).step, 2);
+  EXPECT_EQ(coordinator.dataStats().recordsTrained, 3);
+
+  // A report the coordinator refuses does not stop the push it rides: as
+  // a report of its own, it is dropped with a warning.
+  coord::DataReport bad = trained(7, 0, 1, 2);
+  pending = coordinator.startReportData(0, bad);
+  EXPECT_EQ(task.pushPull(2, gradient(0.25f), 0, {"w"}).push.step, 3);
+  Error refused = expectError([&] { pending->finish(); });
+  EXPECT_EQ(refused.code(), ErrorCode::InvalidArgument);
+  EXPECT_TRUE(contains(refused.what(), "reported unit 7 of a data set of 2"))
+      << refused.what();
+  if (GetParam()) {
+    // A push dropped with its answer unread (its response is read by the
+    // thread that waits for it, and nobody will): its report's fate is not
+    // known, and finish() says so rather than wait.
+    pending = coordinator.startReportData(0, trained(unit->id, 3, 4, 3));
+    task.startPushPull(3, gradient(0.25f), 0, {"w"});
+    EXPECT_EQ(expectError([&] { pending->finish(); }).code(),
+              ErrorCode::Cancelled);
+  }
+}
+
+TEST_P(DataReportRidingTest, AReportNoPushTookGoesAloneAndInOrder) {
+  TestModule module(kOneVariableModule);
+  RunningPsTaskZero ps(module.function("ps_0"));
+  CoordinationClient coordinator(ps.server.address(), options());
+  PsClient task("/job:ps/task:0", ps.server.address(), options());
+  task.carryDataReports(coordinator.rideReportsOnPushes());
+  coordinator.registerTask("worker", 0);
+  coordinator.defineData(0, dataSet(2, 1));
+  std::optional<WorkUnit> unit =
+      coordinator.acquireUnit(0, milliseconds(1'000));
+  ASSERT_TRUE(unit);
+  task.initialize();
+
+  // Its answer asked for before any push: it goes in a call of its own.
+  std::unique_ptr<coord::PendingReport> first =
+      coordinator.startReportData(0, trained(unit->id, 0, 2, 1));
+  first->finish();
+  EXPECT_EQ(coordinator.dataStats().recordsTrained, 2);
+
+  // Held behind one no push took: that one goes first, alone.
+  std::unique_ptr<coord::PendingReport> second =
+      coordinator.startReportData(0, trained(unit->id, 2, 4, 1));
+  std::unique_ptr<coord::PendingReport> third =
+      coordinator.startReportData(0, trained(unit->id, 4, 5, 1));
+  EXPECT_TRUE(second->answered());
+  second->finish();
+  EXPECT_EQ(coordinator.dataStats().recordsTrained, 4);
+  EXPECT_FALSE(third->answered());
+
+  // A report sent whole (reportData) goes alone, after the held one.
+  coordinator.reportData(0, trained(unit->id, 5, 6, 1));
+  EXPECT_TRUE(third->answered());
+  third->finish();
+  EXPECT_EQ(coordinator.dataStats().recordsTrained, 6);
+  coord::DataStats stats = coordinator.dataStats();
+  EXPECT_EQ(stats.duplicateRecords, 0);
+}
+
+TEST_P(DataReportRidingTest, AReportARetryMayFixStopsItsPushToo) {
+  TestModule module(kOneVariableModule);
+  RunningPsTaskZero ps(module.function("ps_0"));
+  CoordinationClient coordinator(ps.server.address(), options());
+  PsClient task("/job:ps/task:0", ps.server.address(), options());
+  task.carryDataReports(coordinator.rideReportsOnPushes());
+  coordinator.registerTask("worker", 0);
+  task.initialize();
+
+  // No data set defined yet: FailedPrecondition, which a retry may fix.
+  // The push must not reach the model before its report: neither is
+  // applied.
+  std::unique_ptr<coord::PendingReport> pending =
+      coordinator.startReportData(0, trained(0, 0, 1, 1));
+  Error error =
+      expectError([&] { task.pushPull(0, gradient(0.5f), 0, {"w"}); });
+  EXPECT_EQ(error.code(), ErrorCode::FailedPrecondition);
+  EXPECT_TRUE(contains(error.what(), "not applied: the data report it "
+                                     "carried failed"))
+      << error.what();
+  EXPECT_EQ(task.step(), 0);
+  EXPECT_EQ(task.pull({"w"})[0].toVector<float>(),
+            (std::vector<float>{1.0f, 1.0f}));
+  EXPECT_EQ(expectError([&] { pending->finish(); }).code(),
+            ErrorCode::FailedPrecondition);
+}
+
+TEST_P(DataReportRidingTest, APsTaskWithoutTheCoordinatorRefusesTheReport) {
+  TestModule module(kOneVariableModule);
+  RunningPs other(module.function("ps_0"), Replication::async());
+  RunningCoordinator elsewhere(cluster(1, 1));
+  CoordinationClient coordinator(elsewhere.server.address(), options());
+  PsClient task("/job:ps/task:0", other.server.address(), options());
+  task.carryDataReports(coordinator.rideReportsOnPushes());
+  task.initialize();
+  std::unique_ptr<coord::PendingReport> pending =
+      coordinator.startReportData(0, trained(0, 0, 1, 1));
+  EXPECT_EQ(task.pushPull(0, gradient(0.5f), 0, {"w"}).push.step, 1);
+  Error error = expectError([&] { pending->finish(); });
+  EXPECT_EQ(error.code(), ErrorCode::Unimplemented);
+  EXPECT_TRUE(contains(error.what(), "this task hosts no data coordinator"))
+      << error.what();
+}
+
+INSTANTIATE_TEST_SUITE_P(Transports, DataReportRidingTest,
+                         ::testing::Values(true, false),
+                         [](const ::testing::TestParamInfo<bool> &info) {
+                           return info.param ? "LocalSocket" : "Grpc";
+                         });
+
 // The whole protocol of runtime/rpc/README.md with two PS tasks and two
 // workers, PS task 0 hosting the coordinator beside its variables.
 constexpr const char *kTwoPsModule = R"mlir(

@@ -12,6 +12,9 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <deque>
+#include <future>
+#include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -73,7 +76,32 @@ public:
   startReportData(int, const coord::DataReport &report) override {
     if (!canStart)
       return nullptr;
+    if (riding) {
+      auto ride = std::make_shared<Ride>();
+      ride->report = report;
+      std::lock_guard<std::mutex> lock(mutex);
+      unlanded.push_back(ride);
+      return std::make_unique<RidingPending>(*this, std::move(ride));
+    }
     return std::make_unique<Pending>(*this, report);
+  }
+
+  /// Reports ride pushes (rpc/DataReportRider.h): each is applied, or
+  /// fails, when land() says its push was answered.
+  bool riding = false;
+  /// The oldest report riding a push that was not answered: its push's
+  /// answer comes, and the report is applied, or failed with Unavailable.
+  void land(bool failed) {
+    std::lock_guard<std::mutex> lock(mutex);
+    ASSERT_FALSE(unlanded.empty()) << "no report rides a push";
+    std::shared_ptr<Ride> ride = unlanded.front();
+    unlanded.pop_front();
+    ride->landed = true;
+    ride->failed = failed;
+    if (!failed)
+      applied.push_back(
+          {ride->report, true, std::thread::id(), std::thread::id()});
+    changed.notify_all();
   }
 
   /// Answers that fail (Unavailable) before one goes through.
@@ -126,6 +154,32 @@ private:
     std::thread::id sender;
   };
 
+  struct Ride {
+    coord::DataReport report;
+    bool landed = false;
+    bool failed = false;
+  };
+  class RidingPending final : public coord::PendingReport {
+  public:
+    RidingPending(ReportRecorder &owner, std::shared_ptr<Ride> ride)
+        : owner(owner), ride(std::move(ride)) {}
+    void finish() override {
+      std::unique_lock<std::mutex> lock(owner.mutex);
+      owner.changed.wait(lock, [&] { return ride->landed; });
+      if (ride->failed)
+        throw Error(ErrorCode::Unavailable, "the push failed");
+    }
+    bool ridesPush() const override { return true; }
+    bool answered() const override {
+      std::lock_guard<std::mutex> lock(owner.mutex);
+      return ride->landed;
+    }
+
+  private:
+    ReportRecorder &owner;
+    std::shared_ptr<Ride> ride;
+  };
+
   static std::logic_error unused() {
     return std::logic_error("not a call CoordinatedWorkSource makes here");
   }
@@ -136,6 +190,7 @@ private:
   std::condition_variable changed;
   std::vector<Applied> applied;
   std::thread::id heldReader;
+  std::deque<std::shared_ptr<Ride>> unlanded;
 };
 
 std::vector<ExampleOrigin> batchOf(int64_t unit, int64_t first, int64_t count) {
@@ -238,6 +293,40 @@ TEST(DataWorkTest, AnAnswerThatARetryMayFixSendsTheReportAgain) {
   EXPECT_FALSE(reports[0].started);
   EXPECT_EQ(pushingOf(reports[0].report),
             std::vector<std::string>{"3:[20,24)"});
+}
+
+TEST(DataWorkTest, AReportRidingThePushIsNotWaitedForBeforeThePush) {
+  ReportRecorder coordinator(/*canStart=*/true);
+  coordinator.riding = true;
+  CoordinatedWorkSource source(coordinator, 0, {});
+  // Two steps, the pushes' answers not read (as with overlapped pulls,
+  // where a push is answered in the next step): their reports reach the
+  // coordinator with the pushes, so flush() waits for neither.
+  for (int64_t s = 0; s < 2; ++s) {
+    source.pushing(batchOf(1, 10 * s, 10));
+    std::future<void> flushed =
+        std::async(std::launch::async, [&] { source.flush(); });
+    ASSERT_EQ(flushed.wait_for(std::chrono::minutes(1)),
+              std::future_status::ready)
+        << "flush() waited for a report riding the push of step " << s;
+  }
+  EXPECT_TRUE(coordinator.reports().empty());
+  // The first push failed (a retry may fix it): its report goes again, on
+  // the reporter thread; the second went through.
+  coordinator.land(/*failed=*/true);
+  coordinator.land(/*failed=*/false);
+  source.trained(batchOf(1, 10, 10), 2);
+  source.flush();
+  std::vector<Applied> reports = coordinator.reports();
+  ASSERT_EQ(reports.size(), 3u);
+  EXPECT_TRUE(reports[0].started);
+  EXPECT_EQ(pushingOf(reports[0].report),
+            std::vector<std::string>{"1:[10,20)"});
+  EXPECT_FALSE(reports[1].started);
+  EXPECT_EQ(pushingOf(reports[1].report), std::vector<std::string>{"1:[0,10)"});
+  EXPECT_FALSE(reports[2].started);
+  EXPECT_EQ(reports[2].report.trained.size(), 1u);
+  EXPECT_EQ(reports[2].report.globalStep, 2);
 }
 
 } // namespace
