@@ -18,9 +18,12 @@
 //
 // Order: reports reach the coordinator in the order they were held, each
 // before any push after it. A held report that no push took when another
-// is held, or when its answer is asked for (finish()), is sent alone by the
-// coordinator's own call, and a push that finds its report on its way alone
-// waits for that call first.
+// is held or sent (send(): a report that must not wait for a push), or when
+// its answer is asked for (finish()), is sent alone by the coordinator's
+// own call, and a push that finds its report on its way alone waits for
+// that call first. A report sent is not ordered after one a push carries
+// and has not been answered: what depends on a batch's report (its trained
+// or withdrawn records) comes only once the batch's push was answered.
 //
 // A ride's outcome, what finish() throws:
 //  - the push's answer says the report failed (data_report_code): that
