@@ -100,10 +100,11 @@ public:
   /// reportData() in two halves where the transport has them: the report
   /// is sent before this returns, its answer read by finish(). A worker's
   /// step thread sends its report so and reads the answer after the step's
-  /// computation, with no thread woken to carry it. Null where the
-  /// transport cannot send without waiting for the answer (gRPC, a
-  /// coordinator in this process): call reportData() from a thread of
-  /// your own.
+  /// computation, with no thread woken to carry it; or the report waits
+  /// to ride the worker's next push to PS task 0 (PendingReport::
+  /// ridesPush). Null where the transport cannot send without waiting for
+  /// the answer (gRPC, a coordinator in this process): call reportData()
+  /// from a thread of your own.
   virtual std::unique_ptr<PendingReport>
   startReportData(int /*worker*/, const DataReport & /*report*/) {
     return nullptr;

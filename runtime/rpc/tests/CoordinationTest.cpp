@@ -505,25 +505,43 @@ protected:
     gradients.push_back({"w", Tensor::filled(DType::F32, {2}, value)});
     return gradients;
   }
+
+  /// PS task 0 (its variable initialized) and worker 0, registered, whose
+  /// reports ride its pushes.
+  struct Cluster {
+    explicit Cluster(const ClientOptions &options)
+        : ps(module.function("ps_0")),
+          coordinator(ps.server.address(), options),
+          task("/job:ps/task:0", ps.server.address(), options) {
+      task.carryDataReports(coordinator.rideReportsOnPushes());
+      coordinator.registerTask("worker", 0);
+      task.initialize();
+    }
+    /// Defines a data set of 2 units and takes one.
+    WorkUnit takeUnit() {
+      coordinator.defineData(0, dataSet(2, 1));
+      std::optional<WorkUnit> unit =
+          coordinator.acquireUnit(0, milliseconds(1'000));
+      EXPECT_TRUE(unit);
+      return unit.value_or(WorkUnit{});
+    }
+    TestModule module{kOneVariableModule};
+    RunningPsTaskZero ps;
+    CoordinationClient coordinator;
+    PsClient task;
+  };
 };
 
 TEST_P(DataReportRidingTest, AReportRidesTheNextPushAndIsAppliedBeforeIt) {
-  TestModule module(kOneVariableModule);
-  RunningPsTaskZero ps(module.function("ps_0"));
-  CoordinationClient coordinator(ps.server.address(), options());
-  PsClient task("/job:ps/task:0", ps.server.address(), options());
+  Cluster cluster(options());
+  CoordinationClient &coordinator = cluster.coordinator;
+  PsClient &task = cluster.task;
   EXPECT_EQ(task.usesLocalTransport(), GetParam());
-  task.carryDataReports(coordinator.rideReportsOnPushes());
-  coordinator.registerTask("worker", 0);
-  coordinator.defineData(0, dataSet(2, 1));
-  std::optional<WorkUnit> unit =
-      coordinator.acquireUnit(0, milliseconds(1'000));
-  ASSERT_TRUE(unit);
-  task.initialize();
+  const WorkUnit unit = cluster.takeUnit();
 
   // Held until a push takes it: the coordinator has nothing yet.
   std::unique_ptr<coord::PendingReport> pending =
-      coordinator.startReportData(0, trained(unit->id, 0, 3, 1));
+      coordinator.startReportData(0, trained(unit.id, 0, 3, 1));
   ASSERT_TRUE(pending);
   EXPECT_TRUE(pending->ridesPush());
   EXPECT_FALSE(pending->answered());
@@ -558,7 +576,7 @@ TEST_P(DataReportRidingTest, AReportRidesTheNextPushAndIsAppliedBeforeIt) {
     // A push dropped with its answer unread (its response is read by the
     // thread that waits for it, and nobody will): its report's fate is not
     // known, and finish() says so rather than wait.
-    pending = coordinator.startReportData(0, trained(unit->id, 3, 4, 3));
+    pending = coordinator.startReportData(0, trained(unit.id, 3, 4, 3));
     task.startPushPull(3, gradient(0.25f), 0, {"w"});
     EXPECT_EQ(expectError([&] { pending->finish(); }).code(),
               ErrorCode::Cancelled);
@@ -566,36 +584,28 @@ TEST_P(DataReportRidingTest, AReportRidesTheNextPushAndIsAppliedBeforeIt) {
 }
 
 TEST_P(DataReportRidingTest, AReportNoPushTookGoesAloneAndInOrder) {
-  TestModule module(kOneVariableModule);
-  RunningPsTaskZero ps(module.function("ps_0"));
-  CoordinationClient coordinator(ps.server.address(), options());
-  PsClient task("/job:ps/task:0", ps.server.address(), options());
-  task.carryDataReports(coordinator.rideReportsOnPushes());
-  coordinator.registerTask("worker", 0);
-  coordinator.defineData(0, dataSet(2, 1));
-  std::optional<WorkUnit> unit =
-      coordinator.acquireUnit(0, milliseconds(1'000));
-  ASSERT_TRUE(unit);
-  task.initialize();
+  Cluster cluster(options());
+  CoordinationClient &coordinator = cluster.coordinator;
+  const WorkUnit unit = cluster.takeUnit();
 
   // Its answer asked for before any push: it goes in a call of its own.
   std::unique_ptr<coord::PendingReport> first =
-      coordinator.startReportData(0, trained(unit->id, 0, 2, 1));
+      coordinator.startReportData(0, trained(unit.id, 0, 2, 1));
   first->finish();
   EXPECT_EQ(coordinator.dataStats().recordsTrained, 2);
 
   // Held behind one no push took: that one goes first, alone.
   std::unique_ptr<coord::PendingReport> second =
-      coordinator.startReportData(0, trained(unit->id, 2, 4, 1));
+      coordinator.startReportData(0, trained(unit.id, 2, 4, 1));
   std::unique_ptr<coord::PendingReport> third =
-      coordinator.startReportData(0, trained(unit->id, 4, 5, 1));
+      coordinator.startReportData(0, trained(unit.id, 4, 5, 1));
   EXPECT_TRUE(second->answered());
   second->finish();
   EXPECT_EQ(coordinator.dataStats().recordsTrained, 4);
   EXPECT_FALSE(third->answered());
 
   // A report sent whole (reportData) goes alone, after the held one.
-  coordinator.reportData(0, trained(unit->id, 5, 6, 1));
+  coordinator.reportData(0, trained(unit.id, 5, 6, 1));
   EXPECT_TRUE(third->answered());
   third->finish();
   EXPECT_EQ(coordinator.dataStats().recordsTrained, 6);
@@ -604,13 +614,9 @@ TEST_P(DataReportRidingTest, AReportNoPushTookGoesAloneAndInOrder) {
 }
 
 TEST_P(DataReportRidingTest, AReportARetryMayFixStopsItsPushToo) {
-  TestModule module(kOneVariableModule);
-  RunningPsTaskZero ps(module.function("ps_0"));
-  CoordinationClient coordinator(ps.server.address(), options());
-  PsClient task("/job:ps/task:0", ps.server.address(), options());
-  task.carryDataReports(coordinator.rideReportsOnPushes());
-  coordinator.registerTask("worker", 0);
-  task.initialize();
+  Cluster cluster(options());
+  CoordinationClient &coordinator = cluster.coordinator;
+  PsClient &task = cluster.task;
 
   // No data set defined yet: FailedPrecondition, which a retry may fix.
   // The push must not reach the model before its report: neither is
