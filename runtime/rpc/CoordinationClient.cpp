@@ -168,6 +168,13 @@ private:
   std::chrono::steady_clock::time_point deadline;
 };
 
+ReportDataRequest reportRequest(int worker, const coord::DataReport &report) {
+  ReportDataRequest request;
+  request.set_worker(worker);
+  encodeReport(report, &request);
+  return request;
+}
+
 } // namespace
 
 void CoordinationClient::reportData(int worker,
@@ -175,10 +182,7 @@ void CoordinationClient::reportData(int worker,
   if (rider) {
     // Alone, after a report held for a push: one waiting for a push's
     // answer could wait for a step that waits for it.
-    ReportDataRequest request;
-    request.set_worker(worker);
-    encodeReport(report, &request);
-    rider->send(request.SerializeAsString());
+    rider->send(reportRequest(worker, report).SerializeAsString());
     return;
   }
   if (std::unique_ptr<coord::PendingReport> pending =
@@ -186,9 +190,7 @@ void CoordinationClient::reportData(int worker,
     pending->finish();
     return;
   }
-  ReportDataRequest request;
-  request.set_worker(worker);
-  encodeReport(report, &request);
+  ReportDataRequest request = reportRequest(worker, report);
   unaryCall(peer_, "ReportData", options, *stub,
             &Coordination::Stub::ReportData, request);
 }
@@ -199,9 +201,7 @@ CoordinationClient::startReportData(int worker,
   std::shared_ptr<LocalChannel> channel;
   if (!rider && !(channel = localChannel()))
     return nullptr;
-  ReportDataRequest request;
-  request.set_worker(worker);
-  encodeReport(report, &request);
+  ReportDataRequest request = reportRequest(worker, report);
   if (rider)
     return rider->hold(request.SerializeAsString());
   grpc::ByteBuffer bytes;

@@ -160,13 +160,17 @@ grpc::Status CoordinationService::serveLocal(LocalMethod method,
     return grpc::Status(grpc::StatusCode::UNIMPLEMENTED,
                         "the coordinator takes no local method " +
                             std::to_string(static_cast<uint32_t>(method)));
-  std::vector<grpc::Slice> slices;
-  if (grpc::Status dumped = request.Dump(&slices); !dumped.ok())
-    return dumped;
-  std::string bytes;
-  for (const grpc::Slice &slice : slices)
-    bytes.append(reinterpret_cast<const char *>(slice.begin()), slice.size());
-  if (grpc::Status reported = applyReport(bytes); !reported.ok())
+  ReportDataRequest message;
+  grpc::ByteBuffer bytes(request);
+  if (grpc::Status parsed =
+          grpc::SerializationTraits<ReportDataRequest>::Deserialize(&bytes,
+                                                                    &message);
+      !parsed.ok())
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                        "coordinator: a local ReportData that does not "
+                        "parse: " +
+                            parsed.error_message());
+  if (grpc::Status reported = applyReport(message); !reported.ok())
     return reported;
   bool own = false;
   return grpc::SerializationTraits<ReportDataResponse>::Serialize(
@@ -178,8 +182,13 @@ grpc::Status CoordinationService::applyReport(std::string_view request) {
   if (!message.ParseFromArray(request.data(), static_cast<int>(request.size())))
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
                         "coordinator: a data report that does not parse");
+  return applyReport(message);
+}
+
+grpc::Status
+CoordinationService::applyReport(const ReportDataRequest &request) {
   return answer([&] {
-    coordinator_.reportData(message.worker(), decodeReport(message));
+    coordinator_.reportData(request.worker(), decodeReport(request));
   });
 }
 

@@ -98,6 +98,8 @@ public:
                             GetDataStatsResponse *response) override;
 
 private:
+  /// A parsed ReportDataRequest, from a local call or a push, applied.
+  grpc::Status applyReport(const ReportDataRequest &request);
   /// The one path of every RPC: refuses a call without the cluster token
   /// before `handle` reads the request, then runs `handle` and answers
   /// with the status of what it threw. The coordinator itself checks the

@@ -23,17 +23,8 @@ public:
       : rider(rider), ride(std::move(ride)) {}
 
   void finish() override {
-    std::unique_lock<std::mutex> lock(ride->mutex);
-    if (ride->state == DataReportRide::State::Held) {
-      // No push took it: it goes alone, and a push that comes meanwhile
-      // waits for it.
-      ride->state = DataReportRide::State::Alone;
-      lock.unlock();
-      rider.sendAloneAndLand(*ride);
-      lock.lock();
-    }
-    ride->landed.wait(
-        lock, [&] { return ride->state == DataReportRide::State::Landed; });
+    rider.sendAloneUnlessTaken(*ride);
+    std::lock_guard<std::mutex> lock(ride->mutex);
     if (ride->failure)
       std::rethrow_exception(ride->failure);
   }
@@ -50,13 +41,23 @@ private:
   std::shared_ptr<DataReportRide> ride;
 };
 
-void DataReportRider::sendAloneAndLand(DataReportRide &ride) {
-  try {
-    sendAlone(ride.request());
-    ride.land(nullptr);
-  } catch (...) {
-    ride.land(std::current_exception());
+void DataReportRider::sendAloneUnlessTaken(DataReportRide &ride) {
+  std::unique_lock<std::mutex> lock(ride.mutex);
+  if (ride.state == DataReportRide::State::Held) {
+    // No push took it: it goes alone, and a push that comes meanwhile
+    // waits for it.
+    ride.state = DataReportRide::State::Alone;
+    lock.unlock();
+    try {
+      sendAlone(ride.request());
+      ride.land(nullptr);
+    } catch (...) {
+      ride.land(std::current_exception());
+    }
+    lock.lock();
   }
+  ride.landed.wait(lock,
+                   [&] { return ride.state == DataReportRide::State::Landed; });
 }
 
 void DataReportRider::sendHeld() {
@@ -66,18 +67,8 @@ void DataReportRider::sendHeld() {
     earlier = std::move(held);
     held.reset();
   }
-  if (!earlier)
-    return;
-  std::unique_lock<std::mutex> lock(earlier->mutex);
-  if (earlier->state == DataReportRide::State::Held) {
-    earlier->state = DataReportRide::State::Alone;
-    lock.unlock();
-    sendAloneAndLand(*earlier);
-  } else {
-    // finish() sends it: the report after it waits.
-    earlier->landed.wait(
-        lock, [&] { return earlier->state == DataReportRide::State::Landed; });
-  }
+  if (earlier)
+    sendAloneUnlessTaken(*earlier);
 }
 
 std::unique_ptr<coord::PendingReport>

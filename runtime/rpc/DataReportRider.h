@@ -101,10 +101,10 @@ public:
 
 private:
   class Pending;
-  /// Sends `ride` alone (it is the caller's: state Alone) and lands it.
-  void sendAloneAndLand(DataReportRide &ride);
-  /// Takes the held report: sends it alone if no push took it, waits for
-  /// it if it is on its way alone.
+  /// Sends `ride` alone and lands it if no push took it (and no other
+  /// thread sends it); returns once it landed.
+  void sendAloneUnlessTaken(DataReportRide &ride);
+  /// The held report, sent alone unless a push took it, landed.
   void sendHeld();
 
   SendAlone sendAlone;
