@@ -272,14 +272,15 @@ def training_losses(logdir, skip=()):
     return sorted(points)
 
 
-def train_and_check_learning(dtf_run, num_workers, flags, train_steps):
-    """Trains the MLP on 1 PS and `num_workers` workers with `flags` plus
-    --train_steps and a log directory, to the end, and checks the loss
-    trajectory (check_learning); returns the Cluster, its tasks ended."""
+def train_and_check_learning(dtf_run, num_workers, flags, train_steps, model=MLP):
+    """Trains `model` (the MLP) on 1 PS and `num_workers` workers with
+    `flags` plus --train_steps and a log directory, to the end, and checks
+    the loss trajectory (check_learning); returns the Cluster, its tasks
+    ended."""
     logdir = tempfile.mkdtemp(prefix="dtf-train-")
     c = Cluster(dtf_run, 1, num_workers,
                 flags + ["--train_steps=%d" % train_steps, "--logdir=" + logdir,
-                         "--save_summaries_steps=1"])
+                         "--save_summaries_steps=1"], model=model)
     try:
         for worker in c.workers:
             check(worker.wait(600) == 0, worker.name + " failed")
@@ -333,12 +334,43 @@ def check_learning(points, baseline, first_step, last_step):
 
 # The least test accuracy of the example MLP after a few hundred steps:
 # sync runs reach 0.85 to 0.87 here. An async run's final model depends on
-# the order its last updates landed in: 0.80 to 0.85 measured, once 0.798,
-# so its bar sits below that spread. Both are far above an untrained model
-# (0.10) or one a few dozen steps in (about 0.6); whether the run learned is
+# the order its last updates landed in: 0.74 to 0.84 measured at the
+# constant learning rate (annealed_mlp says more), so a test that needs a
+# tighter bar anneals the rate. Both are far above an untrained model (0.10)
+# or one a few dozen steps in (about 0.6); whether the run learned is
 # check_learning's to say.
 SYNC_ACCURACY = 0.80
 ASYNC_ACCURACY = 0.75
+# The same MLP trained async with its learning rate annealed (annealed_mlp):
+# 0.835 to 0.845 measured under a CPU hog.
+ANNEALED_ASYNC_ACCURACY = 0.80
+
+MLP_OPTIMIZER = "#dtf.adam<learning_rate = 0.01>"
+
+
+def annealed_mlp(train_steps, directory):
+    """Writes to `directory` the MLP with its Adam learning rate decayed
+    from 0.01 to 0.001 over `train_steps` global steps
+    (tf.train.polynomial_decay) and returns its path. Trained async at the
+    constant 0.01, the final model is whatever iterate the last (stale)
+    updates left: its test accuracy after 600 steps of 2 workers spread
+    from 0.74 to 0.84 between runs (sd 0.015 to 0.022 over 110 runs, the
+    low end under a CPU hog; 0.7377 once in CI), with no race behind it
+    (one worker, where no update is stale, stays within 0.83-0.85 from step
+    590 to 610; dividing the rate by the staleness narrowed nothing).
+    Annealed, as async training is run to a final model, 20 runs under a
+    hog gave 0.835-0.845 (sd 0.003): a bar that holds and still means
+    something."""
+    with open(MLP) as f:
+        text = f.read()
+    check(text.count(MLP_OPTIMIZER) == 1,
+          "%s does not minimize with %s once" % (MLP, MLP_OPTIMIZER))
+    schedule = ("#dtf.adam<learning_rate = 0.01, schedule = #dtf.polynomial_decay<"
+                "decay_steps = %d.0, end_learning_rate = 0.001>>" % train_steps)
+    path = os.path.join(directory, "mnist_mlp_annealed.mlir")
+    with open(path, "w") as f:
+        f.write(text.replace(MLP_OPTIMIZER, schedule))
+    return path
 
 
 def untrained_loss(points):

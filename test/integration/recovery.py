@@ -226,16 +226,18 @@ def sync_two_ps(args, logdir, rng):
 def chaos(args, logdir, rng):
     interval = 100
     # The kills come between steps 200 and 700; the 800 steps after the
-    # last let the run settle into the async spread that the accuracy bar
-    # assumes (at 900 steps, 1 run of 16 under a CPU hog ended in a
-    # transient spike at 0.71; at 1500, 0.81 to 0.84).
+    # last let the run settle (at 900 steps, 1 run of 16 under a CPU hog
+    # ended in a transient spike at 0.71; at 1500, 0.81 to 0.84), and the
+    # learning rate annealed over the run takes the last updates' noise out
+    # of the final model (cluster.annealed_mlp).
     train_steps = 1500
     # A short pause per step keeps the run long enough for three kills.
     c = cluster.Cluster(args.dtf_run, 2, 2,
                         ["--async", "--train_steps=%d" % train_steps, "--log_every=5",
                          "--logdir=" + logdir, "--save_checkpoint_steps=%d" % interval,
                          "--recovery_timeout_ms=60000", "--rpc_deadline_ms=3000",
-                         "--debug_step_delay_ms=3", "--save_summaries_steps=1"])
+                         "--debug_step_delay_ms=3", "--save_summaries_steps=1"],
+                        model=cluster.annealed_mlp(train_steps, logdir))
     try:
         points = sorted(rng.sample(range(200, 700), 3))
         victims = [("ps", 1), ("worker", 1), ("worker", 0)]
