@@ -41,7 +41,8 @@ bench/results/streaming-input.md:
               step line to the last worker's last step line) against the
               examples trained over the sum of the workers' rates (each
               worker's examples/s while all three trained). Acceptance:
-              <= 1.2x. Units per worker from PS task 0's data line.
+              <= 1.2x. Units per worker, and the acquires refused to pace the end
+              (DataCoordinator.h), from PS task 0's data lines.
 
     build/bench-venv/bin/python bench/streaming_input.py \\
         [--parts memory,throughput,reader,balance] [--scratch DIR] [--keep]
@@ -94,7 +95,8 @@ ELAPSED = re.compile(r"Training elapsed time: ([0-9.]+) s")
 PS_DATA = re.compile(r"PS task 0 data: epoch (\d+), (\d+) epochs? complete, (\d+) records trained, "
                      r"(\d+) in doubt, (\d+) duplicates? \((\d+) units per epoch\)")
 PS_CPU = re.compile(r"PS task 0 CPU per update while serving: ([0-9.]+) ms")
-PS_UNITS = re.compile(r"PS task 0 data: worker (\d+) took (\d+) units, trained (\d+) records")
+PS_UNITS = re.compile(r"PS task 0 data: worker (\d+) took (\d+) units, trained (\d+) records"
+                      r"(?:, was refused (\d+) unit)?")
 READER = re.compile(r"(?:reader|tf\.data): (\d+) records in ([0-9.]+) s: ([0-9.]+) records/s, "
                     r"([0-9.]+) MB/s")
 
@@ -199,7 +201,9 @@ def ps_data(result):
         data = {"epoch": int(m.group(1)), "epochs_complete": int(m.group(2)),
                 "trained": int(m.group(3)), "in_doubt": int(m.group(4)),
                 "duplicates": int(m.group(5)), "units_per_epoch": int(m.group(6))}
-    units = {int(m.group(1)): (int(m.group(2)), int(m.group(3))) for m in PS_UNITS.finditer(out)}
+    # (units taken, records trained, acquires refused at the last epoch's end)
+    units = {int(m.group(1)): (int(m.group(2)), int(m.group(3)), int(m.group(4) or 0))
+             for m in PS_UNITS.finditer(out)}
     return data, units
 
 
@@ -533,7 +537,8 @@ def part_balance(args, report):
         wall, ideal or 0, trained, sum(rates.values()), result["ratio"] or 0))
     log("  workers ended at %s s; units taken %s; PS: %s" % (
         ", ".join("%.2f" % v for _, v in sorted(result["ends"].items())),
-        ", ".join("worker%d %d (%d records)" % (w, u[0], u[1]) for w, u in sorted(units.items())),
+        ", ".join("worker%d %d (%d records, %d refused)" % (w, u[0], u[1], u[2])
+                  for w, u in sorted(units.items())),
         data))
     report["balance"] = result
 
@@ -714,15 +719,16 @@ def write_report(args, report, command):
                     args.balance_data, b["examples"] or 0, b["bytes"] / MB, args.balance_unit_mb,
                     args.shuffle_buffer, b["delay_ms"],
                     ", ".join("%.2f" % s for s in b["cal_step_ms"])), "",
-                "| worker | examples/s | local steps | ended at (s) | units taken (PS) | records "
-                "trained (PS) | records read | input waited s | left over |",
-                "|---|---|---|---|---|---|---|---|---|"]
+                "| worker | examples/s | local steps | ended at (s) | units taken (PS) | "
+                "refused at the end (PS) | records trained (PS) | records read | input waited s "
+                "| left over |",
+                "|---|---|---|---|---|---|---|---|---|---|"]
             for w in range(3):
                 f = b["figures"].get("worker%d" % w, {})
-                u = b["units"].get(w, (None, None))
-                lines.append("| %d%s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                u = b["units"].get(w, (None, None, None))
+                lines.append("| %d%s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
                     w, " (slowed)" if w == 2 else "", fmt(b["rates"].get(w), "%.0f"),
-                    b["local_steps"].get(w), fmt(b["ends"].get(w), "%.2f"), u[0], u[1],
+                    b["local_steps"].get(w), fmt(b["ends"].get(w), "%.2f"), u[0], u[2], u[1],
                     f.get("records"), fmt(f.get("wait_s"), "%.2f"), f.get("left_over")))
             ps = b["ps"] or {}
             lines += ["", "PS task 0: %s records trained, %s in doubt, %s duplicates, %s epochs "

@@ -25,11 +25,14 @@ std::string join(const std::vector<int> &indices) {
 
 Coordinator::Coordinator(CoordinatorOptions options)
     : options(std::move(options)),
-      data_(DataCoordinatorOptions{
-          this->options.numWorkers, this->options.maxWait, [this] {
-            std::lock_guard<std::mutex> lock(mutex);
-            return workerStatesLocked(Clock::now()).lost;
-          }}) {
+      data_(
+          DataCoordinatorOptions{this->options.numWorkers,
+                                 this->options.maxWait,
+                                 [this] {
+                                   std::lock_guard<std::mutex> lock(mutex);
+                                   return workerStatesLocked(Clock::now()).lost;
+                                 },
+                                 {}}) {
   // A worker that never shows up is lost one heartbeat timeout after the
   // start.
   workers.resize(std::max(this->options.numWorkers, 0),

@@ -21,6 +21,13 @@ namespace {
 /// passing, and a caller may leave, without any call signalling it.
 constexpr std::chrono::milliseconds kPollInterval{50};
 
+/// A worker's rate of training: the records it reported trained over about
+/// this long (the pacing of the last epoch's end). Short, because what it
+/// measures is the rate at the end of an epoch, which may take seconds.
+constexpr std::chrono::milliseconds kRateWindow{1000};
+/// Reports spanning less than this give no rate.
+constexpr std::chrono::milliseconds kMinRateSpan{250};
+
 constexpr char kMagic[8] = {'D', 'T', 'F', 'D', 'A', 'T', 'A', '\0'};
 constexpr uint32_t kStateVersion = 1;
 
@@ -441,6 +448,9 @@ DataCoordinator::DataCoordinator(DataCoordinatorOptions options)
   recordsTrainedPerWorker.assign(workers, 0);
   held.resize(workers);
   acquiring.assign(workers, 0);
+  trainedSamples.resize(workers);
+  refused.assign(workers, false);
+  acquiresRefused.assign(workers, 0);
 }
 
 DataCoordinator::~DataCoordinator() = default;
@@ -531,6 +541,10 @@ void DataCoordinator::releaseWorkerLocked(int worker) {
     state.released.push_back(id);
   }
   held[worker].clear();
+  // Gone, or a new process: what it trained at which rate says nothing
+  // of what it will.
+  trainedSamples[worker].clear();
+  refused[worker] = false;
   changed.notify_all();
 }
 
@@ -557,6 +571,7 @@ WorkUnit DataCoordinator::handOutLocked(int worker, int64_t epoch, Epoch &state,
   ++state.out;
   held[worker].emplace(epoch, id);
   ++unitsHandedOut[worker];
+  refused[worker] = false;
   settlePendingLocked(unit);
   WorkUnit result = definition->units[static_cast<size_t>(id)];
   result.epoch = epoch;
@@ -576,30 +591,124 @@ std::optional<WorkUnit> DataCoordinator::tryAcquireLocked(int worker,
   if (!definition)
     return std::nullopt;
   size_t n = definition->units.size();
+  // Pacing the end (see the top of DataCoordinator.h): asked before each
+  // hand-out of a unit of the last epoch.
+  auto refuse = [&](int64_t epoch) {
+    if (!definition->waitForReleasedUnits || definition->epochs == 0 ||
+        epoch != definition->epochs - 1 || !refusedLocked(worker))
+      return false;
+    refused[worker] = true;
+    ++acquiresRefused[worker];
+    finished = true;
+    return true;
+  };
   for (auto &[epoch, state] : epochs) {
     while (!state.released.empty()) {
       int64_t id = state.released.front();
+      if (state.units[static_cast<size_t>(id)].status != UnitStatus::Pending) {
+        state.released.pop_front();
+        continue;
+      }
+      if (refuse(epoch))
+        return std::nullopt;
       state.released.pop_front();
-      if (state.units[static_cast<size_t>(id)].status == UnitStatus::Pending)
-        return handOutLocked(worker, epoch, state, id);
+      return handOutLocked(worker, epoch, state, id);
     }
     while (
         state.nextFresh < n &&
         state.units[static_cast<size_t>(state.order[state.nextFresh])].status !=
             UnitStatus::Fresh)
       ++state.nextFresh;
-    if (state.nextFresh < n)
+    if (state.nextFresh < n) {
+      if (refuse(epoch))
+        return std::nullopt;
       return handOutLocked(worker, epoch, state,
                            state.order[state.nextFresh++]);
+    }
   }
   int64_t next = completeBelow + static_cast<int64_t>(epochs.size());
   if (definition->epochs == 0 || next < definition->epochs) {
     Epoch &state = openEpochLocked(next);
+    if (refuse(next))
+      return std::nullopt;
     return handOutLocked(worker, next, state, state.order[state.nextFresh++]);
   }
   if (finishedLocked() || !definition->waitForReleasedUnits || drainedLocked())
     finished = true;
   return std::nullopt;
+}
+
+DataCoordinator::Clock::time_point DataCoordinator::nowLocked() const {
+  return options.clock ? options.clock() : Clock::now();
+}
+
+double DataCoordinator::rateLocked(int worker) const {
+  const RateSamples &samples = trainedSamples[static_cast<size_t>(worker)];
+  if (samples.size() < 2)
+    return 0;
+  std::chrono::duration<double> span =
+      samples.back().first - samples.front().first;
+  if (span < kMinRateSpan)
+    return 0;
+  return static_cast<double>(samples.back().second - samples.front().second) /
+         span.count();
+}
+
+bool DataCoordinator::refusedLocked(int worker) {
+  double rate = rateLocked(worker);
+  if (rate <= 0)
+    return false;
+  // A unit not read to its end yet holds about its bytes times the
+  // records per byte of those read.
+  double records = 0, bytes = 0;
+  for (const auto &[epoch, state] : epochs)
+    for (size_t id = 0; id < state.units.size(); ++id)
+      if (state.units[id].total >= 0) {
+        records += static_cast<double>(state.units[id].total);
+        bytes += static_cast<double>(definition->units[id].end -
+                                     definition->units[id].begin);
+      }
+  if (bytes <= 0)
+    return false;
+  double perByte = records / bytes;
+  // Records not trained yet: in the hands of each worker, and not handed
+  // out.
+  std::vector<double> inHand(held.size(), 0);
+  double notHandedOut = 0;
+  for (const auto &[epoch, state] : epochs)
+    for (size_t id = 0; id < state.units.size(); ++id) {
+      const Unit &unit = state.units[id];
+      if (unit.status == UnitStatus::Done)
+        continue;
+      double total =
+          unit.total >= 0
+              ? static_cast<double>(unit.total)
+              : perByte * static_cast<double>(definition->units[id].end -
+                                              definition->units[id].begin);
+      double left =
+          std::max(0.0, total - static_cast<double>(unit.trainedCount +
+                                                    unit.pendingCount));
+      if (unit.status == UnitStatus::Out)
+        inHand[static_cast<size_t>(unit.worker)] += left;
+      else
+        notHandedOut += left;
+    }
+  // Those who would take the rest: the other workers training and not
+  // refused themselves.
+  double othersRate = 0, othersInHand = 0;
+  for (int other = 0; other < static_cast<int>(held.size()); ++other) {
+    double otherRate = other == worker || refused[static_cast<size_t>(other)]
+                           ? 0
+                           : rateLocked(other);
+    if (otherRate <= 0)
+      continue;
+    othersRate += otherRate;
+    othersInHand += inHand[static_cast<size_t>(other)];
+  }
+  if (othersRate <= 0)
+    return false;
+  return inHand[static_cast<size_t>(worker)] / rate >=
+         (notHandedOut + othersInHand) / othersRate;
 }
 
 bool DataCoordinator::drainedLocked() const {
@@ -903,6 +1012,7 @@ void DataCoordinator::report(int worker, const DataReport &report) {
       subtractRanges(unit->inFlight, group.records);
     }
   }
+  bool trainedNow = false;
   for (const UnitRecords &group : report.trained) {
     int64_t size = sizeOf(group.records);
     if (group.epoch < completeBelow) {
@@ -932,11 +1042,20 @@ void DataCoordinator::report(int worker, const DataReport &report) {
       }
     }
     subtractRanges(unit.inFlight, group.records);
+    trainedNow = true;
     // A done unit's late records are duplicates: count them now.
     if (unit.status == UnitStatus::Done)
       settlePendingLocked(unit);
     markDoneIfCompleteLocked(group.epoch, state, group.unit);
     touchedEpochs.insert(group.epoch);
+  }
+  if (trainedNow) {
+    RateSamples &samples = trainedSamples[static_cast<size_t>(worker)];
+    Clock::time_point now = nowLocked();
+    samples.emplace_back(now,
+                         recordsTrainedPerWorker[static_cast<size_t>(worker)]);
+    while (samples.size() > 2 && now - samples[1].first >= kRateWindow)
+      samples.pop_front();
   }
   if (!touchedEpochs.empty())
     dropEpochsLocked();
@@ -1119,6 +1238,7 @@ DataStats DataCoordinator::stats() {
   stats.staleRecords = staleRecords;
   stats.unitsHandedOut = unitsHandedOut;
   stats.recordsTrainedPerWorker = recordsTrainedPerWorker;
+  stats.acquiresRefused = acquiresRefused;
   if (!definition)
     return stats;
   int64_t n = static_cast<int64_t>(definition->units.size());

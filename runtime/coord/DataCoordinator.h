@@ -15,6 +15,24 @@
 // goes on while a slow one finishes the epoch before). A unit handed out
 // again carries its `trained` records, which the reader skips.
 //
+// Pacing the end of the last epoch (asynchronous training only: a
+// synchronous step waits for every worker, and stragglers are what backup
+// workers are for). Once every unit is handed out, each worker trains what
+// it holds (its shuffle buffer, the units it still reads) at its own rate,
+// and the epoch ends when the slowest of them is through: a worker 3x
+// slower than the others, holding as many examples, ends long after them.
+// So in the last epoch an acquire is refused, as at the end of the data
+// (nullopt), to a worker whose records in hand take it, at its rate, at
+// least as long as the other workers still taking units need for all the
+// rest (the records not handed out and theirs in hand) at their combined
+// rate: one unit more would only end the epoch later. The refused worker
+// trains what it holds and ends; the others take the rest. A rate is the
+// records a worker reported trained per second over the last
+// kRateWindow; a unit's records not known yet (not read to its end) are
+// its bytes times the records per byte of the units read. Without a rate
+// for the worker and for some other worker, or before any unit was read
+// to its end, nothing is refused. DataStats::acquiresRefused counts them.
+//
 // Exactly once, what is exact:
 //  - A unit is with at most one worker at a time, and goes back (with its
 //    trained records) only when that worker defines the data set again
@@ -97,6 +115,9 @@ struct DataCoordinatorOptions {
   /// the data coordinator). A worker waiting in an acquire is not
   /// released. Empty: none is ever lost.
   std::function<std::vector<int>()> lostWorkers;
+  /// The clock the workers' rates are measured by (the pacing above);
+  /// empty: std::chrono::steady_clock.
+  std::function<std::chrono::steady_clock::time_point()> clock;
 };
 
 class DataCoordinator {
@@ -116,7 +137,8 @@ public:
   /// the data is finished, when the last epoch is handed out and every
   /// unit still out was read to its end (drainedLocked), or, without
   /// waitForReleasedUnits, when nothing is pending and nothing will be
-  /// opened. Blocks while there is no definition, or nothing is pending but
+  /// opened, or when the pacing of the last epoch refuses `worker` a unit.
+  /// Blocks while there is no definition, or nothing is pending but
   /// units are out with live workers that still read them, for at most
   /// min(`timeout`, maxWait): DeadlineExceeded.
   std::optional<WorkUnit> acquire(int worker, std::chrono::milliseconds timeout,
@@ -162,6 +184,10 @@ private:
     int64_t step;
     int worker;
   };
+  using Clock = std::chrono::steady_clock;
+  /// (when, records the worker trained by then), at each of its reports
+  /// of trained records within the last kRateWindow.
+  using RateSamples = std::deque<std::pair<Clock::time_point, int64_t>>;
   enum class UnitStatus : uint8_t { Fresh, Out, Pending, Done };
   struct Unit {
     UnitStatus status = UnitStatus::Fresh;
@@ -198,6 +224,14 @@ private:
   std::optional<WorkUnit> tryAcquireLocked(int worker, bool &finished);
   Epoch &openEpochLocked(int64_t epoch);
   WorkUnit handOutLocked(int worker, int64_t epoch, Epoch &state, int64_t unit);
+  Clock::time_point nowLocked() const;
+  /// Records per second `worker` trained over the last kRateWindow; 0
+  /// when not known (its reports since it was last released span less
+  /// than kMinRateSpan).
+  double rateLocked(int worker) const;
+  /// Whether `worker` is refused a unit of the last epoch (see "Pacing"
+  /// above).
+  bool refusedLocked(int worker);
   bool finishedLocked() const;
   /// The last epoch is handed out and every unit not done was read to its
   /// end by the worker holding it: what is left of it is in that worker's
@@ -245,6 +279,11 @@ private:
   /// Per worker, its acquires in progress: a worker waiting in one is
   /// alive, whatever its heartbeats say.
   std::vector<int> acquiring;
+  /// Per worker: its rate's samples; whether its last acquire of the last
+  /// epoch was refused (it takes no units: no help with the rest).
+  std::vector<RateSamples> trainedSamples;
+  std::vector<bool> refused;
+  std::vector<int64_t> acquiresRefused;
   bool stopped = false;
   std::string stopReason;
   bool shuttingDown = false;

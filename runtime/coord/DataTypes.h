@@ -120,6 +120,9 @@ struct DataStats {
   /// (since this coordinator started).
   std::vector<int64_t> unitsHandedOut;
   std::vector<int64_t> recordsTrainedPerWorker;
+  /// Per worker index: its acquires refused to pace the end of the last
+  /// epoch (DataCoordinator.h).
+  std::vector<int64_t> acquiresRefused;
 };
 
 } // namespace dtf::coord

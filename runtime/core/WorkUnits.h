@@ -68,9 +68,10 @@ public:
   virtual ~WorkSource();
 
   /// The next unit to read. nullopt when there is no more: the last epoch
-  /// was handed out and every unit finished or taken by a live reader.
-  /// May block while units are out with other readers that may yet give
-  /// them back.
+  /// was handed out and every unit finished or taken by a live reader, or
+  /// (a data coordinator's pacing) the others will be through the rest
+  /// before this worker is through what it holds. May block while units
+  /// are out with other readers that may yet give them back.
   virtual std::optional<WorkUnit> next() = 0;
   /// A unit if one is to be had now, without waiting; nullopt otherwise
   /// (next() then says whether any will come). A reader that still reads

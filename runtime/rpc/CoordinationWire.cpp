@@ -170,6 +170,8 @@ void encodeStats(const coord::DataStats &stats, GetDataStatsResponse *message) {
   message->mutable_records_trained_per_worker()->Add(
       stats.recordsTrainedPerWorker.begin(),
       stats.recordsTrainedPerWorker.end());
+  message->mutable_acquires_refused()->Add(stats.acquiresRefused.begin(),
+                                           stats.acquiresRefused.end());
 }
 
 coord::DataStats decodeStats(const GetDataStatsResponse &message) {
@@ -191,6 +193,8 @@ coord::DataStats decodeStats(const GetDataStatsResponse &message) {
   stats.recordsTrainedPerWorker.assign(
       message.records_trained_per_worker().begin(),
       message.records_trained_per_worker().end());
+  stats.acquiresRefused.assign(message.acquires_refused().begin(),
+                               message.acquires_refused().end());
   return stats;
 }
 

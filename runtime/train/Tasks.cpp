@@ -240,13 +240,19 @@ static void printDataStats(const coord::DataStats &stats, std::ostream &out) {
       << " records trained, " << stats.recordsInDoubt << " in doubt, "
       << stats.duplicateRecords << " duplicates (" << stats.unitsPerEpoch
       << " units per epoch)" << std::endl;
-  for (size_t worker = 0; worker < stats.unitsHandedOut.size(); ++worker)
+  auto at = [](const std::vector<int64_t> &perWorker, size_t worker) {
+    return worker < perWorker.size() ? perWorker[worker] : 0;
+  };
+  for (size_t worker = 0; worker < stats.unitsHandedOut.size(); ++worker) {
     out << "PS task 0 data: worker " << worker << " took "
         << stats.unitsHandedOut[worker] << " units, trained "
-        << (worker < stats.recordsTrainedPerWorker.size()
-                ? stats.recordsTrainedPerWorker[worker]
-                : 0)
-        << " records" << std::endl;
+        << at(stats.recordsTrainedPerWorker, worker) << " records";
+    if (int64_t refused = at(stats.acquiresRefused, worker))
+      out << ", was refused " << refused
+          << " unit(s) at the last epoch's end (its own took longer than "
+             "the rest)";
+    out << std::endl;
+  }
 }
 
 int runPsTask(mlir::ModuleOp program, const TaskOptions &options) {

@@ -51,10 +51,13 @@ DataSetDefinition dataSet(int units, int64_t epochs, uint64_t seed = 7,
   return definition;
 }
 
+/// A data coordinator whose clock stands still: no worker has a rate, so
+/// nothing is refused to pace an epoch's end (PacingTest moves it).
 DataCoordinatorOptions workers(int count) {
   DataCoordinatorOptions options;
   options.numWorkers = count;
   options.maxWait = milliseconds(2'000);
+  options.clock = [] { return std::chrono::steady_clock::time_point{}; };
   return options;
 }
 
@@ -665,6 +668,95 @@ TEST(DataCoordinatorTest, EpochsWithoutEndAndAFastWorkerGoesOn) {
   // Complete epochs are dropped, but for the last one, whose steps no save
   // has reached.
   EXPECT_EQ(data.ledgerIntervals(), 2);
+}
+
+/// Two workers on 10 units of 1000 bytes: each takes two, worker 0 reads
+/// its first to the end (100 records: 0.1 records per byte), then for 0.5
+/// s in steps of `tick` worker 0 trains 10 records of its first unit a
+/// step and worker 1 one of its first: 100 and 10 records/s. Worker 1
+/// then holds 194 records, 19.4 s of its rate; worker 0 holds 140 (1.4 s),
+/// and 600 are not handed out: worker 0 alone does the rest in 7.4 s.
+class PacingTest : public ::testing::Test {
+protected:
+  DataCoordinatorOptions options() {
+    DataCoordinatorOptions options = workers(2);
+    options.clock = [this] { return now; };
+    return options;
+  }
+
+  void startTraining(DataCoordinator &data, milliseconds tick) {
+    std::vector<WorkUnit> first;
+    for (int worker : {0, 1, 0, 1}) {
+      std::optional<WorkUnit> unit = data.acquire(worker, milliseconds(0));
+      ASSERT_TRUE(unit) << "worker " << worker;
+      if (first.size() < 2)
+        first.push_back(*unit);
+    }
+    DataReport read;
+    read.unitsRead.push_back({first[0].epoch, first[0].id, 100});
+    data.report(0, read);
+    for (int64_t step = 0; step < 6; ++step) {
+      if (step > 0)
+        now += tick;
+      data.report(0, trained(first[0].epoch, first[0].id,
+                             {{10 * step, 10 * step + 10}}, 2 * step + 1));
+      data.report(1, trained(first[1].epoch, first[1].id, {{step, step + 1}},
+                             2 * step + 2));
+    }
+  }
+
+  std::chrono::steady_clock::time_point now{};
+};
+
+TEST_F(PacingTest, TheLastEpochsUnitsGoToWhoFinishesSooner) {
+  DataCoordinator data(options());
+  data.define(0, dataSet(10, 1));
+  ASSERT_NO_FATAL_FAILURE(startTraining(data, milliseconds(100)));
+  // Worker 0 would end the epoch sooner with one more unit.
+  EXPECT_TRUE(data.acquire(0, milliseconds(0)));
+  // Worker 1's own units take it longer than worker 0 needs for all the
+  // rest: refused at once, as at the end of the data, not made to wait.
+  EXPECT_FALSE(data.acquire(1, milliseconds(2'000)));
+  EXPECT_EQ(data.stats().acquiresRefused, (std::vector<int64_t>{0, 1}));
+  // Worker 1 takes no more: worker 0 gets the rest, whatever its rate.
+  for (int unit = 0; unit < 5; ++unit)
+    EXPECT_TRUE(data.acquire(0, milliseconds(0))) << unit;
+  EXPECT_EQ(data.stats().unitsHandedOut, (std::vector<int64_t>{8, 2}));
+}
+
+TEST_F(PacingTest, ARefusedWorkerTakesUnitsAgainWhenTheOthersAreGone) {
+  DataCoordinator data(options());
+  data.define(0, dataSet(10, 1));
+  ASSERT_NO_FATAL_FAILURE(startTraining(data, milliseconds(100)));
+  EXPECT_FALSE(data.acquire(1, milliseconds(0)));
+  data.releaseWorker(0, ReleaseReason::Lost);
+  // Worker 0's units went back, and nobody else is left to take them.
+  for (int unit = 0; unit < 8; ++unit)
+    EXPECT_TRUE(data.acquire(1, milliseconds(0))) << unit;
+  EXPECT_EQ(data.stats().acquiresRefused, (std::vector<int64_t>{0, 1}));
+}
+
+TEST_F(PacingTest, OnlyTheLastEpochOfAsynchronousTrainingIsPaced) {
+  struct Case {
+    const char *name;
+    DataSetDefinition definition;
+    milliseconds tick;
+  };
+  for (const Case &c :
+       {Case{"an epoch before the last", dataSet(10, 2), milliseconds(100)},
+        Case{"epochs without end", dataSet(10, 0), milliseconds(100)},
+        Case{"synchronous training", dataSet(10, 1, 7, false),
+             milliseconds(100)},
+        Case{"rates over too short a time", dataSet(10, 1),
+             milliseconds(40)}}) {
+    SCOPED_TRACE(c.name);
+    now = {};
+    DataCoordinator data(options());
+    data.define(0, c.definition);
+    ASSERT_NO_FATAL_FAILURE(startTraining(data, c.tick));
+    EXPECT_TRUE(data.acquire(1, milliseconds(0)));
+    EXPECT_EQ(data.stats().acquiresRefused, (std::vector<int64_t>{0, 0}));
+  }
 }
 
 TEST(DataCoordinatorTest, TheLedgerStaysSmall) {

@@ -330,6 +330,7 @@ TEST(CoordinationTest, HandsOutUnitsAndKeepsTheLedgerOverTheWire) {
   EXPECT_EQ(stats.recordsTrained, 4);
   EXPECT_EQ(stats.unitsHandedOut, (std::vector<int64_t>{2, 0}));
   EXPECT_EQ(stats.recordsTrainedPerWorker, (std::vector<int64_t>{4, 0}));
+  EXPECT_EQ(stats.acquiresRefused, (std::vector<int64_t>{0, 0}));
   std::string state = worker1.dataState(7);
 
   // Worker 1 waits, over several slices, until worker 0 restarts.
