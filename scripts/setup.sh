@@ -21,6 +21,8 @@ packages=(
   # index is a LevelDB table. Debian's leveldbConfig.cmake links `snappy`
   # without depending on its -dev package, hence libsnappy-dev.
   libleveldb-dev libsnappy-dev
+  # tcmalloc: dtf-run's malloc (tools/dtf-run/CMakeLists.txt)
+  libgoogle-perftools-dev
   # Command-line flags (TensorFlow-style) and TF_CONFIG parsing
   libgflags-dev nlohmann-json3-dev
   # Real data: Fashion-MNIST IDX files under /usr/share/datasets/fashion-mnist
