@@ -64,16 +64,26 @@ int64_t integerAt(const Array &array, int64_t index) {
 
 } // namespace
 
-void scalePixels(const uint8_t *in, size_t count, double scale, DType dtype,
-                 void *out) {
+PixelScale::PixelScale(double scale, DType dtype) : dtype(dtype) {
+  if (dtype != DType::F32 && dtype != DType::F64)
+    throw std::invalid_argument(std::string("pixels convert to f32 or f64, "
+                                            "not ") +
+                                dtypeName(dtype));
+  for (size_t pixel = 0; pixel < 256; ++pixel) {
+    doubles[pixel] = static_cast<double>(pixel) * scale;
+    floats[pixel] = static_cast<float>(doubles[pixel]);
+  }
+}
+
+void PixelScale::operator()(const uint8_t *in, size_t count, void *out) const {
   if (dtype == DType::F32) {
-    auto *floats = static_cast<float *>(out);
+    auto *to = static_cast<float *>(out);
     for (size_t i = 0; i < count; ++i)
-      floats[i] = static_cast<float>(static_cast<double>(in[i]) * scale);
+      to[i] = floats[in[i]];
   } else {
-    auto *doubles = static_cast<double *>(out);
+    auto *to = static_cast<double *>(out);
     for (size_t i = 0; i < count; ++i)
-      doubles[i] = static_cast<double>(in[i]) * scale;
+      to[i] = doubles[in[i]];
   }
 }
 
@@ -140,8 +150,8 @@ Tensor toColumn(const Array &array, const InputSpec &spec,
     }
     if (array.type == ElementType::U8) {
       // Pixels, the common case, without a switch per element.
-      scalePixels(array.bytes.data(), static_cast<size_t>(count), scale,
-                  type.dtype, column.rawData());
+      PixelScale(scale, type.dtype)(
+          array.bytes.data(), static_cast<size_t>(count), column.rawData());
       return column;
     }
     for (int64_t i = 0; i < count; ++i) {

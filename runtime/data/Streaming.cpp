@@ -16,6 +16,7 @@
 #include <chrono>
 #include <cstring>
 #include <iostream>
+#include <optional>
 #include <random>
 #include <stdexcept>
 
@@ -465,7 +466,8 @@ struct StreamingInput::Batcher {
   /// chunk brought them, and the bytes of a row so.
   std::vector<bool> pixels;
   std::vector<size_t> stored;
-  std::vector<double> scales;
+  /// Per placeholder of pixels, their conversion.
+  std::vector<std::optional<PixelScale>> scales;
   /// The shuffle buffer: slot j of placeholder i at bytes j * stored[i]
   /// of slots[i]; slots [0, count) hold examples.
   std::vector<std::unique_ptr<SlotMemory>> slots;
@@ -476,10 +478,7 @@ struct StreamingInput::Batcher {
       : input(input), batch(batch), shuffle(input.options.shuffleBuffer > 1),
         capacity(input.options.shuffleBuffer),
         account(input.options.accountBatches), n(input.names.size()),
-        random(input.options.shuffleSeed) {
-    for (const InputSpec &spec : input.specs)
-      scales.push_back(spec.scale.value_or(1.0));
-  }
+        random(input.options.shuffleSeed) {}
 
   /// Takes the rows' form from the first chunk; a later chunk must bring
   /// the same (a feature that is bytes in some records and numbers in
@@ -489,6 +488,11 @@ struct StreamingInput::Batcher {
       for (size_t i = 0; i < n; ++i) {
         pixels.push_back(chunk.columns[i].isPixels);
         stored.push_back(pixels[i] ? input.rowElements[i] : input.rowBytes[i]);
+        if (pixels[i])
+          scales.emplace_back(PixelScale(input.specs[i].scale.value_or(1.0),
+                                         input.types[i].dtype));
+        else
+          scales.emplace_back();
       }
       if (shuffle)
         for (size_t i = 0; i < n; ++i)
@@ -538,8 +542,19 @@ struct StreamingInput::Batcher {
       std::memcpy(to, from, input.rowBytes[i]);
       return;
     }
-    scalePixels(from, input.rowElements[i], scales[i], input.types[i].dtype,
-                to);
+    (*scales[i])(from, input.rowElements[i], to);
+  }
+
+  /// The shuffle buffer's next slot to hand out, drawn in the same order
+  /// (and so the same examples) as if drawn when its turn comes, but its
+  /// rows asked of the caches now: a random slot of megabytes of them is
+  /// cold, and reading it stalled the conversion of its row.
+  int64_t drawSlot() {
+    int64_t j = std::uniform_int_distribution<int64_t>(0, count - 1)(random);
+    for (size_t i = 0; i < n; ++i)
+      for (size_t at = 0; at < stored[i]; at += 64)
+        __builtin_prefetch(slot(i, j) + at);
+    return j;
   }
 
   /// Moves the example at `row` into slot `j` (<= count).
@@ -569,6 +584,7 @@ struct StreamingInput::Batcher {
   }
 
   void run() {
+    int64_t drawn = -1;
     if (shuffle) {
       while (count < capacity && have()) {
         put(count);
@@ -577,6 +593,8 @@ struct StreamingInput::Batcher {
           input.buffered = count;
       }
       input.buffered = count;
+      if (count > 0)
+        drawn = drawSlot();
     }
     while (true) {
       Batch out = newBatch();
@@ -589,8 +607,7 @@ struct StreamingInput::Batcher {
         if (shuffle) {
           if (count == 0)
             break;
-          int64_t j =
-              std::uniform_int_distribution<int64_t>(0, count - 1)(random);
+          int64_t j = drawn;
           for (size_t i = 0; i < n; ++i)
             emit(i, slot(i, j), columns[i], k);
           if (account)
@@ -604,6 +621,8 @@ struct StreamingInput::Batcher {
               origins[static_cast<size_t>(j)] =
                   origins[static_cast<size_t>(count)];
           }
+          if (count > 0)
+            drawn = drawSlot();
         } else {
           if (!have())
             break;
