@@ -64,6 +64,26 @@ std::vector<RecordRange> joined(std::vector<RecordRange> ranges) {
   return joinSorted(ranges);
 }
 
+/// Whether `ranges` are sorted and neither overlap nor touch: as joined()
+/// leaves them, and as groupExamples groups a batch's records.
+bool isJoined(const std::vector<RecordRange> &ranges) {
+  for (size_t i = 1; i < ranges.size(); ++i)
+    if (ranges[i].first <= ranges[i - 1].second)
+      return false;
+  return true;
+}
+
+/// `ranges` joined: themselves where they are (no copy), else a joined
+/// copy kept in `copy`.
+const std::vector<RecordRange> &
+joinedView(const std::vector<RecordRange> &ranges,
+           std::vector<RecordRange> &copy) {
+  if (isJoined(ranges))
+    return ranges;
+  copy = joined(ranges);
+  return copy;
+}
+
 // A step's report names its batch's records one by one (a shuffled batch
 // is scattered over its units), and a unit may have a few batches in
 // flight: adding or removing them one range at a time rewrote the unit's
@@ -75,8 +95,13 @@ void addRanges(std::vector<RecordRange> &ranges,
                const std::vector<RecordRange> &added) {
   if (added.empty())
     return;
-  // Only the report's ranges need sorting: a unit's are kept sorted.
-  std::vector<RecordRange> adding = joined(added);
+  // Only the report's ranges may need sorting: a unit's are kept sorted.
+  std::vector<RecordRange> copy;
+  const std::vector<RecordRange> &adding = joinedView(added, copy);
+  if (ranges.empty()) {
+    ranges = adding;
+    return;
+  }
   std::vector<RecordRange> all;
   all.reserve(ranges.size() + adding.size());
   std::merge(ranges.begin(), ranges.end(), adding.begin(), adding.end(),
@@ -89,7 +114,8 @@ void subtractRanges(std::vector<RecordRange> &ranges,
                     const std::vector<RecordRange> &removed) {
   if (removed.empty() || ranges.empty())
     return;
-  std::vector<RecordRange> cuts = joined(removed);
+  std::vector<RecordRange> copy;
+  const std::vector<RecordRange> &cuts = joinedView(removed, copy);
   std::vector<RecordRange> result;
   result.reserve(ranges.size() + cuts.size());
   size_t next = 0;
@@ -266,12 +292,20 @@ private:
 
 std::vector<UnitRecords>
 groupExamples(const std::vector<ExampleOrigin> &examples) {
-  std::vector<ExampleOrigin> sorted = examples;
-  std::sort(sorted.begin(), sorted.end(),
-            [](const ExampleOrigin &a, const ExampleOrigin &b) {
-              return std::tie(a.epoch, a.unit, a.record) <
-                     std::tie(b.epoch, b.unit, b.record);
-            });
+  auto before = [](const ExampleOrigin &a, const ExampleOrigin &b) {
+    return std::tie(a.epoch, a.unit, a.record) <
+           std::tie(b.epoch, b.unit, b.record);
+  };
+  // StreamingInput hands a batch's origins over sorted (and the step
+  // groups them twice): sorted, they need no copy.
+  std::vector<ExampleOrigin> copy;
+  const std::vector<ExampleOrigin> *in = &examples;
+  if (!std::is_sorted(examples.begin(), examples.end(), before)) {
+    copy = examples;
+    std::sort(copy.begin(), copy.end(), before);
+    in = &copy;
+  }
+  const std::vector<ExampleOrigin> &sorted = *in;
   std::vector<UnitRecords> groups;
   size_t i = 0;
   while (i < sorted.size()) {
@@ -986,14 +1020,14 @@ void DataCoordinator::report(int worker, const DataReport &report) {
   checkRecords(report.inDoubt, "in doubt");
 
   // Apply it.
-  std::set<int64_t> touchedEpochs;
+  bool touchedEpochs = false;
   for (const UnitRead &read : report.unitsRead) {
     auto found = epochs.find(read.epoch);
     if (found == epochs.end())
       continue;
     found->second.units[static_cast<size_t>(read.unit)].total = read.records;
     markDoneIfCompleteLocked(read.epoch, found->second, read.unit);
-    touchedEpochs.insert(read.epoch);
+    touchedEpochs = true;
   }
   for (const UnitRecords &group : report.pushing) {
     Unit *unit = findUnit(group.epoch, group.unit);
@@ -1047,7 +1081,7 @@ void DataCoordinator::report(int worker, const DataReport &report) {
     if (unit.status == UnitStatus::Done)
       settlePendingLocked(unit);
     markDoneIfCompleteLocked(group.epoch, state, group.unit);
-    touchedEpochs.insert(group.epoch);
+    touchedEpochs = true;
   }
   if (trainedNow) {
     RateSamples &samples = trainedSamples[static_cast<size_t>(worker)];
@@ -1057,7 +1091,7 @@ void DataCoordinator::report(int worker, const DataReport &report) {
     while (samples.size() > 2 && now - samples[1].first >= kRateWindow)
       samples.pop_front();
   }
-  if (!touchedEpochs.empty())
+  if (touchedEpochs)
     dropEpochsLocked();
   // A unit read to its end may have drained the data (drainedLocked): a
   // waiting acquire looks again.

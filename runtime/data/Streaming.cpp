@@ -19,6 +19,7 @@
 #include <optional>
 #include <random>
 #include <stdexcept>
+#include <tuple>
 
 namespace dtf::data {
 
@@ -638,6 +639,12 @@ struct StreamingInput::Batcher {
         input.finish(k);
         return;
       }
+      if (account)
+        std::sort(out.origins.begin(), out.origins.end(),
+                  [](const ExampleOrigin &a, const ExampleOrigin &b) {
+                    return std::tie(a.epoch, a.unit, a.record) <
+                           std::tie(b.epoch, b.unit, b.record);
+                  });
       input.pushReady(std::move(out));
     }
   }

@@ -210,6 +210,9 @@ private:
   /// kernel copies its feed).
   struct Batch {
     FeedMap feeds;
+    /// Sorted by (epoch, unit, record), not in the rows' order: the
+    /// batching thread sorts them, so that the step's thread, which reports
+    /// them twice, does not.
     std::vector<ExampleOrigin> origins;
   };
   struct Reader;
