@@ -629,7 +629,7 @@ std::optional<WorkUnit> DataCoordinator::tryAcquireLocked(int worker,
   // hand-out of a unit of the last epoch.
   auto refuse = [&](int64_t epoch) {
     if (!definition->waitForReleasedUnits || definition->epochs == 0 ||
-        epoch != definition->epochs - 1 || !refusedLocked(worker))
+        epoch != definition->epochs - 1 || !outlastsTheRestLocked(worker))
       return false;
     refused[worker] = true;
     ++acquiresRefused[worker];
@@ -688,7 +688,7 @@ double DataCoordinator::rateLocked(int worker) const {
          span.count();
 }
 
-bool DataCoordinator::refusedLocked(int worker) {
+bool DataCoordinator::outlastsTheRestLocked(int worker) const {
   double rate = rateLocked(worker);
   if (rate <= 0)
     return false;

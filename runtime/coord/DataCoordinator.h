@@ -32,6 +32,9 @@
 // its bytes times the records per byte of the units read. Without a rate
 // for the worker and for some other worker, or before any unit was read
 // to its end, nothing is refused. DataStats::acquiresRefused counts them.
+// A refused worker's data has ended: should the others die after, their
+// units wait for a worker that asks again (a restarted one), as after the
+// drained end below.
 //
 // Exactly once, what is exact:
 //  - A unit is with at most one worker at a time, and goes back (with its
@@ -229,9 +232,10 @@ private:
   /// when not known (its reports since it was last released span less
   /// than kMinRateSpan).
   double rateLocked(int worker) const;
-  /// Whether `worker` is refused a unit of the last epoch (see "Pacing"
-  /// above).
-  bool refusedLocked(int worker);
+  /// Whether `worker`'s records in hand take it, at its rate, at least as
+  /// long as the other workers still taking units need for all the rest:
+  /// then it is refused a unit of the last epoch (see "Pacing" above).
+  bool outlastsTheRestLocked(int worker) const;
   bool finishedLocked() const;
   /// The last epoch is handed out and every unit not done was read to its
   /// end by the worker holding it: what is left of it is in that worker's
