@@ -32,9 +32,11 @@
 // its bytes times the records per byte of the units read. Without a rate
 // for the worker and for some other worker, or before any unit was read
 // to its end, nothing is refused. DataStats::acquiresRefused counts them.
-// A refused worker's data has ended: should the others die after, their
-// units wait for a worker that asks again (a restarted one), as after the
-// drained end below.
+// A refused worker's data has ended: its examples left over at its end
+// (fewer than a batch) go back with its units, and a worker still taking
+// units trains them; should the others die after, their units wait for a
+// worker that asks again (a restarted one), as after the drained end
+// below.
 //
 // Exactly once, what is exact:
 //  - A unit is with at most one worker at a time, and goes back (with its
