@@ -11,7 +11,6 @@
 #include <limits>
 #include <numeric>
 #include <random>
-#include <tuple>
 
 namespace dtf::coord {
 
@@ -292,17 +291,13 @@ private:
 
 std::vector<UnitRecords>
 groupExamples(const std::vector<ExampleOrigin> &examples) {
-  auto before = [](const ExampleOrigin &a, const ExampleOrigin &b) {
-    return std::tie(a.epoch, a.unit, a.record) <
-           std::tie(b.epoch, b.unit, b.record);
-  };
   // StreamingInput hands a batch's origins over sorted (and the step
   // groups them twice): sorted, they need no copy.
   std::vector<ExampleOrigin> copy;
   const std::vector<ExampleOrigin> *in = &examples;
-  if (!std::is_sorted(examples.begin(), examples.end(), before)) {
+  if (!std::is_sorted(examples.begin(), examples.end())) {
     copy = examples;
-    std::sort(copy.begin(), copy.end(), before);
+    std::sort(copy.begin(), copy.end());
     in = &copy;
   }
   const std::vector<ExampleOrigin> &sorted = *in;

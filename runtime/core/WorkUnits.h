@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -60,6 +61,14 @@ struct ExampleOrigin {
   int64_t unit = 0;
   int64_t record = 0;
 };
+
+/// By epoch, then unit, then record: the order a report groups a batch's
+/// examples in (runtime/coord's groupExamples), which streaming input
+/// hands them over in.
+inline bool operator<(const ExampleOrigin &a, const ExampleOrigin &b) {
+  return std::tie(a.epoch, a.unit, a.record) <
+         std::tie(b.epoch, b.unit, b.record);
+}
 
 /// Hands out the units of a data set, epoch after epoch. Thread-safe: the
 /// reader threads of one worker share it.

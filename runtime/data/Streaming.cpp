@@ -19,7 +19,6 @@
 #include <optional>
 #include <random>
 #include <stdexcept>
-#include <tuple>
 
 namespace dtf::data {
 
@@ -640,11 +639,7 @@ struct StreamingInput::Batcher {
         return;
       }
       if (account)
-        std::sort(out.origins.begin(), out.origins.end(),
-                  [](const ExampleOrigin &a, const ExampleOrigin &b) {
-                    return std::tie(a.epoch, a.unit, a.record) <
-                           std::tie(b.epoch, b.unit, b.record);
-                  });
+        std::sort(out.origins.begin(), out.origins.end());
       input.pushReady(std::move(out));
     }
   }
