@@ -8,6 +8,7 @@
 #include "runtime/core/Kernels.h"
 
 #include "runtime/core/KernelSupport.h"
+#include "runtime/core/VectorWidths.h"
 
 #include <cmath>
 #include <type_traits>
@@ -17,15 +18,7 @@ namespace dtf::kernels {
 namespace {
 
 // Adam's update is bound by the throughput of sqrt and division, which
-// doubles with each doubling of the vector width. One binary runs on every
-// x86-64, so the loop is compiled for several widths and the widest the
-// CPU has is picked when the program loads (GCC's and Clang's function
-// multiversioning, an ifunc).
-#if defined(__x86_64__) && defined(__GNUC__)
-#define DTF_VECTOR_WIDTHS __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define DTF_VECTOR_WIDTHS
-#endif
+// doubles with each doubling of the vector width (VectorWidths.h).
 
 /// The float update, on plain pointers (no aliasing between the four).
 DTF_VECTOR_WIDTHS
@@ -38,8 +31,6 @@ void adamF32(float *__restrict w, float *__restrict m, float *__restrict v,
     w[i] -= lr * m[i] / (std::sqrt(v[i]) + eps);
   }
 }
-
-#undef DTF_VECTOR_WIDTHS
 
 } // namespace
 

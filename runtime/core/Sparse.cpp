@@ -15,6 +15,7 @@
 #include "runtime/core/Sparse.h"
 
 #include "runtime/core/KernelSupport.h"
+#include "runtime/core/VectorWidths.h"
 
 #include <algorithm>
 #include <cmath>
@@ -28,16 +29,6 @@
 namespace dtf::kernels {
 
 namespace {
-
-#if defined(__x86_64__) && defined(__GNUC__)
-// The sqrt- and division-bound updates are compiled for several vector
-// widths and the widest the CPU has is picked at load time (see
-// Optimizers.cpp).
-#define DTF_VECTOR_WIDTHS                                                      \
-  __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define DTF_VECTOR_WIDTHS
-#endif
 
 #if defined(__GNUC__)
 #define DTF_ALWAYS_INLINE inline __attribute__((always_inline))
@@ -331,8 +322,6 @@ void ftrlSqrtRowsF32(float *w, float *accum, float *linear, const float *g,
                      FtrlParams<float> p) {
   ftrlRows<float, true>(w, accum, linear, g, rows, count, rowSize, p);
 }
-
-#undef DTF_VECTOR_WIDTHS
 
 //===----------------------------------------------------------------------===//
 // Operand checks

@@ -2,10 +2,12 @@
 
 #include "runtime/data/Inputs.h"
 
+#include "runtime/core/VectorWidths.h"
 #include "runtime/data/Examples.h"
 #include "runtime/data/IdxReader.h"
 #include "runtime/data/Npy.h"
 
+#include <cmath>
 #include <cstring>
 #include <set>
 #include <stdexcept>
@@ -62,29 +64,53 @@ int64_t integerAt(const Array &array, int64_t index) {
   return static_cast<int64_t>(valueAt(array, index));
 }
 
+DTF_VECTOR_WIDTHS void dividePixels(const uint8_t *__restrict in, size_t count,
+                                    float divisor, float *__restrict out) {
+  for (size_t i = 0; i < count; ++i)
+    out[i] = static_cast<float>(in[i]) / divisor;
+}
+
+DTF_VECTOR_WIDTHS void multiplyPixels(const uint8_t *__restrict in,
+                                      size_t count, double scale,
+                                      double *__restrict out) {
+  for (size_t i = 0; i < count; ++i)
+    out[i] = static_cast<double>(in[i]) * scale;
+}
+
 } // namespace
 
-PixelScale::PixelScale(double scale, DType dtype) : dtype(dtype) {
+PixelScale::PixelScale(double scale, DType dtype) : dtype(dtype), scale(scale) {
   if (dtype != DType::F32 && dtype != DType::F64)
     throw std::invalid_argument(std::string("pixels convert to f32 or f64, "
                                             "not ") +
                                 dtypeName(dtype));
-  for (size_t pixel = 0; pixel < 256; ++pixel) {
-    doubles[pixel] = static_cast<double>(pixel) * scale;
-    floats[pixel] = static_cast<float>(doubles[pixel]);
+  for (size_t pixel = 0; pixel < 256; ++pixel)
+    floats[pixel] =
+        static_cast<float>(static_cast<double>(pixel) * this->scale);
+  // A scale of 1/N (scale=1/255) rounds to the nearest float of pixel/N,
+  // the same as a float division by N, for every pixel or not: asked once.
+  float divisor = static_cast<float>(1.0 / scale);
+  bool exact = std::isfinite(divisor) && divisor != 0.0f;
+  for (size_t pixel = 0; exact && pixel < 256; ++pixel) {
+    float quotient = static_cast<float>(pixel) / divisor;
+    exact = std::memcmp(&quotient, &floats[pixel], sizeof(float)) == 0;
   }
+  if (exact)
+    floatDivisor = divisor;
 }
 
 void PixelScale::operator()(const uint8_t *in, size_t count, void *out) const {
-  if (dtype == DType::F32) {
-    auto *to = static_cast<float *>(out);
-    for (size_t i = 0; i < count; ++i)
-      to[i] = floats[in[i]];
-  } else {
-    auto *to = static_cast<double *>(out);
-    for (size_t i = 0; i < count; ++i)
-      to[i] = doubles[in[i]];
+  if (dtype == DType::F64) {
+    multiplyPixels(in, count, scale, static_cast<double *>(out));
+    return;
   }
+  auto *to = static_cast<float *>(out);
+  if (floatDivisor) {
+    dividePixels(in, count, *floatDivisor, to);
+    return;
+  }
+  for (size_t i = 0; i < count; ++i)
+    to[i] = floats[in[i]];
 }
 
 Tensor toColumn(const Array &array, const InputSpec &spec,
