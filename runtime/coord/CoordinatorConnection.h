@@ -51,6 +51,10 @@ public:
   virtual bool ridesPush() const { return false; }
   /// Whether finish() would return without waiting.
   virtual bool answered() const { return false; }
+  /// Once answered: the report's pushing records rode their push, which
+  /// was applied, and were recorded trained at the step it made
+  /// (DataReport::pushingRidesItsPush): they need no report of their own.
+  virtual bool batchTrainedWithPush() const { return false; }
 };
 
 class CoordinatorConnection {

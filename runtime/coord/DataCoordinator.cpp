@@ -287,6 +287,35 @@ private:
   size_t at = 0;
 };
 
+/// Sorts `entries` by their first record, stably. A unit's pending records
+/// are mostly single records of shuffled batches, thousands of them, dense
+/// in the unit: a counting sort over their span is linear (the
+/// stable_sort it replaces was a quarter of the data coordinator's time
+/// at the end of each unit). Sparse ones take std::stable_sort.
+template <typename Entry> void stableSortByFirst(std::vector<Entry> &entries) {
+  if (entries.size() < 2)
+    return;
+  auto [lowest, highest] = std::minmax_element(
+      entries.begin(), entries.end(),
+      [](const Entry &a, const Entry &b) { return a.first < b.first; });
+  int64_t low = lowest->first;
+  uint64_t span = static_cast<uint64_t>(highest->first - low) + 1;
+  if (span > 4 * entries.size() + 1024) {
+    std::stable_sort(
+        entries.begin(), entries.end(),
+        [](const Entry &a, const Entry &b) { return a.first < b.first; });
+    return;
+  }
+  std::vector<size_t> next(span + 1, 0);
+  for (const Entry &entry : entries)
+    ++next[static_cast<size_t>(entry.first - low) + 1];
+  std::partial_sum(next.begin(), next.end(), next.begin());
+  std::vector<Entry> sorted(entries.size());
+  for (const Entry &entry : entries)
+    sorted[next[static_cast<size_t>(entry.first - low)]++] = entry;
+  entries = std::move(sorted);
+}
+
 } // namespace
 
 std::vector<UnitRecords>
@@ -851,10 +880,7 @@ void DataCoordinator::settlePendingLocked(Unit &unit) {
   std::vector<PendingRecords> pending = std::move(unit.pending);
   unit.pending.clear();
   unit.pendingCount = 0;
-  std::stable_sort(pending.begin(), pending.end(),
-                   [](const PendingRecords &a, const PendingRecords &b) {
-                     return a.first < b.first;
-                   });
+  stableSortByFirst(pending);
   const std::vector<Interval> &trained = unit.trained;
   std::vector<Interval> merged;
   merged.reserve(trained.size() + pending.size());

@@ -49,18 +49,29 @@
 //    step <= G (the checkpoint of step G holds their gradients); restoring
 //    it hands out every other record of the saved epochs again.
 //
+// A batch whose report rides its push to PS task 0 (the step pushes there
+// alone: runtime/rpc/DataReportRider.h) is reported there by the push:
+// trained at the step an applied push made, else pushing, before the
+// push's answer goes (ParameterServerService::SettleRidingBatch). The
+// worker reports the rest as below.
+//
 // What is not exact:
 //  - In doubt: a worker lost (or restarted) after reporting a batch
 //    `pushing` and before reporting it `trained`. Its gradients may or may
 //    not have reached the model; the records are read again, so they may
-//    be trained twice. Counted in DataStats::recordsInDoubt.
+//    be trained twice. Counted in DataStats::recordsInDoubt. (A batch that
+//    rode its push is in flight only where the push was not applied; one
+//    whose push's answer was lost is counted in doubt by its worker, and
+//    as duplicates if it was trained and is trained again.)
 //  - A worker wrongly thought lost (alive, but silent past the timeout)
 //    goes on with units that were given to another worker: what both
 //    train is counted in DataStats::duplicateRecords (the ledger keeps the
 //    truth: whatever is reported trained is trained).
 //  - A checkpoint saved while a batch's report is on its way (its push
-//    applied, its `trained` not yet arrived) holds the gradients but not
-//    the record: after a restore from it the record is trained again.
+//    applied, its `trained` not yet arrived; for a batch that rode its
+//    push, within PS task 0's handling of the push) holds the gradients
+//    but not the record: after a restore from it the record is trained
+//    again.
 //  - The steps of the trained records are kept until saveState reaches
 //    them; a done unit whose steps are all <= the last saved step forgets
 //    them, and a complete epoch is forgotten once it is saved over, or once

@@ -42,6 +42,11 @@ struct UnitRecords {
   int64_t epoch = 0;
   int64_t unit = 0;
   std::vector<RecordRange> records;
+
+  bool operator==(const UnitRecords &other) const {
+    return epoch == other.epoch && unit == other.unit &&
+           records == other.records;
+  }
 };
 
 /// Groups examples per (epoch, unit), sorted by (epoch, unit), each unit's
@@ -73,6 +78,11 @@ struct DataReport {
   /// may be in the model (counted in DataStats::recordsInDoubt).
   std::vector<UnitRecords> inDoubt;
   int64_t globalStep = 0;
+  /// `pushing` is one batch, whose push this report rides if it rides one
+  /// (runtime/rpc/DataReportRider.h): PS task 0 then records the batch
+  /// trained or in flight once the push's outcome is known, not before
+  /// (ParameterServerService::SettleRidingBatch). Elsewhere, as pushing.
+  bool pushingRidesItsPush = false;
 };
 
 /// Why a worker's units go back to pending.

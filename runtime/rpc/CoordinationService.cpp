@@ -177,12 +177,34 @@ grpc::Status CoordinationService::serveLocal(LocalMethod method,
       ReportDataResponse(), &response, &own);
 }
 
-grpc::Status CoordinationService::applyReport(std::string_view request) {
+grpc::Status CoordinationService::applyRidingReport(std::string_view request,
+                                                    SettleRidingBatch &settle) {
   ReportDataRequest message;
   if (!message.ParseFromArray(request.data(), static_cast<int>(request.size())))
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
                         "coordinator: a data report that does not parse");
-  return applyReport(message);
+  return answer([&] {
+    int worker = message.worker();
+    coord::DataReport report = decodeReport(message);
+    std::vector<coord::UnitRecords> batch;
+    if (report.pushingRidesItsPush)
+      batch = std::exchange(report.pushing, {});
+    // Most steps' reports hold their batch alone: the settling checks it.
+    if (batch.empty() || !report.unitsRead.empty() || !report.trained.empty() ||
+        !report.withdrawn.empty() || !report.inDoubt.empty())
+      coordinator_.reportData(worker, report);
+    if (batch.empty())
+      return;
+    settle = [this, worker, batch = std::move(batch)](
+                 std::optional<int64_t> appliedAt) mutable {
+      return answer([&] {
+        coord::DataReport settled;
+        (appliedAt ? settled.trained : settled.pushing) = std::move(batch);
+        settled.globalStep = appliedAt.value_or(0);
+        coordinator_.reportData(worker, settled);
+      });
+    };
+  });
 }
 
 grpc::Status

@@ -16,7 +16,9 @@
 
 #include "coordination.grpc.pb.h"
 
+#include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -47,9 +49,18 @@ public:
   /// token: the same call as the RPC's.
   grpc::Status serveLocal(LocalMethod method, const grpc::ByteBuffer &request,
                           grpc::ByteBuffer &response);
-  /// A serialized ReportDataRequest: applied as ReportData applies it. For
-  /// the reports that ride PS task 0's pushes (PushRequest.data_report).
-  grpc::Status applyReport(std::string_view request);
+  /// What a report riding a push leaves to the push's outcome: its batch
+  /// recorded trained at the step the push made where the push was applied
+  /// (`appliedAt`), else pushing (in flight). Called once.
+  using SettleRidingBatch =
+      std::function<grpc::Status(std::optional<int64_t> appliedAt)>;
+  /// A serialized ReportDataRequest riding one of PS task 0's pushes
+  /// (PushRequest.data_report), applied as ReportData applies it, before
+  /// the push; but where it leaves its pushing records to its push
+  /// (pushing_rides_its_push), all but those, and `settle` is set to
+  /// record them once the push's outcome is known.
+  grpc::Status applyRidingReport(std::string_view request,
+                                 SettleRidingBatch &settle);
 
   grpc::Status RegisterTask(grpc::ServerContext *context,
                             const RegisterTaskRequest *request,
@@ -98,7 +109,7 @@ public:
                             GetDataStatsResponse *response) override;
 
 private:
-  /// A parsed ReportDataRequest, from a local call or a push, applied.
+  /// A parsed ReportDataRequest of a call of its own, applied.
   grpc::Status applyReport(const ReportDataRequest &request);
   /// The one path of every RPC: refuses a call without the cluster token
   /// before `handle` reads the request, then runs `handle` and answers

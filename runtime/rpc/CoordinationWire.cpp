@@ -137,6 +137,7 @@ void encodeReport(const coord::DataReport &report, ReportDataRequest *message) {
   encodeRecords(report.withdrawn, message->mutable_withdrawn());
   encodeRecords(report.inDoubt, message->mutable_in_doubt());
   message->set_global_step(report.globalStep);
+  message->set_pushing_rides_its_push(report.pushingRidesItsPush);
 }
 
 coord::DataReport decodeReport(const ReportDataRequest &message) {
@@ -149,6 +150,7 @@ coord::DataReport decodeReport(const ReportDataRequest &message) {
   report.withdrawn = decodeRecords(message.withdrawn(), "records withdrawn");
   report.inDoubt = decodeRecords(message.in_doubt(), "records in doubt");
   report.globalStep = message.global_step();
+  report.pushingRidesItsPush = message.pushing_rides_its_push();
   return report;
 }
 

@@ -6,13 +6,14 @@
 
 namespace dtf::rpc {
 
-void DataReportRide::land(std::exception_ptr why) {
+void DataReportRide::land(std::exception_ptr why, bool trained) {
   {
     std::lock_guard<std::mutex> lock(mutex);
     if (state == State::Landed)
       return;
     state = State::Landed;
     failure = std::move(why);
+    batchTrained = trained;
   }
   landed.notify_all();
 }
@@ -34,6 +35,11 @@ public:
   bool answered() const override {
     std::lock_guard<std::mutex> lock(ride->mutex);
     return ride->state == DataReportRide::State::Landed;
+  }
+
+  bool batchTrainedWithPush() const override {
+    std::lock_guard<std::mutex> lock(ride->mutex);
+    return ride->state == DataReportRide::State::Landed && ride->batchTrained;
   }
 
 private:

@@ -12,6 +12,12 @@
 // instead (PushRequest.data_report): PS task 0 applies the report, then the
 // push, in one call, so the coordinator knows of the batch before its
 // gradients are in the model, and the step need not wait for the answer.
+// A report that says its pushing records are its push's batch
+// (DataReport::pushingRidesItsPush) leaves them to the push: recorded
+// trained at the step it made where it was applied, else in flight, in
+// the same call; the answer says which (PendingReport::
+// batchTrainedWithPush), and the worker reports a batch trained so no
+// more (perf: half the records a step to parse and apply).
 // The coordinator's client holds the report (hold(), in place of sending
 // it); the PS client of task 0 takes it into its next push (board()) and
 // lands it when the push's answer comes.
@@ -60,8 +66,10 @@ public:
   /// The serialized ReportDataRequest.
   const std::string &request() const { return request_; }
   /// Its outcome: null when the coordinator applied it, else why not (or
-  /// why that is not known). The first landing counts.
-  void land(std::exception_ptr failure);
+  /// why that is not known); `batchTrained`: the push was applied and its
+  /// batch (the report's pushing records) recorded trained with it
+  /// (PushResponse.data_report_trained). The first landing counts.
+  void land(std::exception_ptr failure, bool batchTrained = false);
 
 private:
   friend class DataReportRider;
@@ -72,6 +80,7 @@ private:
   std::condition_variable landed;
   State state = State::Held;
   std::exception_ptr failure;
+  bool batchTrained = false;
 };
 
 class DataReportRider {

@@ -170,7 +170,9 @@ static_assert(int(PushRequest::kHeaderFieldNumber) ==
 static_assert(int(PushResponse::kDataReportCodeFieldNumber) ==
                       int(PushPullResponse::kDataReportCodeFieldNumber) &&
                   int(PushResponse::kDataReportErrorFieldNumber) ==
-                      int(PushPullResponse::kDataReportErrorFieldNumber),
+                      int(PushPullResponse::kDataReportErrorFieldNumber) &&
+                  int(PushResponse::kDataReportTrainedFieldNumber) ==
+                      int(PushPullResponse::kDataReportTrainedFieldNumber),
               "Push and PushPull responses say alike how a report failed");
 
 grpc::Status ParameterServerService::pushPull(const grpc::ByteBuffer &request,
@@ -238,16 +240,40 @@ grpc::Status ParameterServerService::pushPull(const grpc::ByteBuffer &request,
     return rejected(error.what());
   }
   // A data report that rode the push goes first: the coordinator knows the
-  // batch is in flight before its gradients are in the model.
+  // batch is in flight before its gradients are in the model, or, where the
+  // report leaves its batch to the push, has it checked, and records it
+  // trained or in flight as soon as the push was applied or not (in this
+  // call: only what runs meanwhile, a checkpoint's save or the worker's
+  // release, sees the batch neither).
   grpc::Status reported = grpc::Status::OK;
+  SettleRidingBatch settle;
   if (dataReport)
     reported = dataReports
-                   ? dataReports(*dataReport)
+                   ? dataReports(*dataReport, settle)
                    : grpc::Status(grpc::StatusCode::UNIMPLEMENTED,
                                   task_.messagePrefix() +
                                       "a push carried a data report, but "
                                       "this task hosts no data coordinator");
-  auto addReportFailure = [&](WireMessageBuilder &message) {
+  bool batchTrained = false;
+  auto settleBatch = [&](std::optional<int64_t> appliedAt) {
+    if (!settle)
+      return;
+    grpc::Status settled = settle(appliedAt);
+    if (settled.ok()) {
+      batchTrained = appliedAt.has_value();
+    } else if (reported.ok()) {
+      // The push is applied (or failed): the worker must not take this for
+      // a failure that stopped the push, which it would send again.
+      reported = grpc::Status(
+          isRecoverable(fromStatusCode(settled.error_code()))
+              ? grpc::StatusCode::INTERNAL
+              : settled.error_code(),
+          "settling the batch after its push: " + settled.error_message());
+    }
+  };
+  auto addReportOutcome = [&](WireMessageBuilder &message) {
+    if (batchTrained)
+      message.addVarint(PushResponse::kDataReportTrainedFieldNumber, 1);
     if (reported.ok())
       return;
     message.addVarint(PushResponse::kDataReportCodeFieldNumber,
@@ -259,15 +285,24 @@ grpc::Status ParameterServerService::pushPull(const grpc::ByteBuffer &request,
     // Applied without its report, the push could reach the model before
     // the coordinator knows of its examples: neither is applied.
     WireMessageBuilder message;
-    addReportFailure(message);
+    addReportOutcome(message);
     response = message.finish();
     return grpc::Status::OK;
   }
   try {
-    ps::PushResult result =
-        task_.push(pushStep, pushEpoch, std::move(gradients));
+    ps::PushResult result = [&] {
+      try {
+        return task_.push(pushStep, pushEpoch, std::move(gradients));
+      } catch (...) {
+        settleBatch(std::nullopt);
+        throw;
+      }
+    }();
+    settleBatch(result.outcome == ps::PushOutcome::Applied
+                    ? std::optional<int64_t>(result.step)
+                    : std::nullopt);
     WireMessageBuilder message;
-    addReportFailure(message);
+    addReportOutcome(message);
     if (alsoPull) {
       message.addVarint(PushPullResponse::kOutcomeFieldNumber, toProto(result.outcome));
       message.addVarint(PushPullResponse::kStepFieldNumber,

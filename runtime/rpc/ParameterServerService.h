@@ -27,6 +27,7 @@
 #include "parameter_server.grpc.pb.h"
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -67,9 +68,17 @@ public:
   grpc::Status serveLocal(LocalMethod method, const grpc::ByteBuffer &request,
                           grpc::ByteBuffer &response);
 
+  /// Settles, once the push's outcome is known, the batch of a data report
+  /// that rode its push: trained at `appliedAt` where the push was applied,
+  /// else in flight.
+  using SettleRidingBatch =
+      std::function<grpc::Status(std::optional<int64_t> appliedAt)>;
   /// Applies the data report that rode a push (PushRequest.data_report, a
-  /// serialized ReportDataRequest) to the data coordinator of this task.
-  using DataReportHandler = std::function<grpc::Status(std::string_view)>;
+  /// serialized ReportDataRequest) to the data coordinator of this task,
+  /// before the push; sets the settle call where the report leaves its
+  /// batch to the push (CoordinationService::applyRidingReport).
+  using DataReportHandler = std::function<grpc::Status(
+      std::string_view request, SettleRidingBatch &settle)>;
   /// Set on the task that hosts the coordinator before it serves
   /// (Server::start); without one, a push's data report fails with
   /// UNIMPLEMENTED (the push is applied: the report is refused).

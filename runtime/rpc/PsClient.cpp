@@ -304,14 +304,16 @@ grpc::ByteBuffer pushPullRequest(int64_t step,
   return message.finish();
 }
 
-/// How the data report a push carried failed (code 0: it did not).
-struct ReportFailure {
+/// What became of the data report a push carried: how it failed (code 0:
+/// it did not), and whether its batch was recorded trained with the push.
+struct ReportOutcome {
   int code = 0;
   std::string message;
+  bool batchTrained = false;
 };
 
-ReportFailure readReportFailure(const grpc::ByteBuffer &response) {
-  ReportFailure failure;
+ReportOutcome readReportOutcome(const grpc::ByteBuffer &response) {
+  ReportOutcome outcome;
   WireReader reader(response);
   while (!reader.atEnd()) {
     int field;
@@ -319,14 +321,17 @@ ReportFailure readReportFailure(const grpc::ByteBuffer &response) {
     reader.readTag(field, type);
     if (field == PushResponse::kDataReportCodeFieldNumber &&
         type == WireReader::Varint)
-      failure.code = static_cast<int>(reader.readVarint());
+      outcome.code = static_cast<int>(reader.readVarint());
     else if (field == PushResponse::kDataReportErrorFieldNumber &&
              type == WireReader::LengthDelimited)
-      failure.message = reader.readString();
+      outcome.message = reader.readString();
+    else if (field == PushResponse::kDataReportTrainedFieldNumber &&
+             type == WireReader::Varint)
+      outcome.batchTrained = reader.readVarint() != 0;
     else
       reader.skip(type);
   }
-  return failure;
+  return outcome;
 }
 
 /// Lands a ride whose push was dropped with its answer unread.
@@ -366,13 +371,13 @@ PsClient::startPush(const char *method, grpc::ByteBuffer request,
     return startRawCall<Result>(method, std::move(request), std::move(decode));
   auto reportThenDecode = [this, method, ride, decode = std::move(decode)](
                               const grpc::ByteBuffer &response) {
-    ReportFailure failure = readReportFailure(response);
-    if (failure.code == 0) {
-      ride->land(nullptr);
+    ReportOutcome outcome = readReportOutcome(response);
+    if (outcome.code == 0) {
+      ride->land(nullptr, outcome.batchTrained);
       return decode(response);
     }
-    grpc::Status status(static_cast<grpc::StatusCode>(failure.code),
-                        failure.message);
+    grpc::Status status(static_cast<grpc::StatusCode>(outcome.code),
+                        outcome.message);
     ride->land(std::make_exception_ptr(callError(peer_, "ReportData", status)));
     if (isRecoverable(fromStatusCode(status.error_code())))
       // The task applied neither.
@@ -380,7 +385,7 @@ PsClient::startPush(const char *method, grpc::ByteBuffer request,
                       grpc::Status(status.error_code(),
                                    "not applied: the data report it carried "
                                    "failed: " +
-                                       failure.message));
+                                       outcome.message));
     return decode(response);
   };
   std::future<Result> call =

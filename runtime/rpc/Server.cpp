@@ -135,8 +135,10 @@ void Server::start() {
   if (coordination)
     for (ParameterServerService *service : psServices)
       service->acceptDataReports(
-          [coordination = coordination](std::string_view request) {
-            return coordination->applyReport(request);
+          [coordination = coordination](
+              std::string_view request,
+              ParameterServerService::SettleRidingBatch &settle) {
+            return coordination->applyRidingReport(request, settle);
           });
   for (auto &[local, service] : localServers) {
     local->start();

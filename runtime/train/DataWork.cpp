@@ -196,6 +196,9 @@ void CoordinatedWorkSource::pushing(
   std::vector<coord::UnitRecords> grouped = coord::groupExamples(examples);
   std::unique_lock<std::mutex> lock(mutex);
   coord::DataReport &report = openReportLocked(false);
+  // One batch's records, riding its push if the connection lets them: then
+  // the push records them trained, and trained() has nothing to say.
+  report.pushingRidesItsPush = report.pushing.empty();
   report.pushing.insert(report.pushing.end(), grouped.begin(), grouped.end());
   queued.back().urgent = true;
   if (reportInFlight || queued.size() > 1 || cancelled ||
@@ -273,6 +276,8 @@ void CoordinatedWorkSource::finishDirectLocked(
     finishing = true;
     DirectReport sent = std::move(direct.front());
     direct.pop_front();
+    if (!sent.batchSettled && sent.call->batchTrainedWithPush())
+      trainedWithPush.push_back(std::move(sent.report.pushing));
     lock.unlock();
     finishDirect(std::move(sent));
     lock.lock();
@@ -305,10 +310,30 @@ void CoordinatedWorkSource::notTrained(
   toSend.notify_all();
 }
 
+bool CoordinatedWorkSource::takeTrainedWithPushLocked(
+    const std::vector<coord::UnitRecords> &batch) {
+  auto taken = std::find(trainedWithPush.begin(), trainedWithPush.end(), batch);
+  if (taken != trainedWithPush.end()) {
+    trainedWithPush.erase(taken);
+    return true;
+  }
+  // Answered with its push, its answer not read yet.
+  for (DirectReport &sent : direct)
+    if (!sent.batchSettled && sent.report.pushing == batch &&
+        sent.call->batchTrainedWithPush()) {
+      sent.batchSettled = true;
+      return true;
+    }
+  return false;
+}
+
 void CoordinatedWorkSource::trained(const std::vector<ExampleOrigin> &examples,
                                     int64_t globalStep) {
   std::vector<coord::UnitRecords> grouped = coord::groupExamples(examples);
   std::lock_guard<std::mutex> lock(mutex);
+  // The push that carried the batch's report recorded it trained.
+  if (takeTrainedWithPushLocked(grouped))
+    return;
   // A report carries one global step: trained records of another step
   // start a report of their own. Not urgent: it goes with the next batch's
   // pushing records, one call a step.

@@ -68,7 +68,9 @@ private:
 /// the hand-offs cost the worker four context switches a step). On PS task
 /// 0's local socket flush() reads the answer; a report that rides the
 /// step's push (rpc/DataReportRider.h) is as good as applied for flush(),
-/// and its answer is read once its push was answered. A call that fails
+/// and its answer is read once its push was answered; where that push
+/// recorded its batch trained (PendingReport::batchTrainedWithPush),
+/// trained() has nothing to send. A call that fails
 /// for a reason a retry can fix (PS task 0 restarting) is retried, by the
 /// reporter thread, until it goes through or the source is cancelled.
 class CoordinatedWorkSource final : public WorkSource {
@@ -110,7 +112,13 @@ private:
   struct DirectReport {
     std::unique_ptr<coord::PendingReport> call;
     coord::DataReport report;
+    /// trained() took its batch, which its push recorded trained.
+    bool batchSettled = false;
   };
+  /// Whether the push that `batch`'s report rode recorded it trained (its
+  /// answer read or not); the first such report of it is taken. Requires
+  /// the mutex.
+  bool takeTrainedWithPushLocked(const std::vector<coord::UnitRecords> &batch);
   /// Reads `sent`'s answer (without the mutex); a failure a retry may fix
   /// puts its report back at the head of the queue for the reporter.
   void finishDirect(DirectReport sent);
@@ -161,6 +169,10 @@ private:
   std::deque<DirectReport> direct;
   /// A thread reads answers of `direct` (in order, one thread at a time).
   bool finishing = false;
+  /// The batches of answers read whose pushes recorded them trained, and
+  /// that trained() has not taken yet (one or two: a batch is trained
+  /// once its push is answered).
+  std::deque<std::vector<coord::UnitRecords>> trainedWithPush;
   /// Reports queued and sent, counted since the start; flush() wants those
   /// up to flushTarget sent.
   uint64_t queuedCount = 0;

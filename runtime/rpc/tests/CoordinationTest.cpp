@@ -422,9 +422,9 @@ TEST(CoordinationTest, AMalformedDataReportIsInvalidArgument) {
 /// one server.
 struct RunningPsTaskZero {
   explicit RunningPsTaskZero(mlir::func::FuncOp function,
-                             ServerOptions serverOptions = {"127.0.0.1:0"})
-      : task(std::make_unique<exec::PsProgram>(function), Replication::async(),
-             {}),
+                             ServerOptions serverOptions = {"127.0.0.1:0"},
+                             Replication replication = Replication::async())
+      : task(std::make_unique<exec::PsProgram>(function), replication, {}),
         coordinator(cluster(1, 2)), coordination(coordinator),
         service(task, [this] { server.requestStop(); }),
         server(std::move(serverOptions)) {
@@ -481,6 +481,20 @@ TEST(CoordinationTest, AWorkerOnTheHostReportsDataOverTheLocalSocket) {
       << error.what();
 }
 
+/// kOneVariableModule's PS task for synchronous training of 2 replicas.
+constexpr const char *kOneVariableSyncModule = R"mlir(
+module {
+  func.func @ps_0(%g_w0: tensor<2xf32>, %g_w1: tensor<2xf32>)
+      attributes {dtf.device = #dtf.device<"/job:ps/task:0">,
+                  dtf.gradients = ["w"]} {
+    %w = dtf.variable "w" init(#dtf.constant<1.0>) : !dtf.resource<tensor<2xf32>>
+    %sum = dtf.add %g_w0, %g_w1 : tensor<2xf32>, tensor<2xf32>
+    dtf.apply_gradient_descent %w, %sum learning_rate 1.0 : !dtf.resource<tensor<2xf32>>
+    return
+  }
+}
+)mlir";
+
 /// A worker of PS task 0 whose data reports ride its pushes
 /// (DataReportRider.h), over the local socket or over gRPC.
 class DataReportRidingTest : public ::testing::TestWithParam<bool> {
@@ -501,6 +515,17 @@ protected:
     report.globalStep = step;
     return report;
   }
+  /// A step's report of its batch, records [first, last) of `unit`,
+  /// riding the batch's push.
+  static coord::DataReport batch(int64_t unit, int64_t first, int64_t last) {
+    std::vector<ExampleOrigin> examples;
+    for (int64_t record = first; record < last; ++record)
+      examples.push_back({0, unit, record});
+    coord::DataReport report;
+    report.pushing = coord::groupExamples(examples);
+    report.pushingRidesItsPush = true;
+    return report;
+  }
   static std::vector<NamedTensor> gradient(float value) {
     std::vector<NamedTensor> gradients;
     gradients.push_back({"w", Tensor::filled(DType::F32, {2}, value)});
@@ -510,8 +535,12 @@ protected:
   /// PS task 0 (its variable initialized) and worker 0, registered, whose
   /// reports ride its pushes.
   struct Cluster {
-    explicit Cluster(const ClientOptions &options)
-        : ps(module.function("ps_0")),
+    explicit Cluster(const ClientOptions &options,
+                     Replication replication = Replication::async())
+        : module(replication.mode == Replication::Mode::Sync
+                     ? kOneVariableSyncModule
+                     : kOneVariableModule),
+          ps(module.function("ps_0"), {"127.0.0.1:0"}, replication),
           coordinator(ps.server.address(), options),
           task("/job:ps/task:0", ps.server.address(), options) {
       task.carryDataReports(coordinator.rideReportsOnPushes());
@@ -526,7 +555,7 @@ protected:
       EXPECT_TRUE(unit);
       return unit.value_or(WorkUnit{});
     }
-    TestModule module{kOneVariableModule};
+    TestModule module;
     RunningPsTaskZero ps;
     CoordinationClient coordinator;
     PsClient task;
@@ -652,6 +681,66 @@ TEST_P(DataReportRidingTest, APsTaskWithoutTheCoordinatorRefusesTheReport) {
   EXPECT_EQ(error.code(), ErrorCode::Unimplemented);
   EXPECT_TRUE(contains(error.what(), "this task hosts no data coordinator"))
       << error.what();
+}
+
+TEST_P(DataReportRidingTest, ABatchRidingItsAppliedPushIsTrainedWithIt) {
+  Cluster cluster(options());
+  CoordinationClient &coordinator = cluster.coordinator;
+  PsClient &task = cluster.task;
+  const WorkUnit unit = cluster.takeUnit();
+
+  // Neither in flight nor trained until its push is applied; then trained
+  // at the step the push made, with no report of its own.
+  std::unique_ptr<coord::PendingReport> pending =
+      coordinator.startReportData(0, batch(unit.id, 0, 3));
+  EXPECT_EQ(coordinator.dataStats().recordsTrained, 0);
+  EXPECT_EQ(task.pushPull(0, gradient(0.5f), 0, {"w"}).push.step, 1);
+  ASSERT_TRUE(pending->answered());
+  EXPECT_TRUE(pending->batchTrainedWithPush());
+  pending->finish();
+  EXPECT_EQ(coordinator.dataStats().recordsTrained, 3);
+  // The data state of step 0 (a checkpoint before the push) holds none of
+  // it, that of step 1 all.
+  std::string before = coordinator.dataState(0);
+  std::string after = coordinator.dataState(1);
+
+  // Sent alone (its answer asked for before any push took it): in flight,
+  // as pushing records, until the worker reports it trained.
+  pending = coordinator.startReportData(0, batch(unit.id, 3, 5));
+  pending->finish();
+  EXPECT_FALSE(pending->batchTrainedWithPush());
+  EXPECT_EQ(task.pushPull(1, gradient(0.5f), 0, {"w"}).push.step, 2);
+  EXPECT_EQ(coordinator.dataStats().recordsTrained, 3);
+  coordinator.reportData(0, trained(unit.id, 3, 5, 2));
+  coord::DataStats stats = coordinator.dataStats();
+  EXPECT_EQ(stats.recordsTrained, 5);
+  EXPECT_EQ(stats.duplicateRecords, 0);
+  EXPECT_EQ(stats.recordsInDoubt, 0);
+
+  coordinator.restoreDataState(before);
+  EXPECT_EQ(coordinator.dataStats().recordsTrained, 0);
+  coordinator.restoreDataState(after);
+  EXPECT_EQ(coordinator.dataStats().recordsTrained, 3);
+}
+
+TEST_P(DataReportRidingTest, ABatchWhosePushIsNotAppliedIsInFlight) {
+  // Sync, 2 replicas: one push is accumulated, not applied.
+  Cluster cluster(options(), Replication::sync(2, 2));
+  CoordinationClient &coordinator = cluster.coordinator;
+  PsClient &task = cluster.task;
+  const WorkUnit unit = cluster.takeUnit();
+  std::unique_ptr<coord::PendingReport> pending =
+      coordinator.startReportData(0, batch(unit.id, 0, 4));
+  EXPECT_EQ(task.pushPull(0, gradient(0.5f), 0, {}).push.outcome,
+            ps::PushOutcome::Accumulated);
+  ASSERT_TRUE(pending->answered());
+  EXPECT_FALSE(pending->batchTrainedWithPush());
+  pending->finish();
+  EXPECT_EQ(coordinator.dataStats().recordsTrained, 0);
+  // In flight: a new process of the worker gives its unit back, and the
+  // batch counts as in doubt.
+  coordinator.defineData(0, dataSet(2, 1));
+  EXPECT_EQ(coordinator.dataStats().recordsInDoubt, 4);
 }
 
 INSTANTIATE_TEST_SUITE_P(Transports, DataReportRidingTest,

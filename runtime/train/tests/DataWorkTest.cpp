@@ -90,14 +90,16 @@ public:
   /// fails, when land() says its push was answered.
   bool riding = false;
   /// The oldest report riding a push that was not answered: its push's
-  /// answer comes, and the report is applied, or failed with Unavailable.
-  void land(bool failed) {
+  /// answer comes, and the report is applied, or failed with Unavailable;
+  /// `batchTrained`: the push was applied and recorded its batch trained.
+  void land(bool failed, bool batchTrained = false) {
     std::lock_guard<std::mutex> lock(mutex);
     ASSERT_FALSE(unlanded.empty()) << "no report rides a push";
     std::shared_ptr<Ride> ride = unlanded.front();
     unlanded.pop_front();
     ride->landed = true;
     ride->failed = failed;
+    ride->batchTrained = batchTrained;
     if (!failed)
       applied.push_back(
           {ride->report, true, std::thread::id(), std::thread::id()});
@@ -158,6 +160,7 @@ private:
     coord::DataReport report;
     bool landed = false;
     bool failed = false;
+    bool batchTrained = false;
   };
   class RidingPending final : public coord::PendingReport {
   public:
@@ -173,6 +176,10 @@ private:
     bool answered() const override {
       std::lock_guard<std::mutex> lock(owner.mutex);
       return ride->landed;
+    }
+    bool batchTrainedWithPush() const override {
+      std::lock_guard<std::mutex> lock(owner.mutex);
+      return ride->landed && ride->batchTrained;
     }
 
   private:
@@ -327,6 +334,46 @@ TEST(DataWorkTest, AReportRidingThePushIsNotWaitedForBeforeThePush) {
   EXPECT_FALSE(reports[2].started);
   EXPECT_EQ(reports[2].report.trained.size(), 1u);
   EXPECT_EQ(reports[2].report.globalStep, 2);
+}
+
+TEST(DataWorkTest, ABatchItsPushRecordedTrainedIsNotReportedTrainedAgain) {
+  ReportRecorder coordinator(/*canStart=*/true);
+  coordinator.riding = true;
+  CoordinatedWorkSource source(coordinator, 0, {});
+  // Step 0's push recorded its batch trained, and its answer was read
+  // (flush) before the step said so; step 1's answer was not read yet.
+  // Neither batch needs a report of its own.
+  for (int64_t s = 0; s < 2; ++s) {
+    source.pushing(batchOf(1, 10 * s, 10));
+    source.flush();
+    coordinator.land(/*failed=*/false, /*batchTrained=*/true);
+    if (s == 0)
+      source.flush();
+    source.trained(batchOf(1, 10 * s, 10), s + 1);
+  }
+  // Step 2's push was applied without its batch (the push of a sync step
+  // that did not complete its aggregate, say): the step reports it.
+  source.pushing(batchOf(1, 20, 10));
+  source.flush();
+  coordinator.land(/*failed=*/false, /*batchTrained=*/false);
+  source.trained(batchOf(1, 20, 10), 3);
+  source.flush();
+  std::vector<Applied> reports = coordinator.reports();
+  ASSERT_EQ(reports.size(), 4u);
+  for (int s = 0; s < 3; ++s) {
+    SCOPED_TRACE(s);
+    EXPECT_TRUE(reports[s].started);
+    EXPECT_TRUE(reports[s].report.pushingRidesItsPush);
+    EXPECT_EQ(pushingOf(reports[s].report),
+              std::vector<std::string>{"1:[" + std::to_string(10 * s) + "," +
+                                       std::to_string(10 * s + 10) + ")"});
+    EXPECT_TRUE(reports[s].report.trained.empty());
+  }
+  EXPECT_FALSE(reports[3].started);
+  ASSERT_EQ(reports[3].report.trained.size(), 1u);
+  EXPECT_EQ(reports[3].report.trained[0].records,
+            (std::vector<RecordRange>{{20, 30}}));
+  EXPECT_EQ(reports[3].report.globalStep, 3);
 }
 
 } // namespace
