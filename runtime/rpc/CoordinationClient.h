@@ -51,7 +51,9 @@ public:
 
   void defineData(int worker,
                   const coord::DataSetDefinition &definition) override;
-  /// A long poll in slices of options.waitSlice, like waitInitialized.
+  /// A long poll in slices of options.waitSlice, like waitInitialized; one
+  /// that waits for nothing (a poll) over the local socket where there is
+  /// one.
   std::optional<WorkUnit>
   acquireUnit(int worker, std::chrono::milliseconds timeout) override;
   void reportData(int worker, const coord::DataReport &report) override;

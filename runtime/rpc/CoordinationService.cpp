@@ -156,6 +156,8 @@ CoordinationService::LocalEndpoint(grpc::ServerContext *context,
 grpc::Status CoordinationService::serveLocal(LocalMethod method,
                                              const grpc::ByteBuffer &request,
                                              grpc::ByteBuffer &response) {
+  if (method == LocalMethod::AcquireUnit)
+    return pollLocal(request, response);
   if (method != LocalMethod::ReportData)
     return grpc::Status(grpc::StatusCode::UNIMPLEMENTED,
                         "the coordinator takes no local method " +
@@ -175,6 +177,41 @@ grpc::Status CoordinationService::serveLocal(LocalMethod method,
   bool own = false;
   return grpc::SerializationTraits<ReportDataResponse>::Serialize(
       ReportDataResponse(), &response, &own);
+}
+
+grpc::Status CoordinationService::pollLocal(const grpc::ByteBuffer &request,
+                                            grpc::ByteBuffer &response) {
+  AcquireUnitRequest message;
+  grpc::ByteBuffer bytes(request);
+  // Worker 0's poll is the empty message, which gRPC's reader refuses.
+  if (bytes.Length() > 0)
+    if (grpc::Status parsed =
+            grpc::SerializationTraits<AcquireUnitRequest>::Deserialize(
+                &bytes, &message);
+        !parsed.ok())
+      return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                          "coordinator: a local AcquireUnit that does not "
+                          "parse: " +
+                              parsed.error_message());
+  if (message.timeout_ms() != 0)
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                        "coordinator: a local AcquireUnit waits for nothing "
+                        "(timeout_ms 0): one that waited could not tell that "
+                        "its caller left");
+  AcquireUnitResponse answer;
+  if (grpc::Status acquired = CoordinationService::answer([&] {
+        std::optional<WorkUnit> unit = coordinator_.acquireUnit(
+            message.worker(), std::chrono::milliseconds(0));
+        if (unit)
+          encodeUnit(*unit, answer.mutable_unit());
+        else
+          answer.set_finished(true);
+      });
+      !acquired.ok())
+    return acquired;
+  bool own = false;
+  return grpc::SerializationTraits<AcquireUnitResponse>::Serialize(
+      answer, &response, &own);
 }
 
 grpc::Status CoordinationService::applyRidingReport(std::string_view request,

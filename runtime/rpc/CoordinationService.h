@@ -41,12 +41,14 @@ public:
     clusterToken = std::move(token);
   }
 
-  /// The local socket that also takes ReportData (LocalTransport.h), named
+  /// The local socket that also takes ReportData and AcquireUnit polls
+  /// (LocalTransport.h), named
   /// to clients by LocalEndpoint; set by Server::start before it serves.
   void offerLocalEndpoint(std::string name) { localEndpoint = std::move(name); }
 
-  /// ReportData from a local connection, whose hello carried the cluster
-  /// token: the same call as the RPC's.
+  /// ReportData, or AcquireUnit that waits for nothing, from a local
+  /// connection, whose hello carried the cluster token: the same calls as
+  /// the RPCs.
   grpc::Status serveLocal(LocalMethod method, const grpc::ByteBuffer &request,
                           grpc::ByteBuffer &response);
   /// What a report riding a push leaves to the push's outcome: its batch
@@ -109,6 +111,9 @@ public:
                             GetDataStatsResponse *response) override;
 
 private:
+  /// A local AcquireUnit (timeout_ms 0).
+  grpc::Status pollLocal(const grpc::ByteBuffer &request,
+                         grpc::ByteBuffer &response);
   /// A parsed ReportDataRequest of a call of its own, applied.
   grpc::Status applyReport(const ReportDataRequest &request);
   /// The one path of every RPC: refuses a call without the cluster token

@@ -399,7 +399,8 @@ void LocalServer::serve(int fd) {
     grpc::ByteBuffer response;
     grpc::Status status;
     if (method == LocalMethod::Pull || method == LocalMethod::Push ||
-        method == LocalMethod::PushPull || method == LocalMethod::ReportData)
+        method == LocalMethod::PushPull || method == LocalMethod::ReportData ||
+        method == LocalMethod::AcquireUnit)
       status = handler(method, frame.payload, response);
     else
       status = grpc::Status(grpc::StatusCode::UNIMPLEMENTED,

@@ -8,13 +8,16 @@
 // socket under gRPC (`unix:` addresses) removes TCP but none of that.
 //
 // For a worker and a PS task on one host, Pull, Push and PushPull therefore
-// go over a Unix-domain socket of their own, and so does the data
+// go over a Unix-domain socket of their own, and so do the data
 // coordinator's ReportData, a call a step of each worker that streams its
 // input (PS task 0's gRPC server spent as much CPU on it as on the step's
-// update): the same messages (protobuf wire format, TensorWire.h) in
-// frames of a 16-byte header, a call a frame each way, one serving thread
-// per connection blocked in read(), the calling thread blocked in poll(). A
-// round trip is two wake-ups, as the socket's own. Everything else
+// update), and its AcquireUnit polls, which its readers make as a unit
+// ends (over gRPC, one in a few hundred took 50 ms to be answered, an idle
+// 50 ms for the whole cluster when the input ran dry meanwhile; perf
+// sched, 1 worker on 2 cores): the same messages (protobuf wire format,
+// TensorWire.h) in frames of a 16-byte header, a call a frame each way, one
+// serving thread per connection blocked in read(), the calling thread blocked
+// in poll(). A round trip is two wake-ups, as the socket's own. Everything else
 // (initialization, steps, snapshots, the rest of the coordinator, workers)
 // stays on gRPC, and so do these calls between hosts.
 //
@@ -61,7 +64,10 @@ enum class LocalMethod : uint32_t {
   Pull = 1,
   Push = 2,
   PushPull = 3,
-  ReportData = 4
+  ReportData = 4,
+  /// The coordinator's AcquireUnit with timeout_ms 0 only (a poll: a wait
+  /// could not tell that its caller left, as gRPC's can).
+  AcquireUnit = 5
 };
 
 /// Serves LocalMethod calls on an abstract Unix-domain socket.

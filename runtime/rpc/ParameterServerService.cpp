@@ -359,6 +359,7 @@ grpc::Status ParameterServerService::serveLocal(LocalMethod method,
     return pushPull(request, response, true);
   case LocalMethod::Hello:
   case LocalMethod::ReportData:
+  case LocalMethod::AcquireUnit:
     break;
   }
   return grpc::Status(grpc::StatusCode::UNIMPLEMENTED,

@@ -110,7 +110,8 @@ void Server::addService(ParameterServerService &service) {
             [this, &service](LocalMethod method,
                              const grpc::ByteBuffer &request,
                              grpc::ByteBuffer &response) {
-              if (method == LocalMethod::ReportData)
+              if (method == LocalMethod::ReportData ||
+                  method == LocalMethod::AcquireUnit)
                 return coordination
                            ? coordination->serveLocal(method, request, response)
                            : grpc::Status(grpc::StatusCode::UNIMPLEMENTED,

@@ -481,6 +481,49 @@ TEST(CoordinationTest, AWorkerOnTheHostReportsDataOverTheLocalSocket) {
       << error.what();
 }
 
+// A reader's poll for a unit (timeout 0) takes the local socket: the
+// coordinator answers it as over gRPC, a unit, DEADLINE_EXCEEDED, or
+// finished; one that would wait is refused there.
+TEST(CoordinationTest, AWorkerOnTheHostPollsForUnitsOverTheLocalSocket) {
+  TestModule module(kOneVariableModule);
+  RunningPsTaskZero ps(module.function("ps_0"));
+  CoordinationClient local(ps.server.address(), fastClientOptions());
+  ASSERT_TRUE(local.usesLocalTransport());
+  local.registerTask("worker", 0);
+  local.registerTask("worker", 1);
+  local.defineData(0, dataSet(2, 1));
+  // Worker 0's request is the empty message.
+  std::optional<WorkUnit> a = local.acquireUnit(0, milliseconds(0));
+  std::optional<WorkUnit> b = local.acquireUnit(1, milliseconds(0));
+  ASSERT_TRUE(a && b);
+  EXPECT_NE(a->id, b->id);
+  EXPECT_EQ(expectError([&] { local.acquireUnit(0, milliseconds(0)); }).code(),
+            ErrorCode::DeadlineExceeded);
+  // Both units read to their end and trained: the data's end.
+  for (const WorkUnit &unit : {*a, *b}) {
+    coord::DataReport done;
+    done.unitsRead.push_back({0, unit.id, 1});
+    done.trained = coord::groupExamples({{0, unit.id, 0}});
+    done.globalStep = 1;
+    local.reportData(unit.id == a->id ? 0 : 1, done);
+  }
+  EXPECT_FALSE(local.acquireUnit(0, milliseconds(0)));
+
+  AcquireUnitRequest waiting;
+  waiting.set_worker(1);
+  waiting.set_timeout_ms(100);
+  grpc::ByteBuffer request, response;
+  bool own = false;
+  ASSERT_TRUE(grpc::SerializationTraits<AcquireUnitRequest>::Serialize(
+                  waiting, &request, &own)
+                  .ok());
+  grpc::Status refused =
+      ps.coordination.serveLocal(LocalMethod::AcquireUnit, request, response);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_TRUE(contains(refused.error_message(), "waits for nothing"))
+      << refused.error_message();
+}
+
 /// kOneVariableModule's PS task for synchronous training of 2 replicas.
 constexpr const char *kOneVariableSyncModule = R"mlir(
 module {
