@@ -547,25 +547,27 @@ protected:
     options.localTransport = GetParam();
     return options;
   }
-  /// A report of records [first, last) of `unit` trained at `step`.
-  static coord::DataReport trained(int64_t unit, int64_t first, int64_t last,
-                                   int64_t step) {
+  /// Records [first, last) of `unit` of epoch 0.
+  static std::vector<coord::UnitRecords> records(int64_t unit, int64_t first,
+                                                 int64_t last) {
     std::vector<ExampleOrigin> examples;
     for (int64_t record = first; record < last; ++record)
       examples.push_back({0, unit, record});
+    return coord::groupExamples(examples);
+  }
+  /// A report of records [first, last) of `unit` trained at `step`.
+  static coord::DataReport trained(int64_t unit, int64_t first, int64_t last,
+                                   int64_t step) {
     coord::DataReport report;
-    report.trained = coord::groupExamples(examples);
+    report.trained = records(unit, first, last);
     report.globalStep = step;
     return report;
   }
   /// A step's report of its batch, records [first, last) of `unit`,
   /// riding the batch's push.
   static coord::DataReport batch(int64_t unit, int64_t first, int64_t last) {
-    std::vector<ExampleOrigin> examples;
-    for (int64_t record = first; record < last; ++record)
-      examples.push_back({0, unit, record});
     coord::DataReport report;
-    report.pushing = coord::groupExamples(examples);
+    report.pushing = records(unit, first, last);
     report.pushingRidesItsPush = true;
     return report;
   }
