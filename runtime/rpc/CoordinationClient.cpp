@@ -132,9 +132,8 @@ CoordinationClient::acquireUnit(int worker, std::chrono::milliseconds timeout) {
     }
     if (status.error_code() == grpc::StatusCode::UNAVAILABLE)
       local.forget(channel);
-    if (status.ok() && answer.Length() > 0)
-      status = grpc::SerializationTraits<AcquireUnitResponse>::Deserialize(
-          &answer, &response);
+    if (status.ok())
+      status = parseLocalFrame(answer, response);
     if (!status.ok())
       throw callError(peer_, "AcquireUnit", status);
   } else {

@@ -163,11 +163,7 @@ grpc::Status CoordinationService::serveLocal(LocalMethod method,
                         "the coordinator takes no local method " +
                             std::to_string(static_cast<uint32_t>(method)));
   ReportDataRequest message;
-  grpc::ByteBuffer bytes(request);
-  if (grpc::Status parsed =
-          grpc::SerializationTraits<ReportDataRequest>::Deserialize(&bytes,
-                                                                    &message);
-      !parsed.ok())
+  if (grpc::Status parsed = parseLocalFrame(request, message); !parsed.ok())
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
                         "coordinator: a local ReportData that does not "
                         "parse: " +
@@ -182,17 +178,11 @@ grpc::Status CoordinationService::serveLocal(LocalMethod method,
 grpc::Status CoordinationService::pollLocal(const grpc::ByteBuffer &request,
                                             grpc::ByteBuffer &response) {
   AcquireUnitRequest message;
-  grpc::ByteBuffer bytes(request);
-  // Worker 0's poll is the empty message, which gRPC's reader refuses.
-  if (bytes.Length() > 0)
-    if (grpc::Status parsed =
-            grpc::SerializationTraits<AcquireUnitRequest>::Deserialize(
-                &bytes, &message);
-        !parsed.ok())
-      return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                          "coordinator: a local AcquireUnit that does not "
-                          "parse: " +
-                              parsed.error_message());
+  if (grpc::Status parsed = parseLocalFrame(request, message); !parsed.ok())
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                        "coordinator: a local AcquireUnit that does not "
+                        "parse: " +
+                            parsed.error_message());
   if (message.timeout_ms() != 0)
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
                         "coordinator: a local AcquireUnit waits for nothing "

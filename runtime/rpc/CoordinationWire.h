@@ -15,7 +15,21 @@
 
 #include "coordination.pb.h"
 
+#include <grpcpp/impl/codegen/proto_utils.h>
+#include <grpcpp/support/byte_buffer.h>
+
 namespace dtf::rpc {
+
+/// A message from the bytes of a local call's frame (LocalTransport.h).
+/// A message whose fields are all defaults is zero bytes (worker 0's
+/// AcquireUnit poll), which gRPC's reader refuses: it is left as it is.
+template <typename Message>
+grpc::Status parseLocalFrame(const grpc::ByteBuffer &bytes, Message &message) {
+  if (bytes.Length() == 0)
+    return grpc::Status::OK;
+  grpc::ByteBuffer copy(bytes);
+  return grpc::SerializationTraits<Message>::Deserialize(&copy, &message);
+}
 
 void encodeUnit(const WorkUnit &unit, DataUnit *message);
 WorkUnit decodeUnit(const DataUnit &message);
