@@ -9,11 +9,13 @@
 // BM_GemmOn runs the MLP's GEMMs on each GEMM library of the build, whatever
 // runtime/core/CpuKernels.h chose: run it with OPENBLAS_CORETYPE=PRESCOTT
 // too, which forces OpenBLAS's generic kernels, as on a CPU it does not know.
+// BM_PixelScale converts a streamed batch's pixels (runtime/data/Inputs.h).
 //
 //===----------------------------------------------------------------------===//
 
 #include "runtime/core/Blas.h"
 #include "runtime/core/Kernels.h"
+#include "runtime/data/Inputs.h"
 
 #include <benchmark/benchmark.h>
 
@@ -148,6 +150,29 @@ void BM_ApplyAdam(benchmark::State &state) {
   state.SetBytesProcessed(state.iterations() * var.numElements() * 4 * 7);
 }
 BENCHMARK(BM_ApplyAdam)->Unit(benchmark::kMicrosecond);
+
+/// A streamed batch's pixels to f32 (100 Fashion-MNIST images) at
+/// scale=1/255, which PixelScale divides (its label: by the reciprocal
+/// with an FMA's correction, or by vdivps), and at 0.3, which it looks up.
+void BM_PixelScale(benchmark::State &state) {
+  double scale = state.range(0) == 0 ? 1.0 / 255 : 0.3;
+  data::PixelScale convert(scale, DType::F32);
+  std::vector<uint8_t> pixels(100 * 784);
+  for (size_t i = 0; i < pixels.size(); ++i)
+    pixels[i] = static_cast<uint8_t>((i * 7919) % 256);
+  std::vector<float> out(pixels.size());
+  for (auto _ : state) {
+    convert(pixels.data(), pixels.size(), out.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetLabel(convert.way());
+  state.SetBytesProcessed(state.iterations() * pixels.size() * 5);
+}
+BENCHMARK(BM_PixelScale)
+    ->ArgName("table")
+    ->Arg(0)
+    ->Arg(1)
+    ->Unit(benchmark::kMicrosecond);
 
 } // namespace
 

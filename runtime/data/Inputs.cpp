@@ -70,6 +70,23 @@ DTF_VECTOR_WIDTHS void dividePixels(const uint8_t *__restrict in, size_t count,
     out[i] = static_cast<float>(in[i]) / divisor;
 }
 
+/// pixel / divisor as a product by the reciprocal, corrected by the
+/// remainder (Markstein's division): two FMAs and a multiply a vector where
+/// a division takes several times that (vdivps).
+float reciprocalQuotient(float pixel, float divisor, float reciprocal) {
+  float quotient = pixel * reciprocal;
+  float remainder = std::fma(-quotient, divisor, pixel);
+  return std::fma(remainder, reciprocal, quotient);
+}
+
+DTF_FMA_LEVELS void dividePixelsByReciprocal(const uint8_t *__restrict in,
+                                             size_t count, float divisor,
+                                             float reciprocal,
+                                             float *__restrict out) {
+  for (size_t i = 0; i < count; ++i)
+    out[i] = reciprocalQuotient(static_cast<float>(in[i]), divisor, reciprocal);
+}
+
 DTF_VECTOR_WIDTHS void multiplyPixels(const uint8_t *__restrict in,
                                       size_t count, double scale,
                                       double *__restrict out) {
@@ -88,15 +105,26 @@ PixelScale::PixelScale(double scale, DType dtype) : dtype(dtype), scale(scale) {
     floats[pixel] =
         static_cast<float>(static_cast<double>(pixel) * this->scale);
   // A scale of 1/N (scale=1/255) rounds to the nearest float of pixel/N,
-  // the same as a float division by N, for every pixel or not: asked once.
-  float divisor = static_cast<float>(1.0 / scale);
-  bool exact = std::isfinite(divisor) && divisor != 0.0f;
-  for (size_t pixel = 0; exact && pixel < 256; ++pixel) {
-    float quotient = static_cast<float>(pixel) / divisor;
-    exact = std::memcmp(&quotient, &floats[pixel], sizeof(float)) == 0;
-  }
-  if (exact)
-    floatDivisor = divisor;
+  // the same as a float division by N, for every pixel or not: asked once,
+  // of the division and of its FMA form.
+  divisor = static_cast<float>(1.0 / scale);
+  reciprocal = 1.0f / divisor;
+  auto givesTable = [&](auto quotientOf) {
+    if (!std::isfinite(divisor) || divisor == 0.0f)
+      return false;
+    for (size_t pixel = 0; pixel < 256; ++pixel) {
+      float quotient = quotientOf(static_cast<float>(pixel));
+      if (std::memcmp(&quotient, &floats[pixel], sizeof(float)) != 0)
+        return false;
+    }
+    return true;
+  };
+  if (hasFmaLevel() && givesTable([&](float pixel) {
+        return reciprocalQuotient(pixel, divisor, reciprocal);
+      }))
+    floatWay = FloatWay::Reciprocal;
+  else if (givesTable([&](float pixel) { return pixel / divisor; }))
+    floatWay = FloatWay::Division;
 }
 
 void PixelScale::operator()(const uint8_t *in, size_t count, void *out) const {
@@ -105,12 +133,32 @@ void PixelScale::operator()(const uint8_t *in, size_t count, void *out) const {
     return;
   }
   auto *to = static_cast<float *>(out);
-  if (floatDivisor) {
-    dividePixels(in, count, *floatDivisor, to);
+  switch (floatWay) {
+  case FloatWay::Reciprocal:
+    dividePixelsByReciprocal(in, count, divisor, reciprocal, to);
+    return;
+  case FloatWay::Division:
+    dividePixels(in, count, divisor, to);
+    return;
+  case FloatWay::Table:
+    for (size_t i = 0; i < count; ++i)
+      to[i] = floats[in[i]];
     return;
   }
-  for (size_t i = 0; i < count; ++i)
-    to[i] = floats[in[i]];
+}
+
+const char *PixelScale::way() const {
+  if (dtype == DType::F64)
+    return "multiply";
+  switch (floatWay) {
+  case FloatWay::Reciprocal:
+    return "reciprocal";
+  case FloatWay::Division:
+    return "division";
+  case FloatWay::Table:
+    return "table";
+  }
+  return "table";
 }
 
 Tensor toColumn(const Array &array, const InputSpec &spec,

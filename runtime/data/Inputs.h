@@ -84,23 +84,33 @@ Tensor toColumn(const Array &array, const InputSpec &spec,
 /// assembles a batch (Streaming.h), on a thread that competes with the
 /// step for the cores. The values are those of multiplying each pixel in
 /// double (and rounding to f32): f64 is that multiply, vectorized; for f32
-/// the 256 products are computed once, and a row is either divided by a
-/// float N in vector registers, where the scale is 1/N and the quotients
-/// equal the products for all 256 pixels (scale=1/255; about a third faster
-/// than looking each up, on an Intel Xeon), or looked up.
+/// the 256 products are computed once, and a row is divided by a float N
+/// in vector registers where the scale is 1/N and the quotients equal the
+/// products for all 256 pixels (scale=1/255), else looked up. The division
+/// is by N's reciprocal and an FMA's correction where the CPU has FMA and
+/// that too gives the 256 products: a vector division takes several times
+/// the two FMAs and a multiply (dtf-bench-kernels
+/// --benchmark_filter=PixelScale compares the ways on a CPU).
 class PixelScale {
 public:
   /// Throws std::invalid_argument for a `dtype` other than F32 and F64.
   PixelScale(double scale, DType dtype);
   /// `count` pixels at `in` to `count` values of the dtype at `out`.
   void operator()(const uint8_t *in, size_t count, void *out) const;
+  /// How f32 pixels are converted: "reciprocal", "division" or "table"
+  /// (f64's multiply is "multiply").
+  const char *way() const;
 
 private:
+  enum class FloatWay { Reciprocal, Division, Table };
+
   DType dtype;
   double scale;
   std::array<float, 256> floats{};
-  /// N where pixel / N in float is floats[pixel] for every pixel.
-  std::optional<float> floatDivisor;
+  /// N and 1/N (as floats) where the scale is about 1/N.
+  float divisor = 0.0f;
+  float reciprocal = 0.0f;
+  FloatWay floatWay = FloatWay::Table;
 };
 
 std::vector<std::pair<std::string, Tensor>>

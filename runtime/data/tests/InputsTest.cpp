@@ -6,6 +6,7 @@
 #include "runtime/data/Npy.h"
 #include "runtime/data/Records.h"
 
+#include "runtime/core/VectorWidths.h"
 #include "runtime/core/tests/TestUtil.h"
 
 #include "example.pb.h"
@@ -895,9 +896,10 @@ TEST(PixelScaleTest, GivesWhatMultiplyingEachPixelInDoubleGives) {
   std::vector<uint8_t> pixels(256);
   for (size_t i = 0; i < pixels.size(); ++i)
     pixels[i] = static_cast<uint8_t>(255 - i);
-  // 1/255 as --input's scale=1/255 makes it (and 1/3, 1.0: divided by N in
-  // float), and scales whose float products round differently from their
-  // double ones (looked up). A row of 255 leaves a vector loop's tail.
+  // 1/255 as --input's scale=1/255 makes it (and 1/3, 1/-400, 1.0: divided
+  // by N in float), and 0.3, whose float quotients round differently from
+  // its double products (looked up). A row of 255 leaves a vector loop's
+  // tail.
   for (double scale : {1.0 / 255, 1.0 / 3, 0.3, -2.5e-3, 1.0}) {
     for (size_t first : {0, 1}) {
       SCOPED_TRACE(::testing::Message()
@@ -917,6 +919,17 @@ TEST(PixelScaleTest, GivesWhatMultiplyingEachPixelInDoubleGives) {
     }
   }
   EXPECT_THROW(PixelScale(1.0, DType::I64), std::invalid_argument);
+}
+
+TEST(PixelScaleTest,
+     DividesWhereTheQuotientsAreTheProductsAndLooksUpElsewhere) {
+  // The test above checks the values; this one that the fast ways are the
+  // ones taken, where they give those values.
+  const char *division = hasFmaLevel() ? "reciprocal" : "division";
+  for (double scale : {1.0 / 255, 1.0 / 3, -2.5e-3, 1.0})
+    EXPECT_STREQ(PixelScale(scale, DType::F32).way(), division) << scale;
+  EXPECT_STREQ(PixelScale(0.3, DType::F32).way(), "table");
+  EXPECT_STREQ(PixelScale(1.0 / 255, DType::F64).way(), "multiply");
 }
 
 } // namespace
