@@ -259,13 +259,12 @@ void BM_WireEncodeDecode(benchmark::State &state) {
   state.SetBytesProcessed(state.iterations() * state.range(0));
 }
 
-// A streaming worker's data report of each step, as PS task 0 takes it:
-// parsed, decoded and applied by the coordinator (CoordinationService's
-// local ReportData without the socket). Each report names the batch about
-// to be pushed (pushing) and the one before it (trained at the report's
-// global step), 100 records each, drawn as a shuffle buffer mixes the
-// records of 8 open units. The reports are made before the timing: the
-// worker's encoding is not in it.
+// A streaming worker's data report of each step, as PS task 0 takes it
+// riding the push of its batch: decoded and checked (applyRidingReport),
+// then the batch recorded trained at the step the push made (the settling
+// after the push), without the push. Each batch is 100 records, drawn as a
+// shuffle buffer mixes the records of 8 open units. The reports are made
+// before the timing: the worker's encoding is not in it.
 void BM_DataReport(benchmark::State &state) {
   constexpr int kUnits = 8;
   constexpr int kBatch = 100;
@@ -300,35 +299,25 @@ void BM_DataReport(benchmark::State &state) {
     }
     return batch;
   };
-  std::vector<grpc::ByteBuffer> requests;
-  std::vector<ExampleOrigin> trained = batchOf();
+  std::vector<std::string> requests;
   for (int64_t step = 0; step < reports; ++step) {
-    std::vector<ExampleOrigin> pushing = batchOf();
     coord::DataReport report;
-    report.pushing = coord::groupExamples(pushing);
-    if (step > 0) {
-      report.trained = coord::groupExamples(trained);
-      report.globalStep = step;
-    }
+    report.pushing = coord::groupExamples(batchOf());
+    report.pushingRidesItsPush = true;
     ReportDataRequest message;
     message.set_worker(0);
     encodeReport(report, &message);
-    grpc::ByteBuffer bytes;
-    bool own = false;
-    if (!grpc::SerializationTraits<ReportDataRequest>::Serialize(message,
-                                                                 &bytes, &own)
-             .ok())
-      throw std::runtime_error("a report does not serialize");
-    requests.push_back(std::move(bytes));
-    trained = std::move(pushing);
+    requests.push_back(message.SerializeAsString());
   }
   size_t at = 0;
   for (auto _ : state) {
-    grpc::ByteBuffer response;
-    grpc::Status status =
-        service.serveLocal(LocalMethod::ReportData, requests[at++], response);
+    CoordinationService::SettleRidingBatch settle;
+    grpc::Status status = service.applyRidingReport(requests[at], settle);
+    if (status.ok())
+      status = settle(static_cast<int64_t>(at));
     if (!status.ok())
       state.SkipWithError(status.error_message().c_str());
+    ++at;
   }
   state.SetItemsProcessed(state.iterations());
 }

@@ -30,7 +30,7 @@ Coordinator::Coordinator(CoordinatorOptions options)
                                  this->options.maxWait,
                                  [this] {
                                    std::lock_guard<std::mutex> lock(mutex);
-                                   return workerStatesLocked(Clock::now()).lost;
+                                   return lostWorkersLocked(Clock::now());
                                  },
                                  {}}) {
   // A worker that never shows up is lost one heartbeat timeout after the
@@ -237,12 +237,20 @@ WorkerStates Coordinator::workerStatesLocked(Clock::time_point now) const {
     const Worker &worker = workers[index];
     if (worker.done)
       states.done.push_back(index);
-    else if (now - worker.lastSeen > options.heartbeatTimeout)
+    else if (isLost(worker, now))
       states.lost.push_back(index);
     else
       states.running.push_back(index);
   }
   return states;
+}
+
+std::vector<int> Coordinator::lostWorkersLocked(Clock::time_point now) const {
+  std::vector<int> lost;
+  for (int index = 0; index < static_cast<int>(workers.size()); ++index)
+    if (isLost(workers[index], now))
+      lost.push_back(index);
+  return lost;
 }
 
 void Coordinator::waitLocked(

@@ -128,12 +128,20 @@ private:
     Clock::time_point lastSeen;
   };
 
+  /// Not done, and not heard of for longer than the heartbeat timeout.
+  bool isLost(const Worker &worker, Clock::time_point now) const {
+    return !worker.done && now - worker.lastSeen > options.heartbeatTimeout;
+  }
+
   /// Records that the task is alive; throws InvalidArgument unless it is a
   /// task of the cluster. Requires the mutex.
   void sawTaskLocked(const std::string &job, int index);
   /// sawTaskLocked("worker", worker), taking the mutex.
   void sawWorker(int worker);
   WorkerStates workerStatesLocked(Clock::time_point now) const;
+  /// workerStatesLocked(now).lost, which the data coordinator asks of each
+  /// of its calls (a report rides every push): none lost allocates nothing.
+  std::vector<int> lostWorkersLocked(Clock::time_point now) const;
   /// Blocks until `done` returns true, re-evaluating it at every change of
   /// state and often enough to notice a worker getting lost or the caller
   /// leaving. `done` may throw to end the wait. Throws DeadlineExceeded

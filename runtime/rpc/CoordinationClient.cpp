@@ -208,7 +208,7 @@ void CoordinationClient::reportData(int worker,
   if (rider) {
     // Alone, after a report held for a push: one waiting for a push's
     // answer could wait for a step that waits for it.
-    rider->send(reportRequest(worker, report).SerializeAsString());
+    rider->send(encodeReport(worker, report));
     return;
   }
   if (std::unique_ptr<coord::PendingReport> pending =
@@ -227,9 +227,9 @@ CoordinationClient::startReportData(int worker,
   std::shared_ptr<LocalChannel> channel;
   if (!rider && !(channel = localChannel()))
     return nullptr;
-  ReportDataRequest request = reportRequest(worker, report);
   if (rider)
-    return rider->hold(request.SerializeAsString());
+    return rider->hold(encodeReport(worker, report));
+  ReportDataRequest request = reportRequest(worker, report);
   grpc::ByteBuffer bytes;
   bool own = false;
   if (grpc::Status serialized =

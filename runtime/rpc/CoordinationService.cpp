@@ -206,13 +206,9 @@ grpc::Status CoordinationService::pollLocal(const grpc::ByteBuffer &request,
 
 grpc::Status CoordinationService::applyRidingReport(std::string_view request,
                                                     SettleRidingBatch &settle) {
-  ReportDataRequest message;
-  if (!message.ParseFromArray(request.data(), static_cast<int>(request.size())))
-    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                        "coordinator: a data report that does not parse");
   return answer([&] {
-    int worker = message.worker();
-    coord::DataReport report = decodeReport(message);
+    int worker;
+    coord::DataReport report = decodeReport(request, worker);
     std::vector<coord::UnitRecords> batch;
     if (report.pushingRidesItsPush)
       batch = std::exchange(report.pushing, {});

@@ -4,6 +4,10 @@
 
 #include "runtime/core/Error.h"
 
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <google/protobuf/wire_format_lite.h>
+
 namespace dtf::rpc {
 
 namespace {
@@ -152,6 +156,239 @@ coord::DataReport decodeReport(const ReportDataRequest &message) {
   report.globalStep = message.global_step();
   report.pushingRidesItsPush = message.pushing_rides_its_push();
   return report;
+}
+
+namespace {
+
+using google::protobuf::internal::WireFormatLite;
+
+/// Reads a ReportDataRequest's fields off the wire into a DataReport, as
+/// its generated parser would (packed or unpacked runs, unknown fields
+/// skipped), without building the message first.
+class ReportReader {
+public:
+  explicit ReportReader(std::string_view bytes)
+      : input(reinterpret_cast<const uint8_t *>(bytes.data()),
+              static_cast<int>(bytes.size())) {}
+
+  coord::DataReport read(int &worker) {
+    coord::DataReport report;
+    while (uint32_t tag = input.ReadTag()) {
+      int field = WireFormatLite::GetTagFieldNumber(tag);
+      bool delimited = WireFormatLite::GetTagWireType(tag) ==
+                       WireFormatLite::WIRETYPE_LENGTH_DELIMITED;
+      bool varint = WireFormatLite::GetTagWireType(tag) ==
+                    WireFormatLite::WIRETYPE_VARINT;
+      if (field == ReportDataRequest::kWorkerFieldNumber && varint)
+        worker = static_cast<int>(static_cast<int32_t>(varint64()));
+      else if (field == ReportDataRequest::kUnitsReadFieldNumber && delimited)
+        report.unitsRead.push_back(unitRead());
+      else if (field == ReportDataRequest::kPushingFieldNumber && delimited)
+        report.pushing.push_back(unitRecords("records pushing"));
+      else if (field == ReportDataRequest::kTrainedFieldNumber && delimited)
+        report.trained.push_back(unitRecords("records trained"));
+      else if (field == ReportDataRequest::kWithdrawnFieldNumber && delimited)
+        report.withdrawn.push_back(unitRecords("records withdrawn"));
+      else if (field == ReportDataRequest::kInDoubtFieldNumber && delimited)
+        report.inDoubt.push_back(unitRecords("records in doubt"));
+      else if (field == ReportDataRequest::kGlobalStepFieldNumber && varint)
+        report.globalStep = static_cast<int64_t>(varint64());
+      else if (field == ReportDataRequest::kPushingRidesItsPushFieldNumber &&
+               varint)
+        report.pushingRidesItsPush = varint64() != 0;
+      else if (!WireFormatLite::SkipField(&input, tag))
+        malformed();
+    }
+    if (!input.ConsumedEntireMessage())
+      malformed();
+    return report;
+  }
+
+private:
+  [[noreturn]] static void malformed() {
+    throw Error(ErrorCode::InvalidArgument,
+                "coordinator: a data report that does not parse");
+  }
+
+  uint64_t varint64() {
+    uint64_t value;
+    if (!input.ReadVarint64(&value))
+      malformed();
+    return value;
+  }
+
+  /// Enters a submessage; returns what PopLimit takes back.
+  google::protobuf::io::CodedInputStream::Limit enter() {
+    uint32_t length;
+    if (!input.ReadVarint32(&length) ||
+        length > static_cast<uint32_t>(input.BytesUntilLimit()))
+      malformed();
+    return input.PushLimit(static_cast<int>(length));
+  }
+
+  coord::UnitRead unitRead() {
+    auto limit = enter();
+    coord::UnitRead read;
+    while (uint32_t tag = input.ReadTag()) {
+      int field = WireFormatLite::GetTagFieldNumber(tag);
+      if (WireFormatLite::GetTagWireType(tag) !=
+          WireFormatLite::WIRETYPE_VARINT) {
+        if (!WireFormatLite::SkipField(&input, tag))
+          malformed();
+        continue;
+      }
+      int64_t value = static_cast<int64_t>(varint64());
+      if (field == UnitReadCount::kEpochFieldNumber)
+        read.epoch = value;
+      else if (field == UnitReadCount::kUnitFieldNumber)
+        read.unit = value;
+      else if (field == UnitReadCount::kRecordsFieldNumber)
+        read.records = value;
+    }
+    leave(limit);
+    return read;
+  }
+
+  coord::UnitRecords unitRecords(const char *what) {
+    auto limit = enter();
+    coord::UnitRecords group;
+    std::vector<int64_t> &bounds = boundsScratch;
+    bounds.clear();
+    while (uint32_t tag = input.ReadTag()) {
+      int field = WireFormatLite::GetTagFieldNumber(tag);
+      auto type = WireFormatLite::GetTagWireType(tag);
+      if (field == UnitRecordRuns::kRunsFieldNumber &&
+          type == WireFormatLite::WIRETYPE_LENGTH_DELIMITED) {
+        auto packed = enter();
+        while (input.BytesUntilLimit() > 0)
+          bounds.push_back(static_cast<int64_t>(varint64()));
+        input.PopLimit(packed);
+      } else if (type != WireFormatLite::WIRETYPE_VARINT) {
+        if (!WireFormatLite::SkipField(&input, tag))
+          malformed();
+      } else if (field == UnitRecordRuns::kRunsFieldNumber) {
+        bounds.push_back(static_cast<int64_t>(varint64()));
+      } else if (field == UnitRecordRuns::kEpochFieldNumber) {
+        group.epoch = static_cast<int64_t>(varint64());
+      } else if (field == UnitRecordRuns::kUnitFieldNumber) {
+        group.unit = static_cast<int64_t>(varint64());
+      } else {
+        varint64();
+      }
+    }
+    leave(limit);
+    if (bounds.size() % 2 != 0)
+      throw Error(ErrorCode::InvalidArgument,
+                  std::string("malformed ") + what + ": " +
+                      std::to_string(bounds.size()) +
+                      " range bounds (pairs of first and last)");
+    group.records.reserve(bounds.size() / 2);
+    for (size_t i = 0; i < bounds.size(); i += 2)
+      group.records.emplace_back(bounds[i], bounds[i + 1]);
+    return group;
+  }
+
+  void leave(google::protobuf::io::CodedInputStream::Limit limit) {
+    if (!input.ConsumedEntireMessage())
+      malformed();
+    input.PopLimit(limit);
+  }
+
+  google::protobuf::io::CodedInputStream input;
+  std::vector<int64_t> boundsScratch;
+};
+
+} // namespace
+
+namespace {
+
+/// Writes a ReportDataRequest's bytes from a DataReport, as its generated
+/// serializer would (fields in number order, defaults left out, runs
+/// packed), without building the message first.
+class ReportWriter {
+public:
+  explicit ReportWriter(std::string &out) : stream(&out), output(&stream) {}
+
+  void write(int worker, const coord::DataReport &report) {
+    if (worker != 0)
+      WireFormatLite::WriteInt32(ReportDataRequest::kWorkerFieldNumber, worker,
+                                 &output);
+    for (const coord::UnitRead &read : report.unitsRead) {
+      size_t size = varintField(read.epoch) + varintField(read.unit) +
+                    varintField(read.records);
+      startSubmessage(ReportDataRequest::kUnitsReadFieldNumber, size);
+      writeVarintField(UnitReadCount::kEpochFieldNumber, read.epoch);
+      writeVarintField(UnitReadCount::kUnitFieldNumber, read.unit);
+      writeVarintField(UnitReadCount::kRecordsFieldNumber, read.records);
+    }
+    writeGroups(ReportDataRequest::kPushingFieldNumber, report.pushing);
+    writeGroups(ReportDataRequest::kTrainedFieldNumber, report.trained);
+    writeVarintField(ReportDataRequest::kGlobalStepFieldNumber,
+                     report.globalStep);
+    writeGroups(ReportDataRequest::kWithdrawnFieldNumber, report.withdrawn);
+    writeGroups(ReportDataRequest::kInDoubtFieldNumber, report.inDoubt);
+    if (report.pushingRidesItsPush)
+      WireFormatLite::WriteBool(
+          ReportDataRequest::kPushingRidesItsPushFieldNumber, true, &output);
+  }
+
+private:
+  /// The bytes of an int64 field of value `value` (none for 0), tag of a
+  /// field number below 16 included.
+  static size_t varintField(int64_t value) {
+    return value == 0 ? 0 : 1 + WireFormatLite::Int64Size(value);
+  }
+
+  void writeVarintField(int field, int64_t value) {
+    if (value != 0)
+      WireFormatLite::WriteInt64(field, value, &output);
+  }
+
+  void startSubmessage(int field, size_t size) {
+    WireFormatLite::WriteTag(field, WireFormatLite::WIRETYPE_LENGTH_DELIMITED,
+                             &output);
+    output.WriteVarint32(static_cast<uint32_t>(size));
+  }
+
+  void writeGroups(int field, const std::vector<coord::UnitRecords> &groups) {
+    for (const coord::UnitRecords &group : groups) {
+      size_t runs = 0;
+      for (const RecordRange &range : group.records)
+        runs += WireFormatLite::Int64Size(range.first) +
+                WireFormatLite::Int64Size(range.second);
+      size_t size = varintField(group.epoch) + varintField(group.unit);
+      if (runs > 0)
+        size +=
+            1 + WireFormatLite::UInt32Size(static_cast<uint32_t>(runs)) + runs;
+      startSubmessage(field, size);
+      writeVarintField(UnitRecordRuns::kEpochFieldNumber, group.epoch);
+      writeVarintField(UnitRecordRuns::kUnitFieldNumber, group.unit);
+      if (runs == 0)
+        continue;
+      startSubmessage(UnitRecordRuns::kRunsFieldNumber, runs);
+      for (const RecordRange &range : group.records) {
+        output.WriteVarint64(static_cast<uint64_t>(range.first));
+        output.WriteVarint64(static_cast<uint64_t>(range.second));
+      }
+    }
+  }
+
+  google::protobuf::io::StringOutputStream stream;
+  google::protobuf::io::CodedOutputStream output;
+};
+
+} // namespace
+
+std::string encodeReport(int worker, const coord::DataReport &report) {
+  std::string bytes;
+  // The writer's streams trim `bytes` to what was written as they go.
+  ReportWriter(bytes).write(worker, report);
+  return bytes;
+}
+
+coord::DataReport decodeReport(std::string_view serialized, int &worker) {
+  worker = 0;
+  return ReportReader(serialized).read(worker);
 }
 
 void encodeStats(const coord::DataStats &stats, GetDataStatsResponse *message) {

@@ -18,6 +18,9 @@
 #include <grpcpp/impl/codegen/proto_utils.h>
 #include <grpcpp/support/byte_buffer.h>
 
+#include <string>
+#include <string_view>
+
 namespace dtf::rpc {
 
 /// A message from the bytes of a local call's frame (LocalTransport.h).
@@ -40,6 +43,15 @@ coord::DataSetDefinition decodeDataSet(const DataSetSpec &message);
 
 void encodeReport(const coord::DataReport &report, ReportDataRequest *message);
 coord::DataReport decodeReport(const ReportDataRequest &message);
+/// The same as a serialized ReportDataRequest of `worker`, written and read
+/// straight from and to the bytes: a streaming worker's report rides each
+/// of its pushes, and the message's objects cost more than the report.
+/// The bytes are those the message serializes to; decoding takes what its
+/// parser takes (runs packed or not, unknown fields), sets `worker`, and
+/// throws Error(InvalidArgument) where the bytes do not parse, as for a
+/// malformed message.
+std::string encodeReport(int worker, const coord::DataReport &report);
+coord::DataReport decodeReport(std::string_view serialized, int &worker);
 
 void encodeStats(const coord::DataStats &stats, GetDataStatsResponse *message);
 coord::DataStats decodeStats(const GetDataStatsResponse &message);
