@@ -23,8 +23,11 @@ bench/results/streaming-input.md:
   throughput  1 PS task and 1, then 2 workers (--throughput_workers) on
               Fashion-MNIST (8 plain shards), streamed against
               --input_mode=memory, alternating, --throughput_reps pairs
-              (11: the machine's speed drifts between runs); 2000
-              global steps a worker (--train_steps for 2); global steps/s of
+              (11: the machine's speed drifts between runs); 8000
+              global steps a worker (--train_steps for 2: runs of 2000 a
+              worker measured 1.5 s of steady state, and their medians
+              moved by up to 0.06 between bench runs of one build, those
+              of 8000 by about 0.01); global steps/s of
               the steady part (the step lines of all workers between 20%
               and 95% of the steps). Acceptance: streamed >= 0.9x memory
               (median over the paired runs). The input wait % the workers'
@@ -648,13 +651,13 @@ def write_report(args, report, command):
         lines += ["## 2. Throughput", "",
                   "Fashion-MNIST, 8 plain shards (60,000 examples), 1 PS task and 1 or 2 async "
                   "workers (on this machine's cores, 2 workers and the PS task leave no core "
-                  "for the input's threads), 2000 global steps a worker, `--log_every=100`, "
+                  "for the input's threads), %d global steps a worker, `--log_every=100`, "
                   "streamed (`--input_mode=stream --num_epochs=0 --shuffle_buffer=%d`) against "
                   "`--input_mode=memory`, alternating. Global steps/s over the step lines of "
                   "the workers between 20%% and 95%% of the global steps (the steady part). "
                   "Input wait: the mean of the workers' `waited for input P%%` lines (the first "
                   "left out), and the end line's seconds waited per worker." % (
-                      args.shuffle_buffer), ""]
+                      args.train_steps // 2, args.shuffle_buffer), ""]
         for t in throughput:
             lines += ["### %d worker(s), %d global steps" % (t["workers"], t["steps"]), "",
                       "| rep | mode | global steps/s | input wait % (lines) | waited s per worker | "
@@ -759,7 +762,7 @@ def main():
                         help="pairs of throughput runs (streamed, in memory) per worker count")
     parser.add_argument("--shuffle_buffer", type=int, default=10000)
     parser.add_argument("--memory_steps", type=int, default=2000)
-    parser.add_argument("--train_steps", type=int, default=4000,
+    parser.add_argument("--train_steps", type=int, default=16000,
                         help="global steps of the 2-worker throughput runs (half per worker)")
     parser.add_argument("--throughput_workers", type=lambda v: [int(x) for x in v.split(",")],
                         default=[1, 2], help="worker counts of the throughput part")
