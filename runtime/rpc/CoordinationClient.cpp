@@ -194,6 +194,20 @@ private:
   std::chrono::steady_clock::time_point deadline;
 };
 
+/// Sends a serialized ReportDataRequest on a local connection.
+std::unique_ptr<LocalPendingReport>
+startLocalReport(LocalEndpoint &local, std::shared_ptr<LocalChannel> channel,
+                 const std::string &request, const std::string &peer,
+                 std::chrono::milliseconds timeout) {
+  grpc::Slice slice(request.data(), request.size());
+  grpc::ByteBuffer bytes(&slice, 1);
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  LocalChannel::PendingCall call =
+      channel->start(LocalMethod::ReportData, bytes, deadline);
+  return std::make_unique<LocalPendingReport>(local, std::move(channel),
+                                              std::move(call), peer, deadline);
+}
+
 ReportDataRequest reportRequest(int worker, const coord::DataReport &report) {
   ReportDataRequest request;
   request.set_worker(worker);
@@ -227,32 +241,18 @@ CoordinationClient::startReportData(int worker,
   std::shared_ptr<LocalChannel> channel;
   if (!rider && !(channel = localChannel()))
     return nullptr;
+  std::string request = encodeReport(worker, report);
   if (rider)
-    return rider->hold(encodeReport(worker, report));
-  ReportDataRequest request = reportRequest(worker, report);
-  grpc::ByteBuffer bytes;
-  bool own = false;
-  if (grpc::Status serialized =
-          grpc::SerializationTraits<ReportDataRequest>::Serialize(request,
-                                                                  &bytes, &own);
-      !serialized.ok())
-    throw callError(peer_, "ReportData", serialized);
-  auto deadline = std::chrono::steady_clock::now() + options.callTimeout;
-  LocalChannel::PendingCall call =
-      channel->start(LocalMethod::ReportData, bytes, deadline);
-  return std::make_unique<LocalPendingReport>(local, std::move(channel),
-                                              std::move(call), peer_, deadline);
+    return rider->hold(std::move(request));
+  return startLocalReport(local, std::move(channel), request, peer_,
+                          options.callTimeout);
 }
 
 void CoordinationClient::sendReport(const std::string &request) {
   if (std::shared_ptr<LocalChannel> channel = localChannel()) {
-    grpc::Slice slice(request.data(), request.size());
-    grpc::ByteBuffer bytes(&slice, 1);
-    auto deadline = std::chrono::steady_clock::now() + options.callTimeout;
-    LocalPendingReport(local, channel,
-                       channel->start(LocalMethod::ReportData, bytes, deadline),
-                       peer_, deadline)
-        .finish();
+    startLocalReport(local, std::move(channel), request, peer_,
+                     options.callTimeout)
+        ->finish();
     return;
   }
   ReportDataRequest message;
