@@ -34,7 +34,6 @@
 
 #include <array>
 #include <map>
-#include <optional>
 #include <string>
 #include <utility>
 #include <vector>

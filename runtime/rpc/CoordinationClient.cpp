@@ -110,6 +110,70 @@ void CoordinationClient::defineData(
             &Coordination::Stub::DefineData, request);
 }
 
+namespace {
+
+/// A call on the coordinator's local socket, its answer unread. Where the
+/// socket is gone (UNAVAILABLE) the channel is forgotten: the coordinator
+/// may have restarted behind another socket, and the next call asks again.
+/// This one fails as a gRPC call would (a report is not sent twice: the
+/// coordinator may have applied it).
+class LocalCoordinatorCall {
+public:
+  LocalCoordinatorCall(LocalEndpoint &local,
+                       std::shared_ptr<LocalChannel> channel,
+                       LocalMethod method, const char *name,
+                       const grpc::ByteBuffer &request, const std::string &peer,
+                       std::chrono::milliseconds timeout)
+      : local(local), channel(std::move(channel)), name(name), peer(peer),
+        deadline(std::chrono::steady_clock::now() + timeout),
+        call(this->channel->start(method, request, deadline)) {}
+
+  /// Reads the answer; throws the call's error.
+  void finish(grpc::ByteBuffer &answer) {
+    grpc::Status status = call.finish(answer, deadline);
+    if (status.error_code() == grpc::StatusCode::UNAVAILABLE)
+      local.forget(channel);
+    if (!status.ok())
+      throw callError(peer, name, status);
+  }
+
+private:
+  LocalEndpoint &local;
+  std::shared_ptr<LocalChannel> channel;
+  const char *name;
+  const std::string &peer;
+  std::chrono::steady_clock::time_point deadline;
+  LocalChannel::PendingCall call;
+};
+
+/// ReportData sent on a local connection, its answer unread. The client
+/// outlives it (a pending report is finished before its source ends).
+class LocalPendingReport final : public coord::PendingReport {
+public:
+  /// Sends `request`, a serialized ReportDataRequest.
+  LocalPendingReport(LocalEndpoint &local,
+                     std::shared_ptr<LocalChannel> channel,
+                     const std::string &request, const std::string &peer,
+                     std::chrono::milliseconds timeout)
+      : call(local, std::move(channel), LocalMethod::ReportData, "ReportData",
+             bytesOf(request), peer, timeout) {}
+
+  void finish() override {
+    grpc::ByteBuffer response;
+    call.finish(response);
+  }
+
+private:
+  static grpc::ByteBuffer bytesOf(const std::string &request) {
+    grpc::Slice slice(request.data(), request.size());
+    return grpc::ByteBuffer(&slice, 1);
+  }
+
+  LocalCoordinatorCall call;
+};
+
+} // namespace
+
 std::optional<WorkUnit>
 CoordinationClient::acquireUnit(int worker, std::chrono::milliseconds timeout) {
   AcquireUnitResponse response;
@@ -126,14 +190,11 @@ CoordinationClient::acquireUnit(int worker, std::chrono::milliseconds timeout) {
         grpc::SerializationTraits<AcquireUnitRequest>::Serialize(request,
                                                                  &bytes, &own);
     if (status.ok()) {
-      auto deadline = std::chrono::steady_clock::now() + options.callTimeout;
-      status = channel->start(LocalMethod::AcquireUnit, bytes, deadline)
-                   .finish(answer, deadline);
-    }
-    if (status.error_code() == grpc::StatusCode::UNAVAILABLE)
-      local.forget(channel);
-    if (status.ok())
+      LocalCoordinatorCall(local, std::move(channel), LocalMethod::AcquireUnit,
+                           "AcquireUnit", bytes, peer_, options.callTimeout)
+          .finish(answer);
       status = parseLocalFrame(answer, response);
+    }
     if (!status.ok())
       throw callError(peer_, "AcquireUnit", status);
   } else {
@@ -162,51 +223,6 @@ std::shared_ptr<LocalChannel> CoordinationClient::localChannel() {
 }
 
 namespace {
-
-/// ReportData sent on a local connection, its answer unread. The client
-/// outlives it (a pending report is finished before its source ends).
-class LocalPendingReport final : public coord::PendingReport {
-public:
-  LocalPendingReport(LocalEndpoint &local,
-                     std::shared_ptr<LocalChannel> channel,
-                     LocalChannel::PendingCall call, const std::string &peer,
-                     std::chrono::steady_clock::time_point deadline)
-      : local(local), channel(std::move(channel)), call(std::move(call)),
-        peer(peer), deadline(deadline) {}
-
-  void finish() override {
-    grpc::ByteBuffer response;
-    grpc::Status status = call.finish(response, deadline);
-    // The coordinator may have restarted behind another socket: the next
-    // call asks again. This one fails as a gRPC call would: a report is
-    // not sent twice, since the coordinator may have applied it.
-    if (status.error_code() == grpc::StatusCode::UNAVAILABLE)
-      local.forget(channel);
-    if (!status.ok())
-      throw callError(peer, "ReportData", status);
-  }
-
-private:
-  LocalEndpoint &local;
-  std::shared_ptr<LocalChannel> channel;
-  LocalChannel::PendingCall call;
-  const std::string &peer;
-  std::chrono::steady_clock::time_point deadline;
-};
-
-/// Sends a serialized ReportDataRequest on a local connection.
-std::unique_ptr<LocalPendingReport>
-startLocalReport(LocalEndpoint &local, std::shared_ptr<LocalChannel> channel,
-                 const std::string &request, const std::string &peer,
-                 std::chrono::milliseconds timeout) {
-  grpc::Slice slice(request.data(), request.size());
-  grpc::ByteBuffer bytes(&slice, 1);
-  auto deadline = std::chrono::steady_clock::now() + timeout;
-  LocalChannel::PendingCall call =
-      channel->start(LocalMethod::ReportData, bytes, deadline);
-  return std::make_unique<LocalPendingReport>(local, std::move(channel),
-                                              std::move(call), peer, deadline);
-}
 
 ReportDataRequest reportRequest(int worker, const coord::DataReport &report) {
   ReportDataRequest request;
@@ -244,15 +260,15 @@ CoordinationClient::startReportData(int worker,
   std::string request = encodeReport(worker, report);
   if (rider)
     return rider->hold(std::move(request));
-  return startLocalReport(local, std::move(channel), request, peer_,
-                          options.callTimeout);
+  return std::make_unique<LocalPendingReport>(
+      local, std::move(channel), request, peer_, options.callTimeout);
 }
 
 void CoordinationClient::sendReport(const std::string &request) {
   if (std::shared_ptr<LocalChannel> channel = localChannel()) {
-    startLocalReport(local, std::move(channel), request, peer_,
-                     options.callTimeout)
-        ->finish();
+    LocalPendingReport(local, std::move(channel), request, peer_,
+                       options.callTimeout)
+        .finish();
     return;
   }
   ReportDataRequest message;

@@ -30,7 +30,7 @@ std::vector<RecordRange> decodeRanges(const Repeated &flat, const char *what) {
                     " range bounds (pairs of first and last)");
   std::vector<RecordRange> ranges;
   ranges.reserve(static_cast<size_t>(flat.size() / 2));
-  for (int i = 0; i < flat.size(); i += 2)
+  for (decltype(flat.size()) i = 0; i < flat.size(); i += 2)
     ranges.emplace_back(flat[i], flat[i + 1]);
   return ranges;
 }
@@ -277,14 +277,7 @@ private:
       }
     }
     leave(limit);
-    if (bounds.size() % 2 != 0)
-      throw Error(ErrorCode::InvalidArgument,
-                  std::string("malformed ") + what + ": " +
-                      std::to_string(bounds.size()) +
-                      " range bounds (pairs of first and last)");
-    group.records.reserve(bounds.size() / 2);
-    for (size_t i = 0; i < bounds.size(); i += 2)
-      group.records.emplace_back(bounds[i], bounds[i + 1]);
+    group.records = decodeRanges(bounds, what);
     return group;
   }
 
