@@ -180,6 +180,10 @@ TEST_F(LocalTransportTest, ACallDroppedUnreadLeavesTheNextOneItsOwnAnswer) {
   gradients.push_back({"w", Tensor::filled(DType::F32, {2}, 0.5)});
   // Sent, never read: its connection is closed, not reused.
   client.startPushPull(0, std::move(gradients), 0, {"w"});
+  // Its frame was written, so the task applies it, but on that
+  // connection's serving thread, in no order with the next connection's
+  // calls: the step below is the second only once it was.
+  EXPECT_EQ(ps->task.waitForStep(0, 0, std::chrono::seconds(10), {}), 1);
   Tensor gradient = Tensor::filled(DType::F32, {2}, 0.25);
   ps::PushResult second = client.push(1, {{"w", &gradient}});
   EXPECT_EQ(second.step, 2);
